@@ -1,0 +1,7 @@
+// Public API of the `.art` language: parse, check, and an incremental document that re-parses only the
+// programs an edit touched.
+export * from './ast';
+export { parseArt } from './parse';
+export { checkArt, type CheckOptions } from './check';
+export { ArtIncremental } from './incremental';
+export { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from './knownTools';

@@ -1,0 +1,32 @@
+// Diagnostics as core produces them: offsets, a stable code, and optional fixes computed in core so that the
+// language server and the CLI only translate them.
+import type { Span } from './text';
+
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+/** Replace the text in `span` with `newText` (an insertion when the span is empty). */
+export interface TextEdit {
+  span: Span;
+  newText: string;
+}
+
+export interface Fix {
+  title: string;
+  edits: TextEdit[];
+  /** The fix a user most likely wants (shown first, applied by "fix all"). */
+  preferred?: boolean;
+}
+
+export interface Diagnostic {
+  code: string;
+  severity: Severity;
+  message: string;
+  span: Span;
+  fixes?: Fix[];
+  /** Other places that explain the problem (e.g. the first of two duplicates). */
+  related?: { span: Span; message: string }[];
+}
+
+export function sortDiagnostics(ds: Diagnostic[]): Diagnostic[] {
+  return ds.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.code.localeCompare(b.code));
+}

@@ -1,0 +1,97 @@
+// Offsets, ranges and line/column conversion shared by both languages. Parsers keep offsets (cheap);
+// shells convert to line/character only for what they show.
+
+/** Half-open [start, end) character offsets into a document's text. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export interface Position {
+  /** 0-based line. */
+  line: number;
+  /** 0-based UTF-16 column, as in LSP. */
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export const span = (start: number, end: number): Span => ({ start, end });
+
+export function shiftSpan(s: Span, by: number): Span {
+  return { start: s.start + by, end: s.end + by };
+}
+
+/** Maps offsets to positions and back by binary search over line starts. Handles \n, \r\n and lone \r. */
+export class LineIndex {
+  readonly lineStarts: number[];
+  constructor(readonly text: string) {
+    const starts = [0];
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10) starts.push(i + 1);
+      else if (c === 13) {
+        if (text.charCodeAt(i + 1) === 10) i++;
+        starts.push(i + 1);
+      }
+    }
+    this.lineStarts = starts;
+  }
+
+  get lineCount(): number {
+    return this.lineStarts.length;
+  }
+
+  position(offset: number): Position {
+    const o = Math.max(0, Math.min(offset, this.text.length));
+    let lo = 0;
+    let hi = this.lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.lineStarts[mid] <= o) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo, character: o - this.lineStarts[lo] };
+  }
+
+  offset(pos: Position): number {
+    if (pos.line < 0) return 0;
+    if (pos.line >= this.lineStarts.length) return this.text.length;
+    const start = this.lineStarts[pos.line];
+    const end = pos.line + 1 < this.lineStarts.length ? this.lineStarts[pos.line + 1] : this.text.length;
+    return Math.min(start + Math.max(0, pos.character), end);
+  }
+
+  range(s: Span): Range {
+    return { start: this.position(s.start), end: this.position(s.end) };
+  }
+
+  /** Offset of the end of the line holding `offset`, before its line break. */
+  lineEnd(offset: number): number {
+    const { line } = this.position(offset);
+    let end = line + 1 < this.lineStarts.length ? this.lineStarts[line + 1] : this.text.length;
+    while (end > this.lineStarts[line] && (this.text.charCodeAt(end - 1) === 10 || this.text.charCodeAt(end - 1) === 13)) end--;
+    return end;
+  }
+}
+
+/** Levenshtein distance, stopping early once it exceeds `max` (returns max + 1 then). */
+export function editDistance(a: string, b: string, max = Infinity): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur.push(v);
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    prev = cur;
+  }
+  return prev[b.length];
+}

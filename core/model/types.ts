@@ -1,0 +1,40 @@
+// What the runner and LLM-backed tools need from a model, independent of any endpoint or SDK.
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface CompletionRequest {
+  prompt: string;
+  /** Stop sequences; a client whose endpoint ignores them must stop the stream itself (see `stopped`). */
+  stop?: string[];
+  maxTokens?: number;
+  temperature?: number;
+  /** Ask for token log-probabilities (used to rerank search passages by negative log-likelihood). */
+  logprobs?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface CompletionChunk {
+  text: string;
+}
+
+export interface CompletionResult {
+  text: string;
+  usage?: Usage;
+  /** Per-token log-probabilities of the completion when requested and the endpoint returns them. */
+  tokenLogprobs?: number[];
+  finishReason?: string;
+}
+
+export interface ModelClient {
+  /** Human-readable identity for traces: `openai:gpt-4o-mini@https://...`, `replay`, ... (never a key). */
+  readonly id: string;
+  /** Whether stop sequences are honoured by the endpoint (completions API) or must be emulated by aborting. */
+  readonly honoursStop: boolean;
+  /** Streams a continuation; the iterator's return value carries usage and finish reason. */
+  stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void>;
+  /** One-shot completion (LLM-backed tools, NLL scoring). */
+  complete(req: CompletionRequest): Promise<CompletionResult>;
+}

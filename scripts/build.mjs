@@ -1,0 +1,64 @@
+// Build: compile every core/**/*.peggy grammar with peggy, then bundle the shells with esbuild.
+// Usage: node scripts/build.mjs [--grammars-only] [--watch] [--dev]
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import * as esbuild from 'esbuild';
+
+const root = new URL('..', import.meta.url).pathname;
+const args = new Set(process.argv.slice(2));
+
+function* walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) yield* walk(p);
+    else yield p;
+  }
+}
+
+// Grammars: foo.peggy -> foo.parser.js (+ .d.ts). Typed parse() through --dts and returnTypes in the grammar's
+// sibling foo.peggy.json (optional).
+for (const file of walk(join(root, 'core'))) {
+  if (!file.endsWith('.peggy')) continue;
+  const out = file.replace(/\.peggy$/, '.parser.js');
+  const upToDate = existsSync(out) && statSync(out).mtimeMs >= statSync(file).mtimeMs;
+  if (upToDate) continue;
+  const extra = [];
+  const returnTypes = file.replace(/\.peggy$/, '.peggy.json');
+  if (existsSync(returnTypes)) extra.push('--extra-options-file', returnTypes);
+  execFileSync(join(root, 'node_modules/.bin/peggy'), ['--format', 'commonjs', '--dts', ...extra, '-o', out, file], { stdio: 'inherit' });
+  console.log(`peggy  ${relative(root, file)} -> ${relative(root, out)}`);
+}
+if (args.has('--grammars-only')) process.exit(0);
+
+// Bundles. Each entry is built only when its source exists, so a partial checkout still builds what it has.
+const entries = {
+  client: 'client/extension.ts',
+  server: 'server/main.ts',
+  cli: 'core/cli/main.ts',
+  debugAdapter: 'client/debugAdapterMain.ts',
+};
+const entryPoints = Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(join(root, src))));
+const dev = args.has('--dev');
+const options = {
+  absWorkingDir: root,
+  entryPoints,
+  bundle: true,
+  outdir: 'dist',
+  platform: 'node',
+  target: 'node18',
+  format: 'cjs',
+  external: ['vscode'],
+  minify: !dev,
+  sourcemap: dev ? 'inline' : false,
+  logLevel: 'warning',
+  banner: { js: '' },
+};
+if (args.has('--watch')) {
+  const ctx = await esbuild.context(options);
+  await ctx.watch();
+  console.log('esbuild watching');
+} else {
+  await esbuild.build(options);
+  console.log(`esbuild ${Object.keys(entryPoints).map(e => `dist/${e}.js`).join(', ')}`);
+}

@@ -12,6 +12,7 @@ export interface Marked {
   span: Span;
 }
 
+/** `text` is the task's instruction, after the `(Task name)`. */
 export interface Description extends Marked {
   /** `Aqua-rat` for `Description: (Aqua-rat) Solve ...`; null when there is no parenthesised task name. */
   taskName: string | null;

@@ -33,12 +33,15 @@ export const EOQ = 'EOQ';
 
 export class ToolCatalog {
   private readonly byName = new Map<string, ToolInfo>();
+  /** Bumped on every change, so caches of derived facts (nearest tool names) know when to refresh. */
+  version = 0;
   constructor(tools: Iterable<ToolInfo> = BUILTIN_TOOLS) {
     for (const t of tools) this.add(t);
   }
   add(t: ToolInfo): void {
     const key = normalizeName(t.name);
     if (!this.byName.has(key) || t.origin === 'user') this.byName.set(key, t);
+    this.version++;
   }
   get(name: string): ToolInfo | undefined {
     return this.byName.get(normalizeName(name));

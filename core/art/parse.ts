@@ -1,0 +1,226 @@
+// Parse an `.art` task library: split.ts finds the programs; for each program the line cursor walks its lines,
+// head.peggy reads the head of every line that starts a part, and the text up to the next head is that part's
+// value. Never throws.
+import type { Span } from '../common/text';
+import type { Answer, ArtDocument, Marked, Program, Reference, Step } from './ast';
+import { normalizeName } from './ast';
+import type { RawHead } from './grammarTypes';
+import { parse as parseHead } from './head.parser';
+import { LineCursor, LineKind, indexWithin, isDescriptionWord, isHead } from './lines';
+import { splitPrograms } from './split';
+
+export function parseArt(text: string): ArtDocument {
+  const split = splitPrograms(text);
+  return {
+    text,
+    preamble: split.preamble ? { text: text.slice(split.preamble.start, split.preamble.end).trim(), span: split.preamble } : null,
+    programs: split.programs.map((s) => parseProgram(text, s)),
+    separators: split.separators,
+  };
+}
+
+/** A part being read: its head and the end of its last non-blank line so far. */
+interface Pending {
+  head: RawHead | null; // null: stray text
+  valueStart: number;
+  valueEnd: number;
+}
+
+/** Parse the program that occupies `span` of `text` (spans in the result are offsets into `text`). */
+export function parseProgram(text: string, span: Span): Program {
+  const b = new ProgramBuilder(text, span);
+  const line = new LineCursor(text, span.start, span.end);
+  let pending: Pending | null = null;
+  while (line.advance()) {
+    if (isHead(line.kind)) {
+      const head = readHead(text, line.start, line.headEnd);
+      if (head) {
+        if (pending) b.add(pending);
+        pending = { head, valueStart: line.headEnd, valueEnd: line.end };
+        continue;
+      }
+    }
+    if (line.kind === LineKind.Blank) continue;
+    if (pending) pending.valueEnd = line.end;
+    else pending = { head: null, valueStart: line.start, valueEnd: line.end };
+  }
+  if (pending) b.add(pending);
+  return b.finish();
+}
+
+const grammarOptions = { offset: 0, isDescriptionWord };
+
+// Heads repeat (`#1:`, `Input:`, `Q2: [search]`): each distinct head is parsed by the grammar once, at offset 0,
+// and reused shifted. peggy's per-call set-up costs microseconds, more than reading a whole line here.
+const headCache = new Map<string, RawHead | null>();
+const HEAD_CACHE_LIMIT = 20_000;
+
+function readHead(text: string, start: number, end: number): RawHead | null {
+  const source = text.slice(start, end);
+  let head = headCache.get(source);
+  if (head === undefined) {
+    try {
+      head = parseHead(source, grammarOptions);
+    } catch {
+      // The classifier and the grammar disagree about this line; keep it as text rather than lose it.
+      head = null;
+    }
+    if (headCache.size >= HEAD_CACHE_LIMIT) headCache.clear();
+    headCache.set(source, head);
+  }
+  return head && shiftHead(head, start);
+}
+
+const at = (s: Span, by: number): Span => ({ start: s.start + by, end: s.end + by });
+
+function shiftHead(h: RawHead, by: number): RawHead {
+  switch (h.kind) {
+    case 'query':
+      return {
+        kind: 'query',
+        marker: at(h.marker, by),
+        number: { value: h.number.value, span: at(h.number.span, by) },
+        bracket: h.bracket && { span: at(h.bracket.span, by), name: at(h.bracket.name, by), closed: h.bracket.closed },
+      };
+    case 'answer':
+      return { kind: 'answer', marker: at(h.marker, by), number: { value: h.number.value, span: at(h.number.span, by) }, missingColon: h.missingColon };
+    case 'description':
+      return { kind: 'description', marker: at(h.marker, by), taskName: h.taskName && { span: at(h.taskName.span, by), name: at(h.taskName.name, by) } };
+    default:
+      return { kind: h.kind, marker: at(h.marker, by) };
+  }
+}
+
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
+
+/** The value's text without surrounding blank lines; the indentation of a first code line is kept. */
+function valueOf(text: string, from: number, to: number): { text: string; span: Span } {
+  let s = from;
+  while (s < to && (text.charCodeAt(s) === 32 || text.charCodeAt(s) === 9)) s++;
+  if (s < to && (text.charCodeAt(s) === 10 || text.charCodeAt(s) === 13)) {
+    // The value starts on a later line: skip blank lines, keep the indentation of the first line with text.
+    let lineStart = s;
+    for (let i = s; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10 || c === 13) lineStart = i + 1;
+      else if (c !== 32 && c !== 9) break;
+    }
+    s = lineStart;
+  }
+  let e = to;
+  while (e > s && isSpace(text.charCodeAt(e - 1))) e--;
+  if (e <= s) {
+    const at = Math.min(s, to);
+    return { text: '', span: { start: at, end: at } };
+  }
+  return { text: text.slice(s, e), span: { start: s, end: e } };
+}
+
+const REFERENCE = /(?<![\w&#])#(\d+)(?!\d)/g;
+
+class ProgramBuilder {
+  readonly program: Program;
+  private lastStep: Step | null = null;
+
+  constructor(
+    private readonly text: string,
+    span: Span,
+  ) {
+    this.program = { span, description: null, input: null, steps: [], strayAnswers: [], ans: null, strayText: [], template: false, references: [] };
+  }
+
+  private marked(marker: Span, p: Pending): Marked {
+    const v = valueOf(this.text, p.valueStart, p.valueEnd);
+    return { marker, text: v.text, textSpan: v.span, span: { start: marker.start, end: Math.max(marker.end, v.span.end) } };
+  }
+
+  private references(within: Span): void {
+    const text = this.text;
+    if (within.end <= within.start) return;
+    if (indexWithin(text, '#', within.start, within.end) < 0) return;
+    // The regex runs on the value alone (an O(1) slice), so a failed search never scans the rest of the document.
+    const value = text.slice(within.start, within.end);
+    REFERENCE.lastIndex = 0;
+    for (let m = REFERENCE.exec(value); m; m = REFERENCE.exec(value)) {
+      const start = within.start + m.index;
+      this.program.references.push({ number: parseInt(m[1], 10), span: { start, end: start + m[0].length } } satisfies Reference);
+    }
+  }
+
+  add(p: Pending): void {
+    const program = this.program;
+    const head = p.head;
+    if (!head) {
+      const v = valueOf(this.text, p.valueStart, p.valueEnd);
+      if (v.text) program.strayText.push(v.span);
+      return;
+    }
+    switch (head.kind) {
+      case 'description':
+        if (program.description) program.strayText.push({ start: head.marker.start, end: p.valueEnd });
+        else {
+          const m = this.marked(head.marker, p);
+          const t = head.taskName;
+          program.description = { ...m, taskName: t ? this.text.slice(t.name.start, t.name.end).trim() : null, taskNameSpan: t ? t.name : null };
+        }
+        return;
+      case 'input':
+        if (program.input) program.strayText.push({ start: head.marker.start, end: p.valueEnd });
+        else program.input = this.marked(head.marker, p);
+        return;
+      case 'ans':
+        if (program.ans) program.strayText.push({ start: head.marker.start, end: p.valueEnd });
+        else {
+          program.ans = this.marked(head.marker, p);
+          this.references(program.ans.textSpan);
+        }
+        return;
+      case 'query': {
+        const instruction = valueOf(this.text, p.valueStart, p.valueEnd);
+        const br = head.bracket;
+        const name = br ? this.text.slice(br.name.start, br.name.end) : null;
+        const end = Math.max(head.marker.end, br ? br.span.end : 0, instruction.text ? instruction.span.end : 0);
+        const step: Step = {
+          number: head.number.value,
+          numberSpan: head.number.span,
+          marker: head.marker,
+          name,
+          nameSpan: br ? br.name : null,
+          bracketSpan: br ? br.span : null,
+          unclosedBracket: br ? !br.closed : false,
+          instruction: instruction.text,
+          instructionSpan: instruction.span,
+          span: { start: head.marker.start, end },
+          isEoq: name !== null && br !== null && br.closed && name.length < 16 && normalizeName(name) === 'eoq',
+          answer: null,
+        };
+        this.references(instruction.span);
+        program.steps.push(step);
+        this.lastStep = step;
+        return;
+      }
+      case 'answer': {
+        const m = this.marked(head.marker, p);
+        const answer: Answer = { ...m, number: head.number.value, numberSpan: head.number.span, missingColon: head.missingColon };
+        this.references(m.textSpan);
+        const last = this.lastStep;
+        if (last && !last.answer && !last.isEoq) last.answer = answer;
+        else program.strayAnswers.push(answer);
+        return;
+      }
+    }
+  }
+
+  finish(): Program {
+    const p = this.program;
+    p.template = isTemplate(p);
+    return p;
+  }
+}
+
+/** `Description: %s` / `Input: %s` / `Q1:`: the slot where a new task is filled in. */
+function isTemplate(p: Program): boolean {
+  if (p.input?.text !== '%s' && p.description?.text !== '%s') return false;
+  const last = p.steps[p.steps.length - 1];
+  return !!last && last.nameSpan === null && last.instruction === '' && last.answer === null && p.ans === null;
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// The `art` command line: check, parse and monitor (and run, see run.ts) over the core, for terminals and CI.
+import { parseArgs } from 'node:util';
+import { diagnoseFile, formatDiagnostic, type FileDiagnostic } from './check';
+import { CliError } from './files';
+import { monitorCommand } from './monitor';
+import { parseTree } from './parseTree';
+
+const USAGE = `usage: art <command> [options]
+
+commands:
+  check FILE...                 report problems; exit 1 when any error is found  [--json]
+  parse FILE                    print the syntax tree                              [--json]
+  monitor SPEC TRACE            check a trace against an agent spec; exit 1 when off-spec  [--agent NAME] [--json]
+  help                          this text
+
+Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.`;
+
+type Out = { out: (s: string) => void; err: (s: string) => void };
+
+export async function main(argv: string[], io: Out = { out: (s) => process.stdout.write(s + '\n'), err: (s) => process.stderr.write(s + '\n') }): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'check': {
+        const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true });
+        if (!positionals.length) throw new CliError('art check: give at least one .art or .agent file');
+        const all: FileDiagnostic[] = [];
+        for (const f of positionals) all.push(...diagnoseFile(f));
+        if (values.json) io.out(JSON.stringify(all, null, 2));
+        else for (const d of all) io.out(formatDiagnostic(d));
+        return all.some((d) => d.severity === 'error') ? 1 : 0;
+      }
+      case 'parse': {
+        const { positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true });
+        if (positionals.length !== 1) throw new CliError('art parse: give exactly one .art or .agent file');
+        io.out(JSON.stringify(parseTree(positionals[0]), null, 2));
+        return 0;
+      }
+      case 'monitor': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          options: { json: { type: 'boolean' }, agent: { type: 'string' } },
+          allowPositionals: true,
+        });
+        if (positionals.length !== 2) throw new CliError('art monitor: give a spec (.agent) and a trace file: art monitor SPEC TRACE');
+        return monitorCommand(positionals[0], positionals[1], { agent: values.agent, json: !!values.json }, io);
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.out(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new CliError(`art: unknown command '${command}': run 'art help' for the commands`);
+    }
+  } catch (e) {
+    if (e instanceof CliError) {
+      io.err(e.message);
+      return e.exitCode;
+    }
+    // Option errors from parseArgs are user errors too: one line, exit 2.
+    if (e instanceof TypeError && (e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`art ${command}: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      process.stderr.write(`art: internal error: ${(e as Error).stack ?? e}\n`);
+      process.exit(3);
+    },
+  );
+}

@@ -1,0 +1,37 @@
+// `art monitor SPEC TRACE`: walk a trace through an agent's automaton and report the first violation and the
+// monitor's correction.
+import { compileAgent, monitorText, parseAgentFile, checkAgentFile } from '../agent';
+import { CliError, languageOf, readSource } from './files';
+
+export function monitorCommand(
+  specPath: string,
+  tracePath: string,
+  opts: { agent?: string; json: boolean },
+  io: { out: (s: string) => void },
+): number {
+  if (languageOf(specPath) !== 'agent') throw new CliError(`${specPath}: the spec must be an agent spec (.agent)`);
+  const file = parseAgentFile(readSource(specPath));
+  const trace = readSource(tracePath);
+  const errors = checkAgentFile(file).filter((d) => d.severity === 'error');
+  if (errors.length) throw new CliError(`${specPath}: the spec has ${errors.length} error(s): run 'art check ${specPath}' and fix them first`);
+  const agent = opts.agent ? file.agents.find((a) => a.name === opts.agent) : file.agents[0];
+  if (!agent) {
+    const names = file.agents.map((a) => a.name).join(', ') || 'none';
+    throw new CliError(`${specPath}: no agent ${opts.agent ? `'${opts.agent}'` : ''} in this file (agents: ${names}); pick one with --agent NAME`);
+  }
+  const compiled = compileAgent(agent);
+  if (!compiled) throw new CliError(`${specPath}: agent '${agent.name}' has no behavior to monitor`);
+  const result = monitorText(compiled, trace, { complete: true });
+  if (opts.json) {
+    io.out(JSON.stringify({ valid: result.valid, states: result.states, violation: result.violation, corrected: result.corrected }, null, 2));
+  } else if (result.valid) {
+    io.out(`${tracePath}: follows ${agent.name} (${result.states.length} states: ${result.states.join(' → ')})`);
+  } else {
+    const v = result.violation!;
+    const found = v.found ? `state ${v.found}` : 'text that starts no state';
+    io.out(`${tracePath}: off-spec at offset ${v.offset}: found ${found}, expected ${v.expected.join(' or ')}`);
+    io.out('--- corrected ---');
+    io.out(result.corrected);
+  }
+  return result.valid ? 0 : 1;
+}

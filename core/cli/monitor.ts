@@ -1,6 +1,6 @@
 // `art monitor SPEC TRACE`: walk a trace through an agent's automaton and report the first violation and the
 // monitor's correction.
-import { compileAgent, monitorText, parseAgentFile, checkAgentFile } from '../agent';
+import { checkAgentFile, compileAgent, findAgent, monitorText, parseAgentFile } from '../agent';
 import { CliError, languageOf, readSource } from './files';
 
 export function monitorCommand(
@@ -14,13 +14,10 @@ export function monitorCommand(
   const trace = readSource(tracePath);
   const errors = checkAgentFile(file).filter((d) => d.severity === 'error');
   if (errors.length) throw new CliError(`${specPath}: the spec has ${errors.length} error(s): run 'art check ${specPath}' and fix them first`);
-  const agent = opts.agent ? file.agents.find((a) => a.name === opts.agent) : file.agents[0];
-  if (!agent) {
-    const names = file.agents.map((a) => a.name).join(', ') || 'none';
-    throw new CliError(`${specPath}: no agent ${opts.agent ? `'${opts.agent}'` : ''} in this file (agents: ${names}); pick one with --agent NAME`);
-  }
+  const found = findAgent(file, opts.agent);
+  if ('error' in found) throw new CliError(`${specPath}: ${found.error}`);
+  const agent = found.agent;
   const compiled = compileAgent(agent);
-  if (!compiled) throw new CliError(`${specPath}: agent '${agent.name}' has no behavior to monitor`);
   const result = monitorText(compiled, trace, { complete: true });
   if (opts.json) {
     io.out(JSON.stringify({ valid: result.valid, states: result.states, violation: result.violation, corrected: result.corrected }, null, 2));

@@ -1,6 +1,5 @@
 // `art parse FILE --json`: the syntax tree with LSP-style ranges, for scripts and for people debugging a library.
-import { compileAgent, parseAgentFile, formulaToString } from '../agent';
-import type { Formula } from '../agent';
+import { agentSummary, parseAgentFile } from '../agent';
 import { parseArt, programTitle } from '../art';
 import { LineIndex, type Span } from '../common/text';
 import { languageOf, readSource } from './files';
@@ -40,21 +39,6 @@ export function parseTree(path: string): unknown {
   return {
     file: path,
     language: 'agent',
-    agents: file.agents.map((a) => {
-      const compiled = compileAgent(a);
-      return {
-        name: a.name,
-        range: r(a.span),
-        states: a.states.map((s) => ({ name: s.name, text: s.text, flags: s.flags.map((f) => f.name), range: r(s.span) })),
-        initial: compiled?.initial ?? null,
-        final: compiled?.final ?? [],
-        behavior: a.behavior ? behaviorTree(a.behavior) : null,
-        behaviorText: a.behavior ? formulaToString(a.behavior) : null,
-      };
-    }),
+    agents: file.agents.map((a) => ({ ...agentSummary(a), range: r(a.span) })),
   };
-}
-
-function behaviorTree(f: Formula): unknown {
-  return f.kind === 'state' ? f.name : { [f.kind]: f.args.map(behaviorTree) };
 }

@@ -1,0 +1,132 @@
+// The built `art` CLI (dist/cli.js, as users run it): output formats, exit codes and one-line errors.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { CORPUS } from '../support/art';
+
+const CLI = resolve(__dirname, '../../dist/cli.js');
+const art = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+const tmp = mkdtempSync(join(tmpdir(), 'art-cli-'));
+const write = (name: string, text: string) => {
+  const p = join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+describe('art check', () => {
+  test('a clean library: no output, exit 0', () => {
+    const r = art('check', join(CORPUS, 'programs/arithmetic.art'), join(CORPUS, 'agents/react.agent'));
+    assert.equal(r.out, '');
+    assert.equal(r.code, 0);
+  });
+
+  test('errors: path:line:col: severity: message [code], exit 1', () => {
+    const f = join(CORPUS, 'art-library/code.art');
+    const r = art('check', f);
+    assert.equal(r.code, 1);
+    const lines = r.out.trim().split('\n');
+    assert.equal(lines.length, 2);
+    assert.match(lines[0], new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:104:1: error: .+ \\[missing-answer\\]$`));
+    assert.match(lines[1], /:118:1: error: .+ \[malformed-query\]$/);
+  });
+
+  test('warnings only: exit 0', () => {
+    const r = art('check', join(CORPUS, 'art-library/cot-additional.art'));
+    assert.equal(r.code, 0);
+    assert.match(r.out, /warning: .+ \[duplicate-program\]/);
+  });
+
+  test('--json: LSP-shaped, 0-based ranges', () => {
+    const f = write('bad.agent', '(define a\n  (:states (Q (:text "[Q]")))\n  (:behavior (next Q X)))\n');
+    const r = art('check', '--json', f);
+    assert.equal(r.code, 1);
+    const ds = JSON.parse(r.out);
+    assert.deepEqual(ds.map((d: { code: string }) => d.code), ['unknown-state']);
+    assert.deepEqual(Object.keys(ds[0]).sort(), ['code', 'file', 'message', 'range', 'severity']);
+    assert.deepEqual(ds[0].range.start, { line: 2, character: 21 });
+    assert.equal(ds[0].file, f);
+  });
+});
+
+describe('art parse', () => {
+  test('.art: preamble, programs, steps with ranges, template flag', () => {
+    const r = art('parse', '--json', join(CORPUS, 'art-library/arithmetic.art'));
+    assert.equal(r.code, 0);
+    const tree = JSON.parse(r.out);
+    assert.ok(tree.preamble.text.startsWith('In these examples'));
+    const last = tree.programs.at(-1);
+    assert.equal(last.template, true);
+    const first = tree.programs[0];
+    assert.equal(first.steps[0].name, 'generate python code');
+    assert.equal(first.steps[1].name, 'code execute');
+    assert.equal(first.steps.at(-1).isEoq, true);
+    assert.equal(typeof first.steps[0].range.start.line, 'number');
+    assert.ok(first.answer.text.length > 0);
+  });
+
+  test('.agent: states, initial and final state, behavior', () => {
+    const r = art('parse', '--json', join(CORPUS, 'agents/react.agent'));
+    const tree = JSON.parse(r.out);
+    const a = tree.agents[0];
+    assert.equal(a.name, 'react-agent');
+    assert.deepEqual(a.initial, ['Ques']);
+    assert.deepEqual(a.final, ['Ans']);
+    assert.deepEqual(a.states.find((s: { name: string }) => s.name === 'Obs').flags, ['env-input']);
+    assert.equal(a.behavior.op, 'next');
+  });
+});
+
+describe('art monitor', () => {
+  const spec = join(CORPUS, 'agents/react.agent');
+  const trace = readFileSync(join(CORPUS, 'traces/react-milhouse.txt'), 'utf8');
+
+  test('a trace that follows the spec: exit 0', () => {
+    const r = art('monitor', '--json', spec, join(CORPUS, 'traces/react-milhouse.txt'));
+    assert.equal(r.code, 0);
+    const out = JSON.parse(r.out);
+    assert.equal(out.valid, true);
+    assert.equal(out.violation, null);
+    assert.deepEqual(out.states.slice(0, 5), ['Ques', 'Tht', 'Act', 'Act-Inp', 'Obs']);
+  });
+
+  test('a skipped action: truncated before it, corrected with [Action]', () => {
+    const broken = trace.replace('[Action] Search\n', '');
+    const r = art('monitor', '--json', spec, write('skipped.txt', broken));
+    assert.equal(r.code, 1);
+    const out = JSON.parse(r.out);
+    assert.equal(out.valid, false);
+    assert.equal(out.violation.found, 'Act-Inp');
+    assert.deepEqual(out.violation.expected, ['Act']);
+    assert.equal(out.corrected, broken.slice(0, out.violation.offset) + '[Action]');
+  });
+
+  test('text output names the violation', () => {
+    const r = art('monitor', spec, write('pre.txt', 'Hello\n' + trace));
+    assert.equal(r.code, 1);
+    assert.match(r.out, /off-spec at offset 0: found text that starts no state, expected Ques/);
+  });
+});
+
+describe('art errors', () => {
+  for (const [name, args, pattern] of [
+    ['missing file', ['check', join(tmp, 'nope.art')], /nope\.art: no such file/],
+    ['unknown extension', ['check', write('x.txt', 'hi')], /x\.txt: unknown file type '\.txt'/],
+    ['a directory', ['check', tmp], /is a directory/],
+    ['unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
+    ['monitor without a trace', ['monitor', join(CORPUS, 'agents/react.agent')], /give a spec \(\.agent\) and a trace/],
+    ['monitor with an .art spec', ['monitor', join(CORPUS, 'programs/cot.art'), join(CORPUS, 'traces/react-milhouse.txt')], /must be an agent spec/],
+  ] as const) {
+    test(`${name}: one line on stderr, exit 2`, () => {
+      const r = art(...args);
+      assert.equal(r.code, 2);
+      assert.equal(r.err.trim().split('\n').length, 1, r.err);
+      assert.match(r.err, pattern);
+    });
+  }
+});

@@ -1,0 +1,140 @@
+// The Python program the sandbox starts (`python -I -c WRAPPER`). It reads one JSON request from stdin, sets the
+// resource limits, guards the socket module, runs the optional prefix and then the user's code in a fresh
+// namespace, and reports on file descriptor 3 (one JSON object per line) so the user's own stdout/stderr stay
+// untouched: {"kind": "result", "found": bool, "name": str, "value": str} | {"kind": "exception", "type", "message"} |
+// {"kind": "prefix-error", "message"}. Tracebacks name the code `<stdin>` and omit the wrapper's frames, the way
+// the ART corpus shows them.
+export const PYTHON_WRAPPER = String.raw`
+import json, os, sys, traceback
+
+def _art_main():
+    request = json.loads(sys.stdin.read())
+    sys.stdin.close()
+    sys.stdin = open(os.devnull)
+    channel = os.fdopen(3, "w")
+
+    def send(obj):
+        channel.write(json.dumps(obj) + "\n")
+        channel.flush()
+
+    try:
+        import resource
+        limits = request["limits"]
+        for name, value in (("RLIMIT_AS", limits["memoryBytes"]), ("RLIMIT_CPU", limits["cpuSeconds"]),
+                            ("RLIMIT_FSIZE", limits["fileBytes"]), ("RLIMIT_CORE", 0), ("RLIMIT_NOFILE", 256)):
+            kind = getattr(resource, name, None)
+            if kind is not None and value is not None:
+                try:
+                    resource.setrlimit(kind, (value, value))
+                except (ValueError, OSError):
+                    pass
+    except ImportError:
+        pass  # no resource module (Windows): only the wall-clock timeout applies
+
+    if request.get("guardSockets"):
+        import socket
+        denied = "network access is disabled in the ART sandbox"
+        base = socket.socket
+        inet = {socket.AF_INET, getattr(socket, "AF_INET6", socket.AF_INET)}
+
+        class GuardedSocket(base):
+            def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
+                fam = socket.AF_INET if family == -1 else family
+                if fileno is None and fam in inet:
+                    raise PermissionError(denied)
+                super().__init__(family, type, proto, fileno)
+
+        def refuse(*args, **kwargs):
+            raise PermissionError(denied)
+
+        socket.socket = GuardedSocket
+        socket.SocketType = GuardedSocket
+        socket.create_connection = refuse
+        socket.create_server = refuse
+        socket.getaddrinfo = refuse
+        socket.gethostbyname = refuse
+        socket.gethostbyname_ex = refuse
+
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    prefix = request.get("prefix")
+    if prefix:
+        try:
+            exec(compile(prefix, "<art-prefix>", "exec"), namespace)
+        except ImportError as e:
+            send({"kind": "prefix-error", "message": str(e)})
+            sys.exit(3)
+
+    def user_traceback(e):
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != "<stdin>":
+            tb = tb.tb_next
+        report = traceback.TracebackException(type(e), e, tb)
+        # Frames of this wrapper (compiled from -c, so named "<string>") are noise to the reader.
+        report.stack = traceback.StackSummary.from_list([f for f in report.stack if f.filename != "<string>"])
+        return "".join(report.format())
+
+    try:
+        code = compile(request["code"], "<stdin>", "exec")
+        exec(code, namespace)
+    except SystemExit:
+        pass
+    except BaseException as e:
+        message = "out of memory" if isinstance(e, MemoryError) else str(e)
+        try:
+            sys.stdout.flush()
+            sys.stderr.write(user_traceback(e))
+            sys.stderr.flush()
+        except BaseException:
+            pass
+        send({"kind": "exception", "type": type(e).__name__, "message": message})
+        os._exit(1)
+
+    sys.stdout.flush()
+    names = request.get("resultVars") or []
+    if names:
+        found = next((n for n in names if n in namespace), None)
+        if found is None:
+            send({"kind": "result", "found": False})
+        else:
+            send({"kind": "result", "found": True, "name": found, "value": _art_format(namespace[found])})
+
+def _art_plain(x):
+    sympy = sys.modules.get("sympy")
+    if sympy is not None and isinstance(x, sympy.Basic):
+        if x.is_number:
+            if x.is_Integer:
+                return int(x)
+            try:
+                c = complex(x)
+                return c.real if c.imag == 0 else str(x)
+            except (TypeError, ValueError):
+                pass
+        return str(x)
+    if type(x).__module__ == "numpy":
+        try:
+            return _art_plain(x.tolist())
+        except Exception:
+            return str(x)
+    if isinstance(x, (list, tuple)):
+        return [_art_plain(i) for i in x]
+    if isinstance(x, dict):
+        return {str(k): _art_plain(v) for k, v in x.items()}
+    return x
+
+def _art_format(value):
+    plain = _art_plain(value)
+    if isinstance(plain, str):
+        return plain
+    if isinstance(plain, bool) or plain is None:
+        return str(plain)
+    if isinstance(plain, (int, float)):
+        return repr(plain)
+    if isinstance(plain, (list, dict)):
+        try:
+            return json.dumps(plain, ensure_ascii=False)
+        except (TypeError, ValueError):
+            return str(value)
+    return str(plain)
+
+_art_main()
+`;

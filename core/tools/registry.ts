@@ -1,0 +1,141 @@
+// The tool library of one run: the built-in tools plus the workspace's user tools, looked up by step name.
+// Names match as the ToolCatalog matches them (case-insensitive, runs of spaces folded), except that an exact
+// spelling wins first, so ReACT's `Search`/`Lookup` and ART's `search`/`lookup` stay distinct tools. User tools
+// take precedence over built-ins of the same name. In an untrusted workspace nothing runs: every tool answers
+// with an error, MCP servers are not started, and only names known without running anything are listed.
+import { isAbsolute, relative, resolve } from 'node:path';
+import { normalizeName } from '../art/ast';
+import { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from '../art/knownTools';
+import { createCalculatorTool } from './calculator';
+import { createLlmTools } from './codegen';
+import { fail } from './common';
+import { createLookupTool } from './lookup';
+import { connectMcpServer, type McpConnection } from './mcpTools';
+import { createCodeExecuteTool, createExecuteTool } from './python';
+import { createReactTools } from './react';
+import type { SandboxLimits } from './sandbox';
+import { createSearchTool } from './search';
+import { loadToolsFile, staticNames, TOOLS_FILE_NAME } from './toolsFile';
+import type { Tool } from './types';
+import { createCommandTool, createHttpTool, userInfo } from './userTools';
+
+export interface ToolRegistryOptions {
+  /** Workspace folder; relative paths below resolve against it. */
+  workspaceRoot: string;
+  /** Document folder for `search` and ReACT `Search`/`Lookup` (default `examples/corpus`). */
+  corpusDir?: string;
+  /** Interpreter for the Python tools (default /usr/bin/python3). */
+  pythonPath?: string;
+  /** The workspace tool file (default `.art-tools.json`); an explicitly given file must exist. */
+  toolsFile?: string;
+  /** Whether the workspace is trusted: when false, no tool runs. */
+  trusted: boolean;
+  /** Word list for `lookup` (default /usr/share/dict/words). */
+  wordListPath?: string;
+  /** Rerank `search` results by the model's NLL. */
+  searchRerank?: boolean;
+  /** Limits for the Python sandbox. */
+  pythonLimits?: Partial<SandboxLimits>;
+}
+
+export interface ToolRegistry {
+  get(name: string): Tool | undefined;
+  /** Built-in and user tool names, for completion, hover and the `tool-name-typo` check. */
+  catalog(): ToolCatalog;
+  /** One line each: tool file errors and MCP servers that did not start. */
+  readonly problems: readonly string[];
+  /** Stops MCP servers. */
+  dispose(): Promise<void>;
+}
+
+export const UNTRUSTED_MESSAGE = 'Tools do not run in an untrusted workspace: trust the workspace (command "Workspaces: Manage Workspace Trust") to run';
+
+const foldSpaces = (name: string) => name.trim().replace(/\s+/g, ' ');
+
+export async function createToolRegistry(opts: ToolRegistryOptions): Promise<ToolRegistry> {
+  const root = resolve(opts.workspaceRoot);
+  const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
+  const corpusDir = at(opts.corpusDir ?? 'examples/corpus');
+  const toolsPath = at(opts.toolsFile ?? TOOLS_FILE_NAME);
+  const fileName = relative(root, toolsPath).startsWith('..') ? toolsPath : relative(root, toolsPath) || TOOLS_FILE_NAME;
+  const problems: string[] = [];
+  const connections: McpConnection[] = [];
+
+  const loaded = await loadToolsFile(toolsPath, { displayName: fileName, required: opts.toolsFile !== undefined });
+  problems.push(...loaded.errors);
+
+  const userTools: Tool[] = [];
+  const userInfos: ToolInfo[] = [];
+  if (loaded.config) {
+    for (const [index, entry] of loaded.config.tools.entries()) {
+      if (!opts.trusted) {
+        // Only what the file states; starting an MCP server to list its tools would run workspace code.
+        for (const name of staticNames(entry)) userInfos.push(userInfo(name, entry.kind === 'mcp' ? undefined : entry.description, 'Workspace tool (runs only in a trusted workspace).'));
+        continue;
+      }
+      if (entry.kind === 'command') userTools.push(createCommandTool(entry, { workspaceRoot: root, fileName }));
+      else if (entry.kind === 'http') userTools.push(createHttpTool(entry));
+      else {
+        try {
+          const c = await connectMcpServer(entry, { workspaceRoot: root, fileName, index });
+          connections.push(c);
+          userTools.push(...c.tools);
+        } catch (e) {
+          problems.push((e as Error).message);
+        }
+      }
+    }
+  }
+
+  const python = { pythonPath: opts.pythonPath, limits: opts.pythonLimits };
+  const react = createReactTools({ corpusDir });
+  const builtins: Tool[] = [
+    createSearchTool({ corpusDir, rerank: opts.searchRerank }),
+    ...createLlmTools(python),
+    createCodeExecuteTool(python),
+    createExecuteTool(python),
+    createLookupTool({ wordListPath: opts.wordListPath }),
+    createCalculatorTool(),
+    react.search,
+    react.lookup,
+  ];
+
+  const exact = new Map<string, Tool>();
+  const folded = new Map<string, Tool>();
+  const seenUser = new Set<string>();
+  for (const t of userTools) {
+    const key = normalizeName(t.info.name);
+    if (seenUser.has(key)) {
+      problems.push(`${fileName}: two tools are named "${t.info.name}" (fix: rename one, or map MCP tool names with "tools")`);
+      continue;
+    }
+    seenUser.add(key);
+  }
+  for (const t of [...userTools, ...builtins]) {
+    const tool = opts.trusted ? t : untrusted(t.info);
+    if (!exact.has(foldSpaces(t.info.name))) exact.set(foldSpaces(t.info.name), tool);
+    if (!folded.has(normalizeName(t.info.name))) folded.set(normalizeName(t.info.name), tool);
+  }
+  for (const info of userInfos) {
+    const tool = untrusted(info);
+    if (!exact.has(foldSpaces(info.name))) exact.set(foldSpaces(info.name), tool);
+    if (!folded.has(normalizeName(info.name))) folded.set(normalizeName(info.name), tool);
+  }
+
+  const catalogInfos = [...BUILTIN_TOOLS, ...userTools.map(t => t.info), ...userInfos];
+  return {
+    get: name => exact.get(foldSpaces(name)) ?? folded.get(normalizeName(name)),
+    catalog: () => new ToolCatalog(catalogInfos),
+    problems,
+    async dispose() {
+      await Promise.all(connections.splice(0).map(c => c.close()));
+    },
+  };
+}
+
+function untrusted(info: ToolInfo): Tool {
+  return {
+    info,
+    run: async () => fail(`${UNTRUSTED_MESSAGE} [${info.name}].`),
+  };
+}

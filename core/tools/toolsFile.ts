@@ -1,0 +1,190 @@
+// The workspace tool file, `.art-tools.json`: user tools that are a command line, an HTTP endpoint, or the tools of
+// an MCP server. Validated with zod; the same schema, converted to JSON Schema, is schemas/art-tools.schema.json
+// (editor completion through `contributes.jsonValidation`). Every loading error is one line naming the file, the
+// place in it and the fix.
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { normalizeName } from '../art/ast';
+
+export const TOOLS_FILE_NAME = '.art-tools.json';
+
+const toolName = z
+  .string()
+  .min(1)
+  .regex(/^[^\]\r\n]+$/, 'a tool name cannot contain "]" or a line break')
+  .describe('The name written in a step, `Qk: [name] ...`; compared case-insensitively with runs of spaces folded.');
+
+const inputMode = z
+  .enum(['instruction', 'previousAnswer', 'both'])
+  .describe('What the tool receives as its input: the step\'s instruction (default), the previous answer, or both (instruction, a blank line, then the previous answer).');
+
+const timeoutMs = z.number().int().positive().max(600_000).describe('Milliseconds before the tool is stopped.');
+
+const env = z
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())
+  .describe('Extra environment variables. Nothing else is inherited but PATH, HOME, USER, LOGNAME, SHELL and TERM, so no secret reaches the tool unless written here.');
+
+const cwd = z.string().min(1).describe('Working directory, relative to the workspace folder (default: the workspace folder).');
+
+const argv = z
+  .array(z.string())
+  .min(1)
+  .describe('The program and its arguments, not run through a shell. Placeholders: {input}, {instruction}, {previousAnswer}.');
+
+export const commandToolSchema = z
+  .object({
+    kind: z.literal('command'),
+    name: toolName,
+    description: z.string().optional().describe('Shown in completion and hover.'),
+    command: argv,
+    stdin: z.boolean().optional().describe('Write the input to the command\'s standard input. Default: true when no placeholder appears in "command".'),
+    input: inputMode.optional(),
+    cwd: cwd.optional(),
+    env: env.optional(),
+    timeoutMs: timeoutMs.optional(),
+  })
+  .strict()
+  .describe('A command line: its standard output is the tool\'s answer; a non-zero exit code is an error.');
+
+export const httpToolSchema = z
+  .object({
+    kind: z.literal('http'),
+    name: toolName,
+    description: z.string().optional().describe('Shown in completion and hover.'),
+    url: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL').describe('Receives a POST with the JSON body {"tool", "instruction", "previousAnswer"}; replies with text, or JSON {"output": "..."} (or {"error": "..."}).'),
+    headers: z.record(z.string(), z.string()).optional().describe('Extra request headers.'),
+    timeoutMs: timeoutMs.optional(),
+  })
+  .strict()
+  .describe('An HTTP endpoint.');
+
+export const mcpServerSchema = z
+  .object({
+    kind: z.literal('mcp'),
+    name: z.string().min(1).optional().describe('A label for the server in messages.'),
+    command: argv.describe('The program that starts the MCP server over stdio, and its arguments.'),
+    cwd: cwd.optional(),
+    env: env.optional(),
+    prefix: z.string().optional().describe('Put before each MCP tool\'s name to make its ART tool name, e.g. "fs " makes [fs read_file].'),
+    tools: z
+      .record(z.string(), toolName)
+      .optional()
+      .describe('MCP tool name to ART tool name. When given, only these tools are used, and their names are known without starting the server (completion in untrusted workspaces).'),
+    input: inputMode.optional(),
+    timeoutMs: timeoutMs.optional(),
+  })
+  .strict()
+  .describe('The tools of an MCP server started over stdio. A tool with one parameter receives the input as that parameter; otherwise the input must be a JSON object of arguments.');
+
+export const toolsFileSchema = z
+  .object({
+    $schema: z.string().optional(),
+    tools: z.array(z.discriminatedUnion('kind', [commandToolSchema, httpToolSchema, mcpServerSchema])).describe('The workspace\'s tools.'),
+  })
+  .strict()
+  .describe('ART Studio workspace tools');
+
+export type CommandToolConfig = z.infer<typeof commandToolSchema>;
+export type HttpToolConfig = z.infer<typeof httpToolSchema>;
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+export type ToolsFile = z.infer<typeof toolsFileSchema>;
+export type ToolEntry = ToolsFile['tools'][number];
+
+/** The JSON Schema shipped as schemas/art-tools.schema.json (draft-07, what VS Code's JSON service reads best). */
+export function toolsFileJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(toolsFileSchema, { target: 'draft-7' }),
+    title: 'ART Studio workspace tools (.art-tools.json)',
+  };
+}
+
+export interface LoadedToolsFile {
+  /** null when the file is absent or invalid. */
+  config: ToolsFile | null;
+  /** One line each: `FILE: tools[1].command: problem (fix: ...)`. */
+  errors: string[];
+}
+
+/** Reads and validates a tool file. A missing file is no error unless `required`. */
+export async function loadToolsFile(path: string, opts: { displayName?: string; required?: boolean } = {}): Promise<LoadedToolsFile> {
+  const shown = opts.displayName ?? path;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !opts.required) return { config: null, errors: [] };
+    return { config: null, errors: [`${shown}: cannot be read (${code ?? (e as Error).message}) (fix: check the path of the tool file)`] };
+  }
+  return parseToolsFile(text, shown);
+}
+
+export function parseToolsFile(text: string, shown: string): LoadedToolsFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    const m = /position (\d+)/.exec((e as Error).message);
+    const where = m ? ` at ${lineColumn(text, Number(m[1]))}` : '';
+    return { config: null, errors: [`${shown}${where}: invalid JSON: ${(e as Error).message.replace(/ in JSON at position \d+.*$/, '')} (fix: correct the JSON syntax)`] };
+  }
+  const parsed = toolsFileSchema.safeParse(json);
+  if (!parsed.success) {
+    return { config: null, errors: parsed.error.issues.map(issue => `${shown}: ${formatPath(issue.path)}: ${issue.message} (fix: ${fixFor(issue)})`) };
+  }
+  const errors: string[] = [];
+  const seen = new Map<string, string>();
+  parsed.data.tools.forEach((t, i) => {
+    for (const name of staticNames(t)) {
+      const key = normalizeName(name);
+      const first = seen.get(key);
+      if (first) errors.push(`${shown}: tools[${i}]: the tool name "${name}" is already declared at ${first} (fix: rename one of them)`);
+      else seen.set(key, `tools[${i}]`);
+    }
+    if (t.kind === 'http') {
+      try { new URL(t.url); } catch { errors.push(`${shown}: tools[${i}].url: "${t.url}" is not a valid URL (fix: write a full URL such as http://127.0.0.1:8080/tool)`); }
+    }
+  });
+  return { config: errors.length ? null : parsed.data, errors };
+}
+
+/** Names known without starting anything: command and http tools, and MCP tools listed in `tools`. */
+export function staticNames(t: ToolEntry): string[] {
+  if (t.kind === 'mcp') return Object.values(t.tools ?? {});
+  return [t.name];
+}
+
+function formatPath(path: PropertyKey[]): string {
+  if (path.length === 0) return '(top level)';
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+}
+
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${before[before.length - 1].length + 1}`;
+}
+
+const FIELD_FIXES: Record<string, string> = {
+  kind: 'set "kind" to "command", "http" or "mcp"',
+  command: 'write the command as an array of strings, e.g. ["python3", "tool.py", "{input}"]',
+  name: 'give the tool a non-empty name without "]" or line breaks',
+  url: 'write a full http:// or https:// URL',
+  timeoutMs: 'write a whole number of milliseconds between 1 and 600000',
+  input: 'use "instruction", "previousAnswer" or "both"',
+  stdin: 'use true or false',
+  env: 'use an object of NAME: "value" strings',
+  headers: 'use an object of "Header-Name": "value" strings',
+  tools: 'list the tools in an array: "tools": [ { "kind": "command", ... } ]',
+  prefix: 'use a string',
+  cwd: 'use a folder path relative to the workspace',
+};
+
+function fixFor(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `remove ${issue.keys.map(k => `"${k}"`).join(', ')}, or check its spelling`;
+  const field = [...issue.path].reverse().find(p => typeof p === 'string');
+  if (issue.code === 'invalid_union' || field === 'kind') return FIELD_FIXES.kind;
+  if (issue.path.length > 2 && issue.path[2] === 'tools') return 'map MCP tool names to ART tool names, e.g. { "read_file": "read file" }';
+  if (typeof field === 'string' && FIELD_FIXES[field]) return FIELD_FIXES[field];
+  if (issue.code === 'invalid_type' && issue.path.length === 0) return 'write an object: { "tools": [ ... ] }';
+  return 'see schemas/art-tools.schema.json';
+}

@@ -1,0 +1,80 @@
+// Shared helpers for the .agent tests: corpus access, edits, and diagnostics located by line.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Diagnostic, TextEdit } from '../../../core/common/diagnostics';
+import { LineIndex } from '../../../core/common/text';
+import { checkAgentFile, compileAgent, formulaToString, parseAgentFile, type CompiledAgent } from '../../../core/agent';
+
+export const CORPUS = join(__dirname, '../../../../shared/corpus');
+export const AGENTS_DIR = join(CORPUS, 'agents');
+
+export function corpusAgent(name: string): string {
+  return readFileSync(join(AGENTS_DIR, `${name}.agent`), 'utf8');
+}
+
+export function corpusAgentFiles(): { name: string; text: string }[] {
+  return readdirSync(AGENTS_DIR)
+    .filter(f => f.endsWith('.agent'))
+    .sort()
+    .map(name => ({ name, text: readFileSync(join(AGENTS_DIR, name), 'utf8') }));
+}
+
+export function reactTrace(): string {
+  return readFileSync(join(CORPUS, 'traces/react-milhouse.txt'), 'utf8');
+}
+
+export function compiled(text: string, index = 0): CompiledAgent {
+  return compileAgent(parseAgentFile(text).agents[index]);
+}
+
+export function check(text: string): Diagnostic[] {
+  return checkAgentFile(parseAgentFile(text));
+}
+
+/** Diagnostics as `code@line` (1-based lines), for compact assertions. */
+export function codesAt(text: string, ds = check(text)): string[] {
+  const index = new LineIndex(text);
+  return ds.map(d => `${d.code}@${index.position(d.span.start).line + 1}`);
+}
+
+/** 1-based line of the first line containing `needle`. */
+export function lineOf(text: string, needle: string): number {
+  const i = text.indexOf(needle);
+  if (i < 0) throw new Error(`not found: ${needle}`);
+  return new LineIndex(text).position(i).line + 1;
+}
+
+/** Replace exactly one occurrence of `from` (fails loudly when the test's premise is wrong). */
+export function replaceOnce(text: string, from: string, to: string): string {
+  const i = text.indexOf(from);
+  if (i < 0 || text.indexOf(from, i + 1) >= 0) throw new Error(`expected exactly one '${from}'`);
+  return text.slice(0, i) + to + text.slice(i + from.length);
+}
+
+export function applyEdits(text: string, edits: TextEdit[]): string {
+  const sorted = [...edits].sort((a, b) => b.span.start - a.span.start);
+  let out = text;
+  for (const e of sorted) out = out.slice(0, e.span.start) + e.newText + out.slice(e.span.end);
+  return out;
+}
+
+/** A small deterministic PRNG (mulberry32) so random tests replay exactly. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What a spec means, without spans: agents, states (name, text, flags) and behaviors. */
+export function meaning(text: string): unknown {
+  return parseAgentFile(text).agents.map(a => ({
+    name: a.name,
+    states: a.states.map(s => [s.name, s.text, s.flags.map(f => f.name)]),
+    behavior: a.behavior && formulaToString(a.behavior),
+  }));
+}

@@ -1,0 +1,108 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCodeExecuteTool, createExecuteTool, requestedVariable, stripFences } from '../../../core/tools/python';
+import { PYTHON, SHARED_CORPUS, ctx } from './helpers';
+
+/** The `#k:` answer of step k in the first program of a corpus file. */
+function corpusAnswer(file: string, k: number): string {
+  const text = readFileSync(join(SHARED_CORPUS, file), 'utf8');
+  const m = new RegExp(`\\n#${k}:[ \\t]*\\n?([\\s\\S]*?)\\nQ${k + 1}:`).exec(text);
+  assert.ok(m, `no #${k} in ${file}`);
+  return m[1];
+}
+
+const codeExecute = createCodeExecuteTool({ pythonPath: PYTHON });
+const execute = createExecuteTool({ pythonPath: PYTHON });
+
+describe('code execute', () => {
+  test('Aqua-rat (arithmetic.art #1): solve_it from the ART prefix, ans = 1.0', async () => {
+    const code = corpusAnswer('programs/arithmetic.art', 1);
+    assert.match(code, /solve_it\(/);
+    const r = await codeExecute.run({ instruction: 'Execute the python code in #1 and get the value of "ans"', previousAnswer: code }, ctx());
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(r.output, '1.0');
+    assert.equal(r.details?.variable, 'ans');
+  });
+
+  test('physics (human-feedback.art #2): the value of "Fx"', async () => {
+    const code = corpusAnswer('programs/human-feedback.art', 2);
+    const r = await codeExecute.run({ instruction: 'Execute the snippet and get the value of "Fx"', previousAnswer: code }, ctx());
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(r.details?.variable, 'Fx');
+    assert.ok(Math.abs(Number(r.output) - 58.9789) < 1e-4, r.output);
+  });
+
+  test('#k in the instruction picks that answer', async () => {
+    const answers = new Map([[1, 'ans = 6 * 7'], [2, 'unrelated']]);
+    const r = await codeExecute.run({ instruction: 'Execute the python code in #1', previousAnswer: 'unrelated', answers }, ctx());
+    assert.ok(r.ok);
+    assert.equal(r.output, '42');
+  });
+
+  test('without ans the printed output is the answer; lists come back as JSON', async () => {
+    const printed = await codeExecute.run({ instruction: 'Execute', previousAnswer: '```python\nprint("v e m t d")\n```' }, ctx());
+    assert.ok(printed.ok);
+    assert.equal(printed.output, 'v e m t d');
+    const list = await codeExecute.run({ instruction: 'Execute', previousAnswer: 'ans = [w[2] for w in ["Savita", "Saeed", "Ramos"]]' }, ctx());
+    assert.ok(list.ok);
+    assert.equal(list.output, '["v", "e", "m"]');
+  });
+
+  test('an exception is an error naming it; no code is an error', async () => {
+    const r = await codeExecute.run({ instruction: 'Execute', previousAnswer: 'ans = 1 / 0' }, ctx());
+    assert.equal(r.ok, false);
+    assert.match(!r.ok ? r.error : '', /^\[code execute\] the code raised ZeroDivisionError: division by zero$/);
+    const none = await codeExecute.run({ instruction: 'Execute the code' }, ctx());
+    assert.match(!none.ok ? none.error : '', /found no code/);
+    const silent = await codeExecute.run({ instruction: 'Execute', previousAnswer: 'x = 1' }, ctx());
+    assert.match(!silent.ok ? silent.error : '', /defined no "ans" and printed nothing/);
+  });
+
+  test('a missing interpreter, and one without sympy, are named with the fix', async () => {
+    const r = await createCodeExecuteTool({ pythonPath: '/nonexistent/python3' }).run({ instruction: 'x', previousAnswer: 'ans = 1' }, ctx());
+    assert.equal(r.ok, false);
+    assert.match(!r.ok ? r.error : '', /cannot start \/nonexistent\/python3/);
+    // The same Debian Python without its site packages (-S) has no sympy.
+    const dir = await mkdtemp(join(tmpdir(), 'art-nosympy-'));
+    try {
+      const bare = join(dir, 'python-without-sympy');
+      await writeFile(bare, `#!/bin/sh\nexec ${PYTHON} -S "$@"\n`, { mode: 0o755 });
+      const tool = createCodeExecuteTool({ pythonPath: bare });
+      const noSympy = await tool.run({ instruction: 'x', previousAnswer: 'x = Symbol("x")\nans = solve_it(x - 2, x)[x]' }, ctx());
+      assert.equal(noSympy.ok, false);
+      assert.match(!noSympy.ok ? noSympy.error : '', /cannot import what the ART prefix needs \(No module named 'sympy'\): install Debian's python3-sympy/);
+      const plain = await tool.run({ instruction: 'x', previousAnswer: 'ans = math.floor(7 / 2)' }, ctx());
+      assert.ok(plain.ok, 'code without sympy names runs with math only');
+      assert.equal(plain.output, '3');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('execute', () => {
+  test('auto debugging (code.art): the traceback is the answer, as the corpus shows it', async () => {
+    const r = await execute.run({ instruction: 'Execute the following python code snippet.\nif x < 5:\n    pass' }, ctx());
+    assert.ok(r.ok);
+    assert.equal(r.output, 'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\nNameError: name \'x\' is not defined');
+  });
+
+  test('printed output; code in the instruction wins over the previous answer', async () => {
+    const r = await execute.run({ instruction: 'Execute the following python code snippet.\nx = set([1, 1, 2, 3])\nprint(x)', previousAnswer: 'print("no")' }, ctx());
+    assert.ok(r.ok);
+    assert.equal(r.output, '{1, 2, 3}');
+    const prev = await execute.run({ instruction: 'Execute the code', previousAnswer: 'print(sorted({3, 1}))' }, ctx());
+    assert.ok(prev.ok);
+    assert.equal(prev.output, '[1, 3]');
+  });
+
+  test('helpers: fenced code and the requested variable', () => {
+    assert.equal(stripFences('Here:\n```py\nx = 1\n```\nDone'), 'x = 1');
+    assert.equal(requestedVariable('Execute the snippet and get the value of "Fx"'), 'Fx');
+    assert.equal(requestedVariable('Execute the python code in #1'), null);
+  });
+});

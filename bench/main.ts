@@ -1,30 +1,21 @@
 // `npm run bench`: every benchmark of the project, printed as one table (the README records these figures).
-// Pass area names to run some only: `npm run bench -- art lsp runner`.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+// Pass area names to run some only: `npm run bench -- art lsp runner`. Run through scripts/bench.mjs, which
+// bundles this file like the shipped code.
+import { benchArt } from './art';
 
 type Bench = () => Promise<Record<string, string | number>> | Record<string, string | number>;
 
-const areas: Record<string, { file: string; fn: string }> = {
-  art: { file: 'art.ts', fn: 'benchArt' },
-  agent: { file: 'agent.ts', fn: 'benchAgent' },
-  lsp: { file: 'lsp.ts', fn: 'benchLsp' },
-  runner: { file: 'runner.ts', fn: 'benchRunner' },
+const areas: Record<string, Bench> = {
+  art: benchArt,
 };
 
 async function main() {
   const wanted = process.argv.slice(2);
   const rows: [string, string | number][] = [];
-  for (const [name, { file, fn }] of Object.entries(areas)) {
+  for (const [name, fn] of Object.entries(areas)) {
     if (wanted.length && !wanted.includes(name)) continue;
-    const path = join(__dirname, file);
-    if (!existsSync(path)) {
-      console.log(`(no ${file}: ${name} benchmark not present)`);
-      continue;
-    }
-    const mod = (await import(path)) as Record<string, Bench>;
     const t = performance.now();
-    const result = await mod[fn]();
+    const result = await fn();
     for (const [k, v] of Object.entries(result)) rows.push([k, v]);
     console.log(`${name}: done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }

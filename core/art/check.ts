@@ -40,16 +40,16 @@ export function checkProgram(text: string, p: Program, tools: ToolCatalog): Diag
 
   // Order of query numbers: each query should be one more than the step before it (a stray `#k:` counts as step k,
   // so one missing `Qk:` yields one diagnostic, not one per later step).
-  const items: ({ step: Step } | { stray: Answer })[] = [
-    ...p.steps.map((step) => ({ step })),
-    ...p.strayAnswers.map((stray) => ({ stray })),
-  ].sort((a, b) => ('step' in a ? a.step.marker.start : a.stray.marker.start) - ('step' in b ? b.step.marker.start : b.stray.marker.start));
+  // Steps and stray answers in document order (stray answers are rare: only then is a merged list built).
+  const items: (Step | Answer)[] = p.strayAnswers.length
+    ? [...p.steps, ...p.strayAnswers].sort((a, b) => a.marker.start - b.marker.start)
+    : p.steps;
   let expected = 1;
   let eoq: Step | null = null;
   let outOfOrderReported = false;
   for (const item of items) {
-    if ('stray' in item) {
-      const a = item.stray;
+    if (!('isEoq' in item)) {
+      const a = item;
       if (eoq) out.push(afterEoq(a.marker, `\`#${a.number}:\``, eoq));
       else
         out.push({
@@ -61,7 +61,7 @@ export function checkProgram(text: string, p: Program, tools: ToolCatalog): Diag
       expected = Math.max(expected, a.number + 1);
       continue;
     }
-    const s = item.step;
+    const s = item;
     if (eoq) out.push(afterEoq(s.marker, `\`Q${s.number}:\``, eoq));
     if (s.number !== expected && !outOfOrderReported) {
       outOfOrderReported = true;
@@ -237,15 +237,17 @@ function nextNumber(p: Program, before: number): number {
 
 /** Two programs with the same task name and the same input teach the model nothing new. */
 export function checkDuplicates(doc: ArtDocument): Diagnostic[] {
-  const seen = new Map<string, Program>();
+  // task name -> input text -> first program (nested maps: no concatenated keys to build and hash).
+  const seen = new Map<string, Map<string, Program>>();
   const out: Diagnostic[] = [];
   for (const p of doc.programs) {
     if (p.template || !p.input) continue;
     const task = p.description?.taskName ?? '';
-    const key = `${task.toLowerCase()}\u0000${p.input.text}`;
-    const first = seen.get(key);
+    let byInput = seen.get(task.toLowerCase());
+    if (!byInput) seen.set(task.toLowerCase(), (byInput = new Map()));
+    const first = byInput.get(p.input.text);
     if (!first) {
-      seen.set(key, p);
+      byInput.set(p.input.text, p);
       continue;
     }
     out.push({

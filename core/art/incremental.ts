@@ -1,86 +1,138 @@
-// Incremental parse + check for editors: after an edit, only programs whose text changed are parsed and checked
-// again; every other program comes from a cache keyed by its text and is shifted to its new offset.
+// Incremental parse + check for editors. The new text is compared with the previous one (common prefix and
+// suffix give the edited region); programs before the edit are kept as they are, the split resumes one program
+// before the edit and stops as soon as it opens a program at a start it already knew after the edit, and every
+// program from there on is reused, moved by the edit's length change. Only the programs in between are parsed
+// and checked again.
 import type { Diagnostic } from '../common/diagnostics';
 import { sortDiagnostics } from '../common/diagnostics';
-import type { Span } from '../common/text';
+import { commonPrefixLength, commonSuffixLength, type Span } from '../common/text';
 import type { ArtDocument, Program } from './ast';
 import { checkDuplicates, checkProgram } from './check';
 import { ToolCatalog } from './knownTools';
 import { parseProgram } from './parse';
-import { splitPrograms } from './split';
-
-interface Entry {
-  /** Parsed and checked with the program at offset 0 of its own text. */
-  program: Program;
-  diagnostics: Diagnostic[];
-  /** The generation in which this entry was last used (entries unused by the latest update are dropped). */
-  used: number;
-}
+import { shiftDiagnostic, shiftProgram } from './shift';
+import { splitFrom } from './split';
 
 export interface IncrementalResult {
   doc: ArtDocument;
   diagnostics: Diagnostic[];
-  /** How many programs were parsed anew (the rest came from the cache). */
+  /** How many programs were parsed anew (the rest were reused). */
   reparsed: number;
 }
 
+interface State {
+  doc: ArtDocument;
+  /** Diagnostics of each program, aligned with doc.programs. */
+  perProgram: Diagnostic[][];
+  result: IncrementalResult;
+}
+
 export class ArtIncremental {
-  private cache = new Map<string, Entry>();
-  private generation = 0;
+  private state: State | null = null;
   private tools: ToolCatalog;
 
   constructor(opts: { tools?: ToolCatalog } = {}) {
     this.tools = opts.tools ?? new ToolCatalog();
   }
 
-  /** New tool names change `tool-name-typo` results, so every cached check is dropped. */
+  /** New tool names change `tool-name-typo` results, so the next update checks everything again. */
   setTools(tools: ToolCatalog): void {
     this.tools = tools;
-    this.cache.clear();
+    this.state = null;
   }
 
   update(text: string): IncrementalResult {
-    const gen = ++this.generation;
-    const split = splitPrograms(text);
-    const programs: Program[] = [];
-    const diagnostics: Diagnostic[] = [];
-    let reparsed = 0;
-    for (const span of split.programs) {
-      const source = text.slice(span.start, span.end);
-      let entry = this.cache.get(source);
-      if (!entry) {
-        reparsed++;
-        const program = parseProgram(source, { start: 0, end: source.length });
-        entry = { program, diagnostics: checkProgram(source, program, this.tools), used: gen };
-        this.cache.set(source, entry);
-      }
-      entry.used = gen;
-      programs.push(span.start === 0 ? entry.program : shifted(entry.program, span.start));
-      for (const d of entry.diagnostics) diagnostics.push(span.start === 0 ? d : shifted(d, span.start));
-    }
-    // Keep the cache to what the current text uses (plus nothing else), so it cannot grow without bound.
-    if (this.cache.size > programs.length) for (const [k, e] of this.cache) if (e.used !== gen) this.cache.delete(k);
+    const prev = this.state;
+    if (!prev) return this.commit(this.build(text, 0, -1, null, 0));
+    const old = prev.doc.text;
+    if (old === text) return prev.result;
 
+    // The edited region: old [p, oldEnd) became new [p, newEnd).
+    const p = commonPrefixLength(old, text);
+    const s = commonSuffixLength(old, text, Math.min(old.length, text.length) - p);
+    const oldEnd = old.length - s;
+    const delta = text.length - old.length;
+
+    // Resume one program before the first program the edit touches: text appended after a program's last line
+    // may belong to it.
+    const programs = prev.doc.programs;
+    let k = 0;
+    while (k < programs.length && programs[k].span.end < p) k++;
+    const resume = Math.max(0, k - 1);
+    return this.commit(this.build(text, resume, oldEnd, prev, delta));
+  }
+
+  private commit(next: State): IncrementalResult {
+    this.state = next;
+    return next.result;
+  }
+
+  /** Re-split from program `resume` of `prev` (from the top when there is no previous state). */
+  private build(text: string, resume: number, oldEnd: number, prev: State | null, delta: number): State {
+    const before = prev ? prev.doc.programs.slice(0, resume) : [];
+    const from = prev && resume > 0 ? prev.doc.programs[resume].span.start : 0;
+    const oldPrograms = prev?.doc.programs ?? [];
+
+    // An old program start after the edit, seen again in the new text: from there on nothing changed.
+    let syncIndex = -1;
+    const stopAt = (start: number) => {
+      if (!prev) return false;
+      const oldStart = start - delta;
+      if (oldStart < oldEnd) return false;
+      const i = findStart(oldPrograms, oldStart);
+      if (i < 0) return false;
+      syncIndex = i;
+      return true;
+    };
+    const { result: split } = splitFrom(text, from, from === 0, stopAt);
+
+    const programs: Program[] = [...before];
+    const perProgram: Diagnostic[][] = prev ? prev.perProgram.slice(0, resume) : [];
+    for (const span of split.programs) {
+      const program = parseProgram(text, span);
+      programs.push(program);
+      perProgram.push(checkProgram(text, program, this.tools));
+    }
+    const reparsed = split.programs.length;
+
+    let separators: Span[];
+    const oldSeparators = prev?.doc.separators ?? [];
+    const kept = oldSeparators.filter((x) => x.end < from);
+    if (prev && syncIndex >= 0) {
+      const syncOld = oldPrograms[syncIndex].span.start;
+      for (let i = syncIndex; i < oldPrograms.length; i++) {
+        programs.push(delta ? shiftProgram(oldPrograms[i], delta) : oldPrograms[i]);
+        perProgram.push(delta ? prev.perProgram[i].map((d) => shiftDiagnostic(d, delta)) : prev.perProgram[i]);
+      }
+      const after = oldSeparators.filter((x) => x.start >= syncOld).map((x) => ({ start: x.start + delta, end: x.end + delta }));
+      separators = [...kept, ...split.separators, ...after];
+    } else {
+      separators = [...kept, ...split.separators];
+    }
+
+    const preambleSpan = from === 0 ? split.preamble : prev!.doc.preamble?.span ?? null;
     const doc: ArtDocument = {
       text,
-      preamble: split.preamble ? { text: text.slice(split.preamble.start, split.preamble.end).trim(), span: split.preamble } : null,
+      preamble: preambleSpan ? { text: text.slice(preambleSpan.start, preambleSpan.end).trim(), span: preambleSpan } : null,
       programs,
-      separators: split.separators,
+      separators,
     };
+    const diagnostics = perProgram.flat();
     diagnostics.push(...checkDuplicates(doc));
-    return { doc, diagnostics: sortDiagnostics(diagnostics), reparsed };
+    return { doc, perProgram, result: { doc, diagnostics: sortDiagnostics(diagnostics), reparsed } };
   }
 }
 
-/** A deep copy with every span ({start, end} of numbers) moved by `by`. */
-function shifted<T>(value: T, by: number): T {
-  if (Array.isArray(value)) return value.map((v) => shifted(v, by)) as T;
-  if (value === null || typeof value !== 'object') return value;
-  const o = value as Record<string, unknown>;
-  if (typeof o.start === 'number' && typeof o.end === 'number' && Object.keys(o).length === 2) {
-    return { start: (o.start as number) + by, end: (o.end as number) + by } satisfies Span as T;
+/** Index of the program starting exactly at `start` (programs are in document order), or -1. */
+function findStart(programs: Program[], start: number): number {
+  let lo = 0;
+  let hi = programs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = programs[mid].span.start;
+    if (s === start) return mid;
+    if (s < start) lo = mid + 1;
+    else hi = mid - 1;
   }
-  const copy: Record<string, unknown> = {};
-  for (const k in o) copy[k] = shifted(o[k], by);
-  return copy as T;
+  return -1;
 }

@@ -21,7 +21,9 @@ export function parseArt(text: string): ArtDocument {
 
 /** A part being read: its head and the end of its last non-blank line so far. */
 interface Pending {
-  head: RawHead | null; // null: stray text
+  /** The head parsed at offset 0 (null: stray text); `base` is the offset of its line. */
+  head: RawHead | null;
+  base: number;
   valueStart: number;
   valueEnd: number;
 }
@@ -36,25 +38,27 @@ export function parseProgram(text: string, span: Span): Program {
       const head = readHead(text, line.start, line.headEnd);
       if (head) {
         if (pending) b.add(pending);
-        pending = { head, valueStart: line.headEnd, valueEnd: line.end };
+        pending = { head, base: line.start, valueStart: line.headEnd, valueEnd: line.end };
         continue;
       }
     }
     if (line.kind === LineKind.Blank) continue;
     if (pending) pending.valueEnd = line.end;
-    else pending = { head: null, valueStart: line.start, valueEnd: line.end };
+    else pending = { head: null, base: line.start, valueStart: line.start, valueEnd: line.end };
   }
   if (pending) b.add(pending);
   return b.finish();
 }
 
+// Heads are parsed at offset 0 and cached; the builder adds each line's offset.
 const grammarOptions = { offset: 0, isDescriptionWord };
 
 // Heads repeat (`#1:`, `Input:`, `Q2: [search]`): each distinct head is parsed by the grammar once, at offset 0,
-// and reused shifted. peggy's per-call set-up costs microseconds, more than reading a whole line here.
+// and reused. peggy's per-call set-up costs microseconds, more than reading a whole line here.
 const headCache = new Map<string, RawHead | null>();
 const HEAD_CACHE_LIMIT = 20_000;
 
+/** The head of the line at `start`, with spans relative to `start` (add `start` for document offsets). */
 function readHead(text: string, start: number, end: number): RawHead | null {
   const source = text.slice(start, end);
   let head = headCache.get(source);
@@ -68,28 +72,10 @@ function readHead(text: string, start: number, end: number): RawHead | null {
     if (headCache.size >= HEAD_CACHE_LIMIT) headCache.clear();
     headCache.set(source, head);
   }
-  return head && shiftHead(head, start);
+  return head;
 }
 
 const at = (s: Span, by: number): Span => ({ start: s.start + by, end: s.end + by });
-
-function shiftHead(h: RawHead, by: number): RawHead {
-  switch (h.kind) {
-    case 'query':
-      return {
-        kind: 'query',
-        marker: at(h.marker, by),
-        number: { value: h.number.value, span: at(h.number.span, by) },
-        bracket: h.bracket && { span: at(h.bracket.span, by), name: at(h.bracket.name, by), closed: h.bracket.closed },
-      };
-    case 'answer':
-      return { kind: 'answer', marker: at(h.marker, by), number: { value: h.number.value, span: at(h.number.span, by) }, missingColon: h.missingColon };
-    case 'description':
-      return { kind: 'description', marker: at(h.marker, by), taskName: h.taskName && { span: at(h.taskName.span, by), name: at(h.taskName.name, by) } };
-    default:
-      return { kind: h.kind, marker: at(h.marker, by) };
-  }
-}
 
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
 
@@ -150,47 +136,58 @@ class ProgramBuilder {
   add(p: Pending): void {
     const program = this.program;
     const head = p.head;
+    const base = p.base;
     if (!head) {
       const v = valueOf(this.text, p.valueStart, p.valueEnd);
       if (v.text) program.strayText.push(v.span);
       return;
     }
+    const marker = at(head.marker, base);
     switch (head.kind) {
       case 'description':
-        if (program.description) program.strayText.push({ start: head.marker.start, end: p.valueEnd });
+        if (program.description) program.strayText.push({ start: marker.start, end: p.valueEnd });
         else {
-          const m = this.marked(head.marker, p);
+          const m = this.marked(marker, p);
           const t = head.taskName;
-          program.description = { ...m, taskName: t ? this.text.slice(t.name.start, t.name.end).trim() : null, taskNameSpan: t ? t.name : null };
+          program.description = {
+            marker: m.marker,
+            text: m.text,
+            textSpan: m.textSpan,
+            span: m.span,
+            taskName: t ? this.text.slice(t.name.start + base, t.name.end + base).trim() : null,
+            taskNameSpan: t ? at(t.name, base) : null,
+          };
         }
         return;
       case 'input':
-        if (program.input) program.strayText.push({ start: head.marker.start, end: p.valueEnd });
-        else program.input = this.marked(head.marker, p);
+        if (program.input) program.strayText.push({ start: marker.start, end: p.valueEnd });
+        else program.input = this.marked(marker, p);
         return;
       case 'ans':
-        if (program.ans) program.strayText.push({ start: head.marker.start, end: p.valueEnd });
+        if (program.ans) program.strayText.push({ start: marker.start, end: p.valueEnd });
         else {
-          program.ans = this.marked(head.marker, p);
+          program.ans = this.marked(marker, p);
           this.references(program.ans.textSpan);
         }
         return;
       case 'query': {
         const instruction = valueOf(this.text, p.valueStart, p.valueEnd);
         const br = head.bracket;
-        const name = br ? this.text.slice(br.name.start, br.name.end) : null;
-        const end = Math.max(head.marker.end, br ? br.span.end : 0, instruction.text ? instruction.span.end : 0);
+        const nameSpan = br ? at(br.name, base) : null;
+        const bracketSpan = br ? at(br.span, base) : null;
+        const name = nameSpan ? this.text.slice(nameSpan.start, nameSpan.end) : null;
+        const end = Math.max(marker.end, bracketSpan ? bracketSpan.end : 0, instruction.text ? instruction.span.end : 0);
         const step: Step = {
           number: head.number.value,
-          numberSpan: head.number.span,
-          marker: head.marker,
+          numberSpan: at(head.number.span, base),
+          marker,
           name,
-          nameSpan: br ? br.name : null,
-          bracketSpan: br ? br.span : null,
+          nameSpan,
+          bracketSpan,
           unclosedBracket: br ? !br.closed : false,
           instruction: instruction.text,
           instructionSpan: instruction.span,
-          span: { start: head.marker.start, end },
+          span: { start: marker.start, end },
           isEoq: name !== null && br !== null && br.closed && name.length < 16 && normalizeName(name) === 'eoq',
           answer: null,
         };
@@ -200,9 +197,17 @@ class ProgramBuilder {
         return;
       }
       case 'answer': {
-        const m = this.marked(head.marker, p);
-        const answer: Answer = { ...m, number: head.number.value, numberSpan: head.number.span, missingColon: head.missingColon };
-        this.references(m.textSpan);
+        const v = valueOf(this.text, p.valueStart, p.valueEnd);
+        const answer: Answer = {
+          marker,
+          text: v.text,
+          textSpan: v.span,
+          span: { start: marker.start, end: Math.max(marker.end, v.span.end) },
+          number: head.number.value,
+          numberSpan: at(head.number.span, base),
+          missingColon: head.missingColon,
+        };
+        this.references(v.span);
         const last = this.lastStep;
         if (last && !last.answer && !last.isEoq) last.answer = answer;
         else program.strayAnswers.push(answer);

@@ -18,23 +18,46 @@ export interface SplitResult {
  * `Input:`) line once the current program already has one, or has steps: libraries need no separators.
  */
 export function splitPrograms(text: string): SplitResult {
+  return splitFrom(text, 0, true, () => false).result;
+}
+
+/**
+ * Split from `from` (the start of a line where a program starts, or 0). `stopAt(start)` is asked each time a new
+ * program opens after the first; when it says yes the split stops there (the incremental path has found a program
+ * start it already knows, and everything after it is unchanged). Returns where it stopped (-1: end of text).
+ */
+export function splitFrom(
+  text: string,
+  from: number,
+  preambleAllowed: boolean,
+  stopAt: (programStart: number) => boolean,
+): { result: SplitResult; stoppedAt: number } {
   const programs: Span[] = [];
   const separators: Span[] = [];
   let preamble: Span | null = null;
-  let inPreamble = true;
+  let inPreamble = preambleAllowed;
+  let stoppedAt = -1;
   let start = -1; // current program's start, -1 between programs
   let end = -1; // end of its last non-blank line
   let hasDescription = false;
   let hasInput = false;
   let hasBody = false;
 
-  const open = (at: number) => {
+  let opened = 0;
+  const open = (at: number): boolean => {
+    if (opened++ > 0 && stopAt(at)) {
+      if (start >= 0) programs.push({ start, end });
+      start = -1;
+      stoppedAt = at;
+      return false;
+    }
     if (start >= 0) programs.push({ start, end });
     start = at;
     hasDescription = hasInput = hasBody = false;
+    return true;
   };
 
-  const line = new LineCursor(text);
+  const line = new LineCursor(text, from);
   while (line.advance()) {
     const kind = line.kind;
     if (kind === LineKind.Blank) continue;
@@ -51,12 +74,12 @@ export function splitPrograms(text: string): SplitResult {
         continue;
       }
       inPreamble = false;
-      open(line.start);
+      if (!open(line.start)) break;
     } else if (
       (kind === LineKind.Description && (hasDescription || hasInput || hasBody)) ||
       (kind === LineKind.Input && (hasInput || hasBody))
     ) {
-      open(line.start);
+      if (!open(line.start)) break;
     }
     end = line.end;
     if (kind === LineKind.Description) hasDescription = true;
@@ -64,5 +87,5 @@ export function splitPrograms(text: string): SplitResult {
     else if (kind !== LineKind.Text) hasBody = true;
   }
   if (start >= 0) programs.push({ start, end });
-  return { preamble, programs, separators };
+  return { result: { preamble, programs, separators }, stoppedAt };
 }

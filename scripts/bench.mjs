@@ -1,0 +1,19 @@
+// `npm run bench`: bundles bench/main.ts with esbuild (minified, as the shipped server and CLI are) and runs it,
+// so the figures are those of production code rather than of a TypeScript loader. Arguments pass through.
+import { spawnSync } from 'node:child_process';
+import * as esbuild from 'esbuild';
+
+const root = new URL('..', import.meta.url).pathname;
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: ['bench/main.ts'],
+  bundle: true,
+  outfile: '.bench/bench.js',
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minify: true,
+  logLevel: 'warning',
+});
+const r = spawnSync(process.execPath, ['--expose-gc', '.bench/bench.js', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+process.exit(r.status ?? 1);

@@ -2,11 +2,13 @@
 // Pass area names to run some only: `npm run bench -- art lsp runner`. Run through scripts/bench.mjs, which
 // bundles this file like the shipped code.
 import { benchArt } from './art';
+import { benchLsp } from './lsp';
 
 type Bench = () => Promise<Record<string, string | number>> | Record<string, string | number>;
 
 const areas: Record<string, Bench> = {
   art: benchArt,
+  lsp: benchLsp,
 };
 
 async function main() {

@@ -243,8 +243,8 @@ export function checkDuplicates(doc: ArtDocument): Diagnostic[] {
   for (const p of doc.programs) {
     if (p.template || !p.input) continue;
     const task = p.description?.taskName ?? '';
-    let byInput = seen.get(task.toLowerCase());
-    if (!byInput) seen.set(task.toLowerCase(), (byInput = new Map()));
+    let byInput = seen.get(task);
+    if (!byInput) seen.set(task, (byInput = new Map()));
     const first = byInput.get(p.input.text);
     if (!first) {
       byInput.set(p.input.text, p);

@@ -1,8 +1,11 @@
-// Incremental parse + check for editors. The new text is compared with the previous one (common prefix and
-// suffix give the edited region); programs before the edit are kept as they are, the split resumes one program
-// before the edit and stops as soon as it opens a program at a start it already knew after the edit, and every
-// program from there on is reused, moved by the edit's length change. Only the programs in between are parsed
-// and checked again.
+// Incremental parse + check for editors. The edited region comes from the caller (an editor knows its edits) or
+// from comparing the new text with the previous one; programs before the edit are kept as they are, the split
+// resumes one program before the edit and stops as soon as it opens a program at a start it already knew after the
+// edit, and every program from there on is reused, moved in place by the edit's length change. Only the programs
+// in between are parsed and checked again.
+//
+// A result is valid until the next `update`: reused programs and diagnostics are moved in place, so an older
+// result's spans may no longer match its text.
 import type { Diagnostic } from '../common/diagnostics';
 import { sortDiagnostics } from '../common/diagnostics';
 import { commonPrefixLength, commonSuffixLength, type Span } from '../common/text';
@@ -10,8 +13,15 @@ import type { ArtDocument, Program } from './ast';
 import { checkDuplicates, checkProgram } from './check';
 import { ToolCatalog } from './knownTools';
 import { parseProgram } from './parse';
-import { shiftDiagnostic, shiftProgram } from './shift';
+import { moveDiagnostic, moveProgram, ownSpans } from './shift';
 import { splitFrom } from './split';
+
+/** The region an edit replaced: [start, oldEnd) of the previous text became [start, newEnd) of the new one. */
+export interface EditRegion {
+  start: number;
+  oldEnd: number;
+  newEnd: number;
+}
 
 export interface IncrementalResult {
   doc: ArtDocument;
@@ -41,17 +51,25 @@ export class ArtIncremental {
     this.state = null;
   }
 
-  update(text: string): IncrementalResult {
+  /**
+   * Parse and check `text`. `edit`, when the caller knows it, is the region of the previous text that changed
+   * (all edits since the previous update, merged); without it the region is found by comparing the texts.
+   */
+  update(text: string, edit?: EditRegion): IncrementalResult {
     const prev = this.state;
     if (!prev) return this.commit(this.build(text, 0, -1, null, 0));
     const old = prev.doc.text;
-    if (old === text) return prev.result;
-
-    // The edited region: old [p, oldEnd) became new [p, newEnd).
-    const p = commonPrefixLength(old, text);
-    const s = commonSuffixLength(old, text, Math.min(old.length, text.length) - p);
-    const oldEnd = old.length - s;
     const delta = text.length - old.length;
+    let p: number;
+    let oldEnd: number;
+    if (edit && edit.start >= 0 && edit.start <= edit.oldEnd && edit.oldEnd <= old.length && edit.newEnd - edit.oldEnd === delta) {
+      p = edit.start;
+      oldEnd = edit.oldEnd;
+    } else {
+      if (old === text) return prev.result;
+      p = commonPrefixLength(old, text);
+      oldEnd = old.length - commonSuffixLength(old, text, Math.min(old.length, text.length) - p);
+    }
 
     // Resume one program before the first program the edit touches: text appended after a program's last line
     // may belong to it.
@@ -91,7 +109,7 @@ export class ArtIncremental {
     for (const span of split.programs) {
       const program = parseProgram(text, span);
       programs.push(program);
-      perProgram.push(checkProgram(text, program, this.tools));
+      perProgram.push(checkProgram(text, program, this.tools).map(ownSpans));
     }
     const reparsed = split.programs.length;
 
@@ -101,8 +119,12 @@ export class ArtIncremental {
     if (prev && syncIndex >= 0) {
       const syncOld = oldPrograms[syncIndex].span.start;
       for (let i = syncIndex; i < oldPrograms.length; i++) {
-        programs.push(delta ? shiftProgram(oldPrograms[i], delta) : oldPrograms[i]);
-        perProgram.push(delta ? prev.perProgram[i].map((d) => shiftDiagnostic(d, delta)) : prev.perProgram[i]);
+        if (delta) {
+          moveProgram(oldPrograms[i], delta);
+          for (const d of prev.perProgram[i]) moveDiagnostic(d, delta);
+        }
+        programs.push(oldPrograms[i]);
+        perProgram.push(prev.perProgram[i]);
       }
       const after = oldSeparators.filter((x) => x.start >= syncOld).map((x) => ({ start: x.start + delta, end: x.end + delta }));
       separators = [...kept, ...split.separators, ...after];

@@ -5,3 +5,4 @@ export { parseArt } from './parse';
 export { checkArt, type CheckOptions } from './check';
 export { ArtIncremental } from './incremental';
 export { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from './knownTools';
+export { formatArt, formatArtText, applyEdits } from './format';

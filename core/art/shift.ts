@@ -1,73 +1,62 @@
-// Moving parsed programs and their diagnostics to a new offset (the incremental path reuses them after an edit
-// before them changed the text's length). Explicit object literals keep one shape per type; spreads and a
-// generic deep walk made this the slowest part of a re-check.
+// Moving parsed programs and their diagnostics to a new offset, in place: the incremental path reuses them after an
+// edit before them changed the text's length. Allocation-free: copying every later program (tens of thousands of
+// objects in a large library) was most of a re-check's time.
 import type { Diagnostic } from '../common/diagnostics';
 import type { Span } from '../common/text';
-import type { Answer, Description, Marked, Program, Step } from './ast';
+import type { Answer, Marked, Program, Step } from './ast';
 
-const sp = (s: Span, by: number): Span => ({ start: s.start + by, end: s.end + by });
-
-function marked(m: Marked, by: number): Marked {
-  return { marker: sp(m.marker, by), text: m.text, textSpan: sp(m.textSpan, by), span: sp(m.span, by) };
+function move(s: Span, by: number): void {
+  s.start += by;
+  s.end += by;
 }
 
-function description(d: Description, by: number): Description {
-  return {
-    marker: sp(d.marker, by),
-    text: d.text,
-    textSpan: sp(d.textSpan, by),
-    span: sp(d.span, by),
-    taskName: d.taskName,
-    taskNameSpan: d.taskNameSpan && sp(d.taskNameSpan, by),
-  };
+function moveMarked(m: Marked, by: number): void {
+  move(m.marker, by);
+  move(m.textSpan, by);
+  move(m.span, by);
 }
 
-function answer(a: Answer, by: number): Answer {
-  return {
-    marker: sp(a.marker, by),
-    text: a.text,
-    textSpan: sp(a.textSpan, by),
-    span: sp(a.span, by),
-    number: a.number,
-    numberSpan: sp(a.numberSpan, by),
-    missingColon: a.missingColon,
-  };
+function moveAnswer(a: Answer, by: number): void {
+  moveMarked(a, by);
+  move(a.numberSpan, by);
 }
 
-function step(s: Step, by: number): Step {
-  return {
-    number: s.number,
-    numberSpan: sp(s.numberSpan, by),
-    marker: sp(s.marker, by),
-    name: s.name,
-    nameSpan: s.nameSpan && sp(s.nameSpan, by),
-    bracketSpan: s.bracketSpan && sp(s.bracketSpan, by),
-    unclosedBracket: s.unclosedBracket,
-    instruction: s.instruction,
-    instructionSpan: sp(s.instructionSpan, by),
-    span: sp(s.span, by),
-    isEoq: s.isEoq,
-    answer: s.answer && answer(s.answer, by),
-  };
+function moveStep(s: Step, by: number): void {
+  move(s.numberSpan, by);
+  move(s.marker, by);
+  if (s.nameSpan) move(s.nameSpan, by);
+  if (s.bracketSpan) move(s.bracketSpan, by);
+  move(s.instructionSpan, by);
+  move(s.span, by);
+  if (s.answer) moveAnswer(s.answer, by);
 }
 
-export function shiftProgram(p: Program, by: number): Program {
-  return {
-    span: sp(p.span, by),
-    description: p.description && description(p.description, by),
-    input: p.input && marked(p.input, by),
-    steps: p.steps.map((s) => step(s, by)),
-    strayAnswers: p.strayAnswers.map((a) => answer(a, by)),
-    ans: p.ans && marked(p.ans, by),
-    strayText: p.strayText.map((s) => sp(s, by)),
-    template: p.template,
-    references: p.references.map((r) => ({ number: r.number, span: sp(r.span, by) })),
-  };
+/** Every span object of a parsed program is its own (parse.ts never shares one between two fields). */
+export function moveProgram(p: Program, by: number): void {
+  move(p.span, by);
+  if (p.description) {
+    moveMarked(p.description, by);
+    if (p.description.taskNameSpan) move(p.description.taskNameSpan, by);
+  }
+  if (p.input) moveMarked(p.input, by);
+  for (const s of p.steps) moveStep(s, by);
+  for (const a of p.strayAnswers) moveAnswer(a, by);
+  if (p.ans) moveMarked(p.ans, by);
+  for (const s of p.strayText) move(s, by);
+  for (const r of p.references) move(r.span, by);
 }
 
-export function shiftDiagnostic(d: Diagnostic, by: number): Diagnostic {
-  const out: Diagnostic = { ...d, span: sp(d.span, by) };
-  if (d.fixes) out.fixes = d.fixes.map((f) => ({ ...f, edits: f.edits.map((e) => ({ span: sp(e.span, by), newText: e.newText })) }));
-  if (d.related) out.related = d.related.map((r) => ({ span: sp(r.span, by), message: r.message }));
+/** A diagnostic whose spans are its own objects (checks point at the tree's spans; these must move separately). */
+export function ownSpans(d: Diagnostic): Diagnostic {
+  const out: Diagnostic = { ...d, span: { start: d.span.start, end: d.span.end } };
+  if (d.fixes) out.fixes = d.fixes.map((f) => ({ ...f, edits: f.edits.map((e) => ({ span: { start: e.span.start, end: e.span.end }, newText: e.newText })) }));
+  if (d.related) out.related = d.related.map((r) => ({ span: { start: r.span.start, end: r.span.end }, message: r.message }));
   return out;
+}
+
+/** Moves a diagnostic made by `ownSpans`. */
+export function moveDiagnostic(d: Diagnostic, by: number): void {
+  move(d.span, by);
+  if (d.fixes) for (const f of d.fixes) for (const e of f.edits) move(e.span, by);
+  if (d.related) for (const r of d.related) move(r.span, by);
 }

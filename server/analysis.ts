@@ -1,0 +1,150 @@
+// One analysis per open document and version: the `.art` side keeps an ArtIncremental per document (only the
+// programs an edit touched are re-parsed); `.agent` files are small and parsed whole. Requests (hover, completion,
+// ...) read the analysis of the current version, computing it synchronously when diagnostics have not yet.
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { ArtIncremental, type ArtDocument, type ToolCatalog } from '../core/art';
+import { EditRegions } from './editRegions';
+import type { Diagnostic } from '../core/common/diagnostics';
+import { checkAgent, type AgentFile } from './agentCore';
+import { yieldToEventLoop } from './guard';
+import { languageOf } from './languages';
+
+export interface ArtAnalysis {
+  kind: 'art';
+  uri: string;
+  version: number;
+  doc: ArtDocument;
+  diagnostics: Diagnostic[];
+}
+
+export interface AgentAnalysis {
+  kind: 'agent';
+  uri: string;
+  version: number;
+  file: AgentFile;
+  diagnostics: Diagnostic[];
+}
+
+export type Analysis = ArtAnalysis | AgentAnalysis;
+
+/** A first analysis of a text larger than this is fed to the incremental parser in prefixes, yielding between. */
+export const CHUNK_CHARS = 256 * 1024;
+/**
+ * Each prefix is this much longer than the one before. ArtIncremental.update costs a pass over its whole text
+ * besides parsing what is new, so equal steps would cost O(n²/chunk); growing steps keep the total near 3× one
+ * pass while no single step parses more than a third of the file.
+ */
+const GROWTH = 1.5;
+
+const SEPARATOR_LINE = /\n[ \t]*(?:-{3,}|[—―]{2,}|─{3,})[ \t]*\r?\n/g;
+
+/** Offsets just after separator lines, at growing distances: each prefix ends on a whole program. */
+export function prefixCuts(text: string, first = CHUNK_CHARS): number[] {
+  const cuts: number[] = [];
+  let from = first;
+  while (from < text.length) {
+    SEPARATOR_LINE.lastIndex = from;
+    const m = SEPARATOR_LINE.exec(text);
+    if (!m) break;
+    const cut = m.index + m[0].length;
+    if (cut >= text.length) break;
+    cuts.push(cut);
+    from = Math.max(cut + first, Math.floor(cut * GROWTH));
+  }
+  return cuts;
+}
+
+export class Analyzer {
+  private readonly incrementals = new Map<string, ArtIncremental>();
+  private readonly latest = new Map<string, Analysis>();
+  /** Length of the text each incremental parser last saw (a big jump means: go in chunks again). */
+  private readonly lastLength = new Map<string, number>();
+
+  /** Edited regions since each document's last analysis (fed by the document manager's update hook). */
+  readonly edits = new EditRegions();
+
+  constructor(private tools: () => ToolCatalog) {}
+
+  /** The tool catalog changed: every `.art` analysis must be redone with it. */
+  resetTools(): void {
+    this.incrementals.clear();
+    this.latest.clear();
+    this.lastLength.clear();
+  }
+
+  forget(uri: string): void {
+    this.edits.take(uri);
+    this.incrementals.delete(uri);
+    this.latest.delete(uri);
+    this.lastLength.delete(uri);
+  }
+
+  /** The analysis already computed for this exact version, if any. */
+  cached(document: TextDocument): Analysis | undefined {
+    const a = this.latest.get(document.uri);
+    return a && a.version === document.version ? a : undefined;
+  }
+
+  /** The analysis of the current version, computed now if needed (requests use this). */
+  current(document: TextDocument): Analysis | null {
+    const hit = this.cached(document);
+    if (hit) return hit;
+    const kind = languageOf(document.uri, document.languageId);
+    if (!kind) return null;
+    const a = kind === 'art' ? this.art(document, document.getText()) : this.agent(document);
+    this.latest.set(document.uri, a);
+    return a;
+  }
+
+  /**
+   * The analysis of `document`'s current version without blocking the server for long: a large first parse is
+   * done in prefixes with a yield between; returns null when `superseded()` turns true (a newer version came).
+   */
+  async analyze(document: TextDocument, superseded: () => boolean): Promise<Analysis | null> {
+    const hit = this.cached(document);
+    if (hit) return hit;
+    const kind = languageOf(document.uri, document.languageId);
+    if (!kind) return null;
+    if (kind === 'agent') return this.current(document);
+    const text = document.getText();
+    const seen = this.lastLength.get(document.uri) ?? 0;
+    if (Math.abs(text.length - seen) > CHUNK_CHARS) {
+      this.edits.forget(document.uri); // the prefixes below are not the text those edits were counted against
+      const inc = this.incremental(document.uri);
+      for (const cut of prefixCuts(text)) {
+        if (cut <= seen) continue;
+        await yieldToEventLoop();
+        if (superseded()) return null;
+        inc.update(text.slice(0, cut));
+        this.lastLength.set(document.uri, cut);
+      }
+      await yieldToEventLoop();
+      if (superseded()) return null;
+    }
+    const hitNow = this.cached(document); // a request may have computed it while we yielded
+    if (hitNow) return hitNow;
+    const a = this.art(document, text);
+    this.latest.set(document.uri, a);
+    return a;
+  }
+
+  private incremental(uri: string): ArtIncremental {
+    let inc = this.incrementals.get(uri);
+    if (!inc) {
+      inc = new ArtIncremental({ tools: this.tools() });
+      this.incrementals.set(uri, inc);
+    }
+    return inc;
+  }
+
+  private art(document: TextDocument, text: string): ArtAnalysis {
+    const { doc, diagnostics } = this.incremental(document.uri).update(text, this.edits.take(document.uri));
+    this.lastLength.set(document.uri, text.length);
+    return { kind: 'art', uri: document.uri, version: document.version, doc, diagnostics };
+  }
+
+  private agent(document: TextDocument): AgentAnalysis {
+    const { file, diagnostics } = checkAgent(document.getText());
+    return { kind: 'agent', uri: document.uri, version: document.version, file, diagnostics };
+  }
+}

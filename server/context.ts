@@ -1,0 +1,38 @@
+// What every feature module gets: the open documents, their analyses, the tool catalog and what the client can do.
+import type { TextDocuments } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { ToolCatalog } from '../core/art';
+import type { AgentAnalysis, Analysis, Analyzer, ArtAnalysis } from './analysis';
+import type { Logger } from './guard';
+
+export interface ClientFeatures {
+  snippets: boolean;
+  markdownHover: boolean;
+  markdownCompletion: boolean;
+  definitionLinks: boolean;
+  hierarchicalSymbols: boolean;
+}
+
+export interface ServerContext {
+  documents: TextDocuments<TextDocument>;
+  analyzer: Analyzer;
+  tools(): ToolCatalog;
+  log: Logger;
+  client: ClientFeatures;
+}
+
+export interface Target<A extends Analysis = Analysis> {
+  document: TextDocument;
+  analysis: A;
+}
+
+/** The open document and its current analysis, or null (not open, not ours). */
+export function target(ctx: ServerContext, uri: string): Target | null {
+  const document = ctx.documents.get(uri);
+  if (!document) return null;
+  const analysis = ctx.analyzer.current(document);
+  return analysis ? { document, analysis } : null;
+}
+
+export const isArt = (t: Target): t is Target<ArtAnalysis> => t.analysis.kind === 'art';
+export const isAgent = (t: Target): t is Target<AgentAnalysis> => t.analysis.kind === 'agent';

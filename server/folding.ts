@@ -1,0 +1,65 @@
+// Folding: programs, multi-line inputs, queries and answers in `.art`; every multi-line form (agents, clauses,
+// states, formulas) and comment blocks in `.agent`.
+import { FoldingRangeKind, type FoldingRange, type FoldingRangeParams } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Span } from '../core/common/text';
+import type { AgentAnalysis } from './analysis';
+import type { Formula } from './agentCore';
+import { isArt, target, type ServerContext } from './context';
+
+export function foldingRanges(ctx: ServerContext, params: FoldingRangeParams): FoldingRange[] | null {
+  const t = target(ctx, params.textDocument.uri);
+  if (!t) return null;
+  const { document } = t;
+  const out: FoldingRange[] = [];
+  const seen = new Set<number>();
+  const fold = (s: Span, kind?: FoldingRangeKind) => {
+    const start = document.positionAt(s.start).line;
+    let end = document.positionAt(s.end).line;
+    // A span that ends with its line break ends on the previous line.
+    if (end > start && document.positionAt(s.end).character === 0) end--;
+    if (end <= start || seen.has(start)) return; // one range per start line (clients keep only one)
+    seen.add(start);
+    out.push(kind ? { startLine: start, endLine: end, kind } : { startLine: start, endLine: end });
+  };
+  if (isArt(t)) {
+    const doc = t.analysis.doc;
+    if (doc.preamble) fold(doc.preamble.span, FoldingRangeKind.Comment);
+    for (const p of doc.programs) {
+      fold(p.span, FoldingRangeKind.Region);
+      if (p.description) fold(p.description.span);
+      if (p.input) fold(p.input.span);
+      for (const s of p.steps) {
+        fold(s.span);
+        if (s.answer) fold(s.answer.span);
+      }
+      for (const a of p.strayAnswers) fold(a.span);
+      if (p.ans) fold(p.ans.span);
+    }
+  } else {
+    const file = (t.analysis as AgentAnalysis).file;
+    // Runs of comment lines.
+    let run: Span | null = null;
+    for (const c of file.comments) {
+      if (run && document.positionAt(c.span.start).line === document.positionAt(run.end).line + 1) run.end = c.span.end;
+      else {
+        if (run) fold(run, FoldingRangeKind.Comment);
+        run = { ...c.span };
+      }
+    }
+    if (run) fold(run, FoldingRangeKind.Comment);
+    const formula = (f: Formula | null) => {
+      if (!f || f.kind === 'state') return;
+      fold(f.span);
+      f.args.forEach(formula);
+    };
+    for (const a of file.agents) {
+      fold(a.span, FoldingRangeKind.Region);
+      if (a.statesClause) fold(a.statesClause.span);
+      for (const s of a.states) fold(s.span);
+      if (a.behaviorClause) fold(a.behaviorClause.span);
+      formula(a.behavior);
+    }
+  }
+  return out.sort((a, b) => a.startLine - b.startLine);
+}

@@ -1,0 +1,54 @@
+// Every handler runs guarded: a bug or bad input gives "no result" and a log line, never a crashed server.
+import type { CancellationToken } from 'vscode-languageserver';
+
+export interface Logger {
+  info(message: string): void;
+  error(message: string): void;
+}
+
+export function describeError(e: unknown): string {
+  if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`;
+  return String(e);
+}
+
+/** Wraps a request handler: exceptions and rejections become `fallback`, logged with the handler's name. */
+export function guard<P, R, F>(
+  name: string,
+  log: Logger,
+  fallback: F,
+  handler: (params: P, token: CancellationToken) => R | Promise<R>,
+): (params: P, token: CancellationToken) => Promise<R | F> {
+  return async (params, token) => {
+    try {
+      if (token?.isCancellationRequested) return fallback;
+      return await handler(params, token);
+    } catch (e) {
+      log.error(`[${name}] ${describeError(e)}`);
+      return fallback;
+    }
+  };
+}
+
+/** Same for notifications and events: nothing to return, only log. */
+export function guardEvent<P>(name: string, log: Logger, handler: (params: P) => void | Promise<void>): (params: P) => void {
+  return (params) => {
+    try {
+      const r = handler(params);
+      if (r instanceof Promise) r.catch((e) => log.error(`[${name}] ${describeError(e)}`));
+    } catch (e) {
+      log.error(`[${name}] ${describeError(e)}`);
+    }
+  };
+}
+
+const immediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Lets messages that arrived meanwhile (a newer didChange, a hover, a cancel) run before the next chunk of work.
+ * Twice: vscode-jsonrpc handles a message read in this loop turn in an immediate queued after ours, so one
+ * yield would resume our work first.
+ */
+export async function yieldToEventLoop(): Promise<void> {
+  await immediate();
+  await immediate();
+}

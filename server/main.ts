@@ -1,0 +1,176 @@
+// The ART language server. Runs over stdio (`node dist/server.js --stdio`, for Neovim, Helix, Emacs, ...), over
+// IPC when VS Code starts it (`--node-ipc`), or over a socket (`--socket=PORT`): createConnection reads the switch.
+// Every feature is a module over core; this file only wires them to the connection, each handler guarded.
+import {
+  DidChangeConfigurationNotification,
+  DidChangeWatchedFilesNotification,
+  ProposedFeatures,
+  TextDocumentSyncKind,
+  TextDocuments,
+  createConnection,
+  type InitializeParams,
+  type InitializeResult,
+} from 'vscode-languageserver/node';
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { Analyzer } from './analysis';
+import { CODE_ACTION_KINDS, codeActions } from './codeActions';
+import { COMPLETION_TRIGGERS, completion } from './completion';
+import type { ClientFeatures, ServerContext } from './context';
+import { DiagnosticsPublisher } from './diagnostics';
+import { foldingRanges } from './folding';
+import { formatting } from './formatting';
+import { describeError, guard, guardEvent, type Logger } from './guard';
+import { hover } from './hover';
+import { languageOf } from './languages';
+import { definition, references } from './navigation';
+import { programs } from './programs';
+import { ProgramsRequest } from './protocol';
+import { SEMANTIC_LEGEND, semanticTokens } from './semanticTokens';
+import { SettingsStore } from './settings';
+import { documentSymbols } from './symbols';
+import { WorkspaceTools, uriToPath, type ToolFileLoader } from './workspaceTools';
+
+const connection = createConnection(ProposedFeatures.all);
+// The document manager's update hook tells the analyzer where each edit was, before the text changes.
+let recordEdit: (before: TextDocument, changes: Parameters<typeof TextDocument.update>[1]) => void = () => undefined;
+const documents = new TextDocuments({
+  create: TextDocument.create,
+  update: (document, changes, version) => {
+    recordEdit(document, changes);
+    return TextDocument.update(document, changes, version);
+  },
+});
+
+const log: Logger = {
+  info: (m) => connection.console.info(m),
+  error: (m) => connection.console.error(m),
+};
+// Last line of defence: a bug must cost one answer, never the server.
+process.on('uncaughtException', (e) => log.error(`uncaught: ${describeError(e)}`));
+process.on('unhandledRejection', (e) => log.error(`unhandled rejection: ${describeError(e)}`));
+
+/** The tool file's validator (zod) is loaded only when a workspace has a tool file: it would double start-up time. */
+const loadToolFile: ToolFileLoader = async (path) => {
+  if (!existsSync(path)) return { tools: [], problems: [] };
+  const { loadToolFile: load } = await import('./toolFile');
+  return load(path);
+};
+
+let settings: SettingsStore;
+let publisher: DiagnosticsPublisher;
+let tools: WorkspaceTools;
+let workspaceRoot: string | null = null;
+let watchedByClient = false;
+let configurationRegistration = false;
+let semanticRefresh = false;
+
+const client: ClientFeatures = {
+  snippets: false,
+  markdownHover: false,
+  markdownCompletion: false,
+  definitionLinks: false,
+  hierarchicalSymbols: false,
+};
+
+const ctx: ServerContext = {
+  documents,
+  analyzer: new Analyzer(() => tools.catalog),
+  tools: () => tools.catalog,
+  log,
+  client,
+};
+recordEdit = (before, changes) => ctx.analyzer.edits.record(before, changes);
+
+connection.onInitialize((params: InitializeParams): InitializeResult => {
+  const caps = params.capabilities;
+  client.snippets = caps.textDocument?.completion?.completionItem?.snippetSupport === true;
+  client.markdownHover = caps.textDocument?.hover?.contentFormat?.includes('markdown') === true;
+  client.markdownCompletion = caps.textDocument?.completion?.completionItem?.documentationFormat?.includes('markdown') === true;
+  client.definitionLinks = caps.textDocument?.definition?.linkSupport === true;
+  client.hierarchicalSymbols = caps.textDocument?.documentSymbol?.hierarchicalDocumentSymbolSupport === true;
+  watchedByClient = caps.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+  configurationRegistration = caps.workspace?.didChangeConfiguration?.dynamicRegistration === true;
+  semanticRefresh = caps.workspace?.semanticTokens?.refreshSupport === true;
+
+  settings = new SettingsStore(connection, caps.workspace?.configuration === true, params.initializationOptions, log);
+  publisher = new DiagnosticsPublisher(connection, documents, ctx.analyzer, settings, log);
+  tools = new WorkspaceTools(loadToolFile, log, () => {
+    ctx.analyzer.resetTools();
+    publisher.scheduleAll();
+    if (semanticRefresh) connection.languages.semanticTokens.refresh().catch(() => undefined);
+  });
+  const root = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? null;
+  workspaceRoot = root ? uriToPath(root) : (params.rootPath ?? null);
+  // Load the tool file now (with the settings pushed at start) so the first diagnostics already know its tools.
+  publisher.waitFor(tools.configure(workspaceRoot, settings.global.tools.file, !watchedByClient));
+
+  return {
+    capabilities: {
+      textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+      completionProvider: { triggerCharacters: COMPLETION_TRIGGERS, resolveProvider: false },
+      hoverProvider: true,
+      definitionProvider: true,
+      referencesProvider: true,
+      documentSymbolProvider: { label: 'ART' },
+      foldingRangeProvider: true,
+      documentFormattingProvider: true,
+      codeActionProvider: { codeActionKinds: CODE_ACTION_KINDS, resolveProvider: false },
+      semanticTokensProvider: { legend: SEMANTIC_LEGEND, full: true, range: true },
+      workspace: { workspaceFolders: { supported: true } },
+    },
+    serverInfo: { name: 'art-language-server', version: '0.1.0' },
+  };
+});
+
+connection.onInitialized(guardEvent('initialized', log, async () => {
+  if (configurationRegistration) {
+    // Pull-model clients only send didChangeConfiguration for sections they were asked to watch.
+    await connection.client.register(DidChangeConfigurationNotification.type, { section: 'art' }).catch(() => undefined);
+  }
+  const s = await settings.workspace();
+  if (watchedByClient) {
+    const globPattern = `**/${basename(s.tools.file) || '.art-tools.json'}`;
+    await connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern }] }).catch(() => undefined);
+  }
+  await tools.configure(workspaceRoot, s.tools.file, !watchedByClient);
+}));
+
+documents.onDidChangeContent(guardEvent('didChange', log, ({ document }) => {
+  if (languageOf(document.uri, document.languageId)) publisher.schedule(document);
+}));
+
+documents.onDidClose(guardEvent('didClose', log, ({ document }) => {
+  ctx.analyzer.forget(document.uri);
+  settings.forget(document.uri);
+  publisher.clear(document.uri);
+}));
+
+connection.onDidChangeConfiguration(guardEvent('didChangeConfiguration', log, async (params) => {
+  settings.changed(params.settings);
+  const s = await settings.workspace();
+  await tools.configure(workspaceRoot, s.tools.file, !watchedByClient);
+  publisher.scheduleAll();
+}));
+
+connection.onDidChangeWatchedFiles(guardEvent('didChangeWatchedFiles', log, async (params) => {
+  if (params.changes.some((c) => tools.isToolFile(c.uri))) await tools.reload();
+}));
+
+connection.onCompletion(guard('completion', log, null, (p) => completion(ctx, p)));
+connection.onHover(guard('hover', log, null, (p) => hover(ctx, p)));
+connection.onDefinition(guard('definition', log, null, (p) => definition(ctx, p)));
+connection.onReferences(guard('references', log, null, (p) => references(ctx, p)));
+connection.onDocumentSymbol(guard('documentSymbol', log, null, (p) => documentSymbols(ctx, p)));
+connection.onFoldingRanges(guard('foldingRange', log, null, (p) => foldingRanges(ctx, p)));
+connection.onDocumentFormatting(guard('formatting', log, null, (p) => formatting(ctx, p)));
+connection.onCodeAction(guard('codeAction', log, null, (p) => codeActions(ctx, p)));
+connection.languages.semanticTokens.on(guard('semanticTokens', log, { data: [] }, (p) => semanticTokens(ctx, p)));
+connection.languages.semanticTokens.onRange(guard('semanticTokens/range', log, { data: [] }, (p) => semanticTokens(ctx, p)));
+connection.onRequest(ProgramsRequest.method, guard('art/programs', log, null, (p: ProgramsRequest.Params): ProgramsRequest.Result => programs(ctx, p)));
+
+connection.onShutdown(() => tools?.dispose());
+
+documents.listen(connection);
+connection.listen();

@@ -1,0 +1,91 @@
+// Custom LSP messages of the ART language server, declared once and shared by the server and the VS Code client
+// (as vscode-eslint does). Only plain data crosses the wire: ranges are LSP ranges (0-based, UTF-16 columns).
+//
+// This file has no runtime import on purpose: the server (vscode-languageserver 10) and the client
+// (vscode-languageclient 11) bundle different vscode-jsonrpc versions whose RequestType classes do not mix.
+// Each side types its call with the namespace's Params/Result, e.g.
+//   client.sendRequest<ProgramsRequest.Result>(ProgramsRequest.method, params)
+//   client.onNotification(DocumentStatusNotification.method, (p: DocumentStatusNotification.Params) => ...)
+import type { Range, TextDocumentIdentifier } from 'vscode-languageserver-protocol';
+
+/** One step of a program, as the runner and CodeLenses need it. */
+export interface ProgramStepInfo {
+  number: number;
+  /** The step name as written, null when the query has no `[name]`. */
+  name: string | null;
+  /** True when the name is a tool of the catalog (built-in or workspace); false for a model sub-step. */
+  isTool: boolean;
+  isEoq: boolean;
+  /** The `Qk:` line through its answer. */
+  range: Range;
+  /** The `[name]` brackets, when present. */
+  nameRange: Range | null;
+}
+
+export interface ProgramInfo {
+  /** 0-based index of the program in the file. */
+  index: number;
+  /** The task name, or the start of the input when there is none (core programTitle). */
+  title: string;
+  /** Whole program. */
+  range: Range;
+  /** The line a CodeLens sits on: the `Description:` line, else `Input:`, else the program's first line. */
+  headerRange: Range;
+  /** The `%s` prompt template: not a demonstration, not runnable. */
+  template: boolean;
+  /** Number of error diagnostics inside the program. */
+  errors: number;
+  steps: ProgramStepInfo[];
+}
+
+export interface ProgramsParams {
+  textDocument: TextDocumentIdentifier;
+}
+
+export interface ProgramsResult {
+  uri: string;
+  /** Document version the answer was computed for. */
+  version: number;
+  programs: ProgramInfo[];
+}
+
+/** `art/programs`: the programs of an open `.art` document (empty for other documents). */
+export namespace ProgramsRequest {
+  export const method = 'art/programs' as const;
+  export type Params = ProgramsParams;
+  export type Result = ProgramsResult | null;
+}
+
+export interface DocumentStatusParams {
+  uri: string;
+  version: number;
+  language: 'art' | 'agent';
+  /** Programs in an `.art` file (not counting `%s` prompt templates), agents (`define` forms) in an `.agent` file. */
+  units: number;
+  errors: number;
+  warnings: number;
+}
+
+/** `art/documentStatus`: sent with every diagnostics publish, so a client can show counts in its status bar. */
+export namespace DocumentStatusNotification {
+  export const method = 'art/documentStatus' as const;
+  export type Params = DocumentStatusParams;
+}
+
+/** Settings read from the client under the `art` section (workspace/configuration), with their defaults. */
+export interface ServerSettings {
+  diagnostics: {
+    /** Delay after the last keystroke before diagnostics are computed; 0 computes at once. */
+    debounceMs: number;
+    enable: boolean;
+  };
+  tools: {
+    /** Workspace tool file, relative to the workspace folder (or absolute). */
+    file: string;
+  };
+}
+
+export const DEFAULT_SETTINGS: ServerSettings = {
+  diagnostics: { debounceMs: 150, enable: true },
+  tools: { file: '.art-tools.json' },
+};

@@ -1,0 +1,65 @@
+// Semantic tokens for what the TextMate grammar cannot know: whether a step name is a tool of the catalog
+// (built-in or workspace) or a sub-step the model answers itself, and which atoms of a spec are states.
+//
+// Legend (documented in server/README.md):
+//   function                  `.art` step name that is a tool; modifier `defaultLibrary` when the tool is built in
+//   label                     `.art` step name the model answers (a sub-step, no tool runs)
+//   enumMember                `.agent` state name; modifier `declaration` where `:states` defines it
+import { SemanticTokensBuilder, type SemanticTokens, type SemanticTokensLegend, type SemanticTokensParams, type SemanticTokensRangeParams } from 'vscode-languageserver';
+import type { Span } from '../core/common/text';
+import type { AgentAnalysis } from './analysis';
+import { stateRefs } from './agentCore';
+import { isEoqName } from './artQuery';
+import { toSpan, touches } from './convert';
+import { isArt, target, type ServerContext } from './context';
+
+export const TOKEN_TYPES = ['function', 'label', 'enumMember'] as const;
+export const TOKEN_MODIFIERS = ['defaultLibrary', 'declaration'] as const;
+export const SEMANTIC_LEGEND: SemanticTokensLegend = { tokenTypes: [...TOKEN_TYPES], tokenModifiers: [...TOKEN_MODIFIERS] };
+
+const type = (t: (typeof TOKEN_TYPES)[number]) => TOKEN_TYPES.indexOf(t);
+const modifier = (m: (typeof TOKEN_MODIFIERS)[number]) => 1 << TOKEN_MODIFIERS.indexOf(m);
+
+interface Token {
+  span: Span;
+  type: number;
+  modifiers: number;
+}
+
+export function semanticTokens(ctx: ServerContext, params: SemanticTokensParams | SemanticTokensRangeParams): SemanticTokens {
+  const empty = { data: [] };
+  const t = target(ctx, params.textDocument.uri);
+  if (!t) return empty;
+  const { document } = t;
+  const window: Span = 'range' in params ? toSpan(document, params.range) : { start: 0, end: Number.MAX_SAFE_INTEGER };
+  const tokens: Token[] = [];
+  if (isArt(t)) {
+    const tools = ctx.tools();
+    for (const p of t.analysis.doc.programs) {
+      if (p.span.end < window.start || p.span.start > window.end) continue;
+      for (const s of p.steps) {
+        if (!s.nameSpan || s.name === null || s.isEoq || isEoqName(s.name) || s.nameSpan.end <= s.nameSpan.start) continue;
+        if (!touches(s.nameSpan, window)) continue;
+        const tool = tools.get(s.name);
+        if (tool) tokens.push({ span: s.nameSpan, type: type('function'), modifiers: tool.origin === 'user' ? 0 : modifier('defaultLibrary') });
+        else tokens.push({ span: s.nameSpan, type: type('label'), modifiers: 0 });
+      }
+    }
+  } else {
+    for (const a of (t.analysis as AgentAnalysis).file.agents) {
+      const defined = new Set(a.states.map((s) => s.name));
+      for (const s of a.states) tokens.push({ span: s.nameSpan, type: type('enumMember'), modifiers: modifier('declaration') });
+      for (const r of stateRefs(a.behavior)) if (defined.has(r.name)) tokens.push({ span: r.span, type: type('enumMember'), modifiers: 0 });
+    }
+  }
+  tokens.sort((a, b) => a.span.start - b.span.start);
+  const builder = new SemanticTokensBuilder();
+  for (const tok of tokens) {
+    if (!touches(tok.span, window)) continue;
+    const start = document.positionAt(tok.span.start);
+    const end = document.positionAt(tok.span.end);
+    if (end.line !== start.line) continue; // names never span lines; be safe
+    builder.push(start.line, start.character, end.character - start.character, tok.type, tok.modifiers);
+  }
+  return builder.build();
+}

@@ -1,0 +1,104 @@
+// The smoke test a Neovim user does: start `node dist/server.js --stdio`, frame JSON-RPC by hand with a client
+// that has no workspace/configuration and no markdown, open a file, read diagnostics and a hover, shut down.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { ROOT, SERVER, ensureServerBuilt, fileUri } from './lspClient';
+
+interface Message {
+  id?: number;
+  method?: string;
+  params?: any;
+  result?: any;
+  error?: { message: string };
+}
+
+test('stdio: a bare-bones client gets diagnostics, plain-text hover, and a clean exit', async () => {
+  ensureServerBuilt();
+  const child = spawn(process.execPath, [SERVER, '--stdio'], { cwd: ROOT, stdio: 'pipe' });
+  const messages: Message[] = [];
+  const waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
+  let buffer = Buffer.alloc(0);
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    for (;;) {
+      const headerEnd = buffer.indexOf('\r\n\r\n');
+      if (headerEnd < 0) return;
+      const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, headerEnd).toString('ascii'))?.[1]);
+      if (buffer.length < headerEnd + 4 + length) return;
+      const m = JSON.parse(buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')) as Message;
+      buffer = buffer.subarray(headerEnd + 4 + length);
+      messages.push(m);
+      // Server-to-client requests a minimal client does not implement get an error, as Neovim does.
+      if (m.method && m.id !== undefined) send({ id: m.id, error: { code: -32601, message: 'not supported' } } as any);
+      for (const w of waiters.splice(0)) (w.match(m) ? w.resolve(m) : waiters.push(w));
+    }
+  });
+  const send = (m: object) => {
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', ...m }), 'utf8');
+    child.stdin.write(`Content-Length: ${body.length}\r\n\r\n`);
+    child.stdin.write(body);
+  };
+  const next = (match: (m: Message) => boolean, what: string) => {
+    const seen = messages.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise<Message>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 10_000);
+      waiters.push({ match, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+    });
+  };
+  const request = async (id: number, method: string, params: unknown) => {
+    send({ id, method, params });
+    const r = await next((m) => m.id === id && m.method === undefined, method);
+    assert.equal(r.error, undefined, r.error?.message);
+    return r.result;
+  };
+
+  const init = await request(1, 'initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+  assert.ok(init.capabilities.hoverProvider);
+  send({ method: 'initialized', params: {} });
+
+  const uri = fileUri('/tmp/nvim-smoke.art');
+  const text = 'Description: (Demo) add\nInput: 1 + 2\nQ1: [calculator] 1 + 2\n#1: 3\nQ3: [EOQ]\nAns: 3\n';
+  send({ method: 'textDocument/didOpen', params: { textDocument: { uri, languageId: 'art', version: 1, text } } });
+  const published = await next((m) => m.method === 'textDocument/publishDiagnostics' && m.params.uri === uri, 'publishDiagnostics');
+  assert.deepEqual(published.params.diagnostics.map((d: any) => [d.code, d.range.start.line]), [['step-out-of-order', 4]]);
+
+  const hover = await request(2, 'textDocument/hover', { textDocument: { uri }, position: { line: 2, character: 7 } });
+  assert.equal(hover.contents.kind, 'plaintext');
+  assert.match(hover.contents.value, /calculator/);
+
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  assert.equal(await request(3, 'shutdown', null), null);
+  send({ method: 'exit', params: null });
+  assert.equal(await exited, 0);
+});
+
+test('node-ipc, as VS Code starts it: initialize, diagnostics, clean exit', async () => {
+  ensureServerBuilt();
+  const { fork } = await import('node:child_process');
+  const { IPCMessageReader, IPCMessageWriter, createProtocolConnection } = await import('vscode-languageserver-protocol/node');
+  const child = fork(SERVER, ['--node-ipc', `--clientProcessId=${process.pid}`], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const connection = createProtocolConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
+  const uri = fileUri('/tmp/ipc-smoke.agent');
+  const published = new Promise<any>((resolve) => {
+    connection.onNotification('textDocument/publishDiagnostics', (p: any) => {
+      if (p.uri === uri) resolve(p);
+    });
+  });
+  connection.onRequest('client/registerCapability', () => null);
+  connection.listen();
+  const init: any = await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+  assert.ok(init.capabilities.documentSymbolProvider);
+  await connection.sendNotification('initialized', {});
+  await connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'art-agent', version: 1, text: '(define a\n  (:states (Q (:text "[Q]")))\n  (:behavior (next Q R)))\n' },
+  });
+  const p = await published;
+  assert.deepEqual(p.diagnostics.map((d: any) => d.code), ['unknown-state']);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await connection.sendRequest('shutdown', null);
+  await connection.sendNotification('exit', null);
+  assert.equal(await exited, 0);
+  connection.dispose();
+});

@@ -95,3 +95,25 @@ export function editDistance(a: string, b: string, max = Infinity): number {
   }
   return prev[b.length];
 }
+
+const CHUNK = 1024;
+
+/**
+ * Length of the common prefix of `a` and `b`. Compares chunks with native string equality first: a document an
+ * editor edits is a concatenation of pieces, and charCodeAt on such a string is far slower than a slice compare.
+ */
+export function commonPrefixLength(a: string, b: string): number {
+  const max = Math.min(a.length, b.length);
+  let i = 0;
+  while (i + CHUNK <= max && a.slice(i, i + CHUNK) === b.slice(i, i + CHUNK)) i += CHUNK;
+  while (i < max && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** Length of the common suffix of `a` and `b`, at most `limit` characters. */
+export function commonSuffixLength(a: string, b: string, limit: number): number {
+  let n = 0;
+  while (n + CHUNK <= limit && a.slice(a.length - n - CHUNK, a.length - n) === b.slice(b.length - n - CHUNK, b.length - n)) n += CHUNK;
+  while (n < limit && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
+  return n;
+}

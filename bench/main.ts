@@ -3,12 +3,14 @@
 // bundles this file like the shipped code.
 import { benchArt } from './art';
 import { benchLsp } from './lsp';
+import { benchRunner } from './runner';
 
 type Bench = () => Promise<Record<string, string | number>> | Record<string, string | number>;
 
 const areas: Record<string, Bench> = {
   art: benchArt,
   lsp: benchLsp,
+  runner: benchRunner,
 };
 
 async function main() {

@@ -1,0 +1,370 @@
+// A ModelClient over the `openai` package for any OpenAI-compatible endpoint (OpenAI, Azure's v1 API, vLLM,
+// llama.cpp server, Ollama, LM Studio, ...).
+//
+// Two APIs:
+// - `completions` (default): the prompt is the program so far and the model continues it exactly; stop sequences
+//   are sent and honoured by the endpoint.
+// - `chat`, for endpoints or models without the completions API. A partial program is continued like this: a
+//   system message tells the model to reply with nothing but the exact continuation of the text; the text so far
+//   goes either in the user message (default) or, with `chatPrefill`, in a final assistant message that the
+//   server continues in place (llama.cpp server and Ollama do so by themselves; vLLM needs
+//   `extraBody: { continue_final_message: true, add_generation_prompt: false }`). The reply is appended to the
+//   text as is.
+//
+// Whatever the API, stop sequences are also applied here (text is released only when no stop can start in it,
+// and the request is aborted at the first stop), so an endpoint that ignores `stop` (set `honoursStop: false`)
+// still never hands text past a stop to the caller.
+//
+// A stream that breaks off mid-way (dropped connection, stall longer than `idleTimeoutMs`) is resumed: the text
+// received so far is appended to the prompt and the request is sent again, so nothing is lost or duplicated.
+// Requests that fail before streaming (429, 5xx, timeouts) are retried with exponential backoff, honouring
+// Retry-After. The API key is given by the caller; it is never logged, never part of `id`, and scrubbed from
+// every error message.
+import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from './types';
+import { DEFAULT_RETRY, StreamInterruptedError, abortError, backoffDelay, isAbortError, retryReason, sleep, type RetryPolicy } from './retry';
+import { StopScanner } from './stops';
+
+export interface OpenAIModelOptions {
+  /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:8000/v1`. */
+  baseURL: string;
+  model: string;
+  /** The caller reads it from SecretStorage or an environment variable; absent for local servers. */
+  apiKey?: string;
+  api?: 'completions' | 'chat';
+  /** Whether the endpoint honours `stop`; when false, stops are not sent and are applied by aborting. Default true. */
+  honoursStop?: boolean;
+  /** Chat API: put the text so far in a final assistant message for the server to continue (see above). */
+  chatPrefill?: boolean;
+  /** Chat API: the instruction that asks for an exact continuation. */
+  chatSystemPrompt?: string;
+  /** Extra JSON fields for every request body (server-specific switches). */
+  extraBody?: Record<string, unknown>;
+  /** Extra HTTP headers (e.g. an Azure `api-key` header), never shown anywhere. */
+  headers?: Record<string, string>;
+  /** Query parameters for every request (e.g. Azure's `api-version`), never shown anywhere. */
+  query?: Record<string, string>;
+  /** Ask for `stream_options: {include_usage: true}` (some old servers reject it). Default true. */
+  streamUsage?: boolean;
+  /** Default max tokens per request when the request gives none. */
+  maxTokens?: number;
+  /** Time to wait for the response to start, per attempt. Default 60 s. */
+  timeoutMs?: number;
+  /** Longest silence allowed between two chunks of a stream before it is treated as dropped. Default 60 s. */
+  idleTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Called before each retry (the runner shows it and writes it to the trace). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  reason: string;
+  /** Characters already received when a stream was resumed. */
+  resumedAfter?: number;
+}
+
+export const CHAT_CONTINUE_SYSTEM_PROMPT =
+  'You continue documents. Reply with only the exact continuation of the given text, starting precisely where it ' +
+  'ends: no preamble, no repetition of the text, no commentary, no code fences of your own.';
+const CHAT_PREFILL_USER_PROMPT = 'Continue the document.';
+
+/** An error from the model endpoint, with a message safe to show (no key) and whether a retry could help. */
+export class ModelError extends Error {
+  constructor(message: string, readonly status?: number, readonly retryable = false) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}
+
+export class OpenAIModel implements ModelClient {
+  readonly id: string;
+  readonly honoursStop: boolean;
+  private readonly client: OpenAI;
+  private readonly retry: RetryPolicy;
+  private readonly secrets: string[];
+  private readonly retryListeners = new Set<(info: RetryInfo) => void>();
+
+  constructor(private readonly opts: OpenAIModelOptions) {
+    this.honoursStop = opts.honoursStop ?? true;
+    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.secrets = [opts.apiKey, ...Object.values(opts.headers ?? {}), ...Object.values(opts.query ?? {})].filter((s): s is string => !!s && s.length >= 4);
+    this.id = `openai-${opts.api ?? 'completions'}:${opts.model}@${publicURL(opts.baseURL)}`;
+    this.client = new OpenAI({
+      baseURL: opts.baseURL,
+      // Never fall back to OPENAI_API_KEY implicitly: the caller decides where the key comes from.
+      apiKey: opts.apiKey || 'no-key',
+      organization: null,
+      project: null,
+      defaultHeaders: opts.headers,
+      defaultQuery: opts.query,
+      maxRetries: 0, // retries are ours: they resume streams and are reported to the runner
+      timeout: opts.timeoutMs ?? 60_000,
+      logLevel: 'off',
+    });
+  }
+
+  /** Subscribes to retries (the runner reports them as events); returns the unsubscribe function. */
+  addRetryListener(fn: (info: RetryInfo) => void): () => void {
+    this.retryListeners.add(fn);
+    return () => this.retryListeners.delete(fn);
+  }
+
+  private reportRetry(info: RetryInfo): void {
+    this.opts.onRetry?.(info);
+    for (const fn of this.retryListeners) fn(info);
+  }
+
+  async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
+    const maxTokens = req.maxTokens ?? this.opts.maxTokens;
+    let received = '';
+    let chunks = 0;
+    let attempt = 0;
+    const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+    let sawUsage = false;
+    const logprobs: number[] = [];
+    for (;;) {
+      if (req.signal?.aborted) throw abortError(req.signal);
+      const ctrl = new AbortController();
+      const onAbort = () => ctrl.abort(req.signal?.reason);
+      req.signal?.addEventListener('abort', onAbort, { once: true });
+      const scanner = new StopScanner(req.stop);
+      let finishReason: string | undefined;
+      try {
+        const remaining = maxTokens === undefined ? undefined : Math.max(1, maxTokens - chunks);
+        const events = await this.openStream(req, req.prompt + received, remaining, ctrl.signal);
+        for await (const ev of idle(events, this.opts.idleTimeoutMs ?? 60_000, ctrl)) {
+          if (ev.usage) {
+            usage.promptTokens += ev.usage.promptTokens;
+            usage.completionTokens += ev.usage.completionTokens;
+            sawUsage = true;
+          }
+          if (ev.logprobs) logprobs.push(...ev.logprobs);
+          if (ev.text) {
+            chunks++;
+            const { release, stopped } = scanner.push(ev.text);
+            if (release) {
+              received += release;
+              yield { text: release };
+            }
+            if (stopped) {
+              finishReason = 'stop';
+              break;
+            }
+          }
+          if (ev.finishReason) finishReason = ev.finishReason;
+        }
+        if (!finishReason) throw new StreamInterruptedError('the stream ended before the model finished');
+        const rest = scanner.flush();
+        if (rest) {
+          received += rest;
+          yield { text: rest };
+        }
+        return {
+          text: received,
+          usage: sawUsage ? usage : undefined,
+          tokenLogprobs: req.logprobs && logprobs.length ? logprobs : undefined,
+          finishReason,
+        };
+      } catch (err) {
+        if (req.signal?.aborted) throw abortError(req.signal);
+        const reason = retryReason(err);
+        if (reason === null || attempt >= this.retry.maxRetries) throw this.toModelError(err, attempt);
+        attempt++;
+        const delayMs = backoffDelay(attempt, this.retry, err);
+        this.reportRetry({ attempt, delayMs, reason, resumedAfter: received.length || undefined });
+        await sleep(delayMs, req.signal);
+      } finally {
+        // Runs on success, error, and when the consumer stops iterating: the HTTP request never outlives us.
+        req.signal?.removeEventListener('abort', onAbort);
+        ctrl.abort();
+      }
+    }
+  }
+
+  async complete(req: CompletionRequest): Promise<CompletionResult> {
+    const it = this.stream(req);
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return r.value;
+    }
+  }
+
+  /** `n` samples of one prompt in one request (self-consistency); stop sequences applied to each. */
+  async completeMany(req: CompletionRequest, n: number): Promise<CompletionResult[]> {
+    const maxTokens = req.maxTokens ?? this.opts.maxTokens;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const options = { signal: req.signal };
+        const out: CompletionResult[] = [];
+        if ((this.opts.api ?? 'completions') === 'completions') {
+          const r = await this.client.completions.create(
+            { ...this.opts.extraBody, model: this.opts.model, prompt: req.prompt, n, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs ? 1 : undefined, stream: false },
+            options,
+          );
+          for (const c of [...r.choices].sort((a, b) => a.index - b.index))
+            out.push(applyStops({ text: c.text, finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.token_logprobs }, req.stop));
+          if (r.usage && out[0]) out[0].usage = { promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens };
+        } else {
+          const r = await this.client.chat.completions.create(
+            { ...this.opts.extraBody, model: this.opts.model, messages: this.chatMessages(req.prompt), n, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs || undefined, stream: false },
+            options,
+          );
+          for (const c of [...r.choices].sort((a, b) => a.index - b.index))
+            out.push(applyStops({ text: c.message.content ?? '', finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.content?.map(t => t.logprob) }, req.stop));
+          if (r.usage && out[0]) out[0].usage = { promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens };
+        }
+        return out;
+      } catch (err) {
+        if (req.signal?.aborted) throw abortError(req.signal);
+        const reason = retryReason(err);
+        if (reason === null || attempt >= this.retry.maxRetries) throw this.toModelError(err, attempt);
+        const delayMs = backoffDelay(attempt + 1, this.retry, err);
+        this.reportRetry({ attempt: attempt + 1, delayMs, reason });
+        await sleep(delayMs, req.signal);
+      }
+    }
+  }
+
+  private stopParam(stop: string[] | undefined): string[] | undefined {
+    // The OpenAI API takes at most 4 stop sequences; the rest are still applied on our side.
+    return this.honoursStop && stop?.length ? stop.slice(0, 4) : undefined;
+  }
+
+  private chatMessages(text: string): OpenAI.Chat.ChatCompletionMessageParam[] {
+    const system = { role: 'system' as const, content: this.opts.chatSystemPrompt ?? CHAT_CONTINUE_SYSTEM_PROMPT };
+    return this.opts.chatPrefill
+      ? [system, { role: 'user', content: CHAT_PREFILL_USER_PROMPT }, { role: 'assistant', content: text }]
+      : [system, { role: 'user', content: text }];
+  }
+
+  /** Opens one streaming request and normalises its events across both APIs. */
+  private async openStream(req: CompletionRequest, prompt: string, maxTokens: number | undefined, signal: AbortSignal): Promise<AsyncIterable<StreamEvent>> {
+    const streamOptions = this.opts.streamUsage === false ? undefined : { include_usage: true };
+    if ((this.opts.api ?? 'completions') === 'completions') {
+      const s = await this.client.completions.create(
+        { ...this.opts.extraBody, model: this.opts.model, prompt, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs ? 1 : undefined, stream: true, stream_options: streamOptions },
+        { signal },
+      );
+      return (async function* () {
+        for await (const c of s) {
+          const choice = c.choices?.[0];
+          yield {
+            text: choice?.text ?? '',
+            finishReason: choice?.finish_reason ?? undefined,
+            logprobs: choice?.logprobs?.token_logprobs ?? undefined,
+            usage: c.usage ? { promptTokens: c.usage.prompt_tokens, completionTokens: c.usage.completion_tokens } : undefined,
+          };
+        }
+      })();
+    }
+    const s = await this.client.chat.completions.create(
+      { ...this.opts.extraBody, model: this.opts.model, messages: this.chatMessages(prompt), stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs || undefined, stream: true, stream_options: streamOptions },
+      { signal },
+    );
+    return (async function* () {
+      for await (const c of s) {
+        const choice = c.choices?.[0];
+        yield {
+          text: choice?.delta?.content ?? '',
+          finishReason: choice?.finish_reason ?? undefined,
+          logprobs: choice?.logprobs?.content?.map(t => t.logprob) ?? undefined,
+          usage: c.usage ? { promptTokens: c.usage.prompt_tokens, completionTokens: c.usage.completion_tokens } : undefined,
+        };
+      }
+    })();
+  }
+
+  /** A precise message without the key: which endpoint, what status, what it said. */
+  private toModelError(err: unknown, retries: number): Error {
+    if (isAbortError(err)) return err as Error;
+    const where = `model endpoint ${publicURL(this.opts.baseURL)}`;
+    const after = retries ? ` (after ${retries} ${retries === 1 ? 'retry' : 'retries'})` : '';
+    let message: string;
+    let status: number | undefined;
+    if (err instanceof APIError && err.status !== undefined) {
+      status = err.status;
+      const said = (err.error as { message?: string } | undefined)?.message ?? err.message;
+      const hint = status === 401 ? ' (check the API key)' : status === 404 ? ` (check the base URL and the model name "${this.opts.model}")` : '';
+      message = `The ${where} answered ${status}${hint}${after}: ${said}`;
+    } else if (err instanceof StreamInterruptedError) {
+      message = `The ${where} stream broke off${after}: ${err.message}`;
+    } else {
+      const said = err instanceof Error ? err.message : String(err);
+      message = `Could not reach the ${where}${after}: ${said}`;
+    }
+    return new ModelError(this.redact(message), status, retryReason(err) !== null);
+  }
+
+  private redact(text: string): string {
+    let out = text;
+    for (const s of this.secrets) out = out.split(s).join('***');
+    // Some servers echo a masked key (`sk-abc***xyz`); drop what is left of it too.
+    return out.replace(/\b(sk|key)-[A-Za-z0-9_*-]{6,}/g, '$1-***');
+  }
+}
+
+interface StreamEvent {
+  text: string;
+  finishReason?: string;
+  logprobs?: number[];
+  usage?: Usage;
+}
+
+/** A base URL fit to show: no user info, no query (Azure keys can sit there), no trailing slash. */
+export function publicURL(baseURL: string): string {
+  try {
+    const u = new URL(baseURL);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return '(invalid base URL)';
+  }
+}
+
+function applyStops(r: CompletionResult, stop: string[] | undefined): CompletionResult {
+  if (!stop?.length) return r;
+  const s = new StopScanner(stop);
+  const { release, stopped } = s.push(r.text);
+  return stopped ? { ...r, text: release, finishReason: 'stop' } : r;
+}
+
+/**
+ * Iterates `events`, failing with StreamInterruptedError when nothing arrives for `ms` (a stalled connection) or
+ * when the transport breaks; a cancellation by the caller passes through as an abort.
+ */
+async function* idle<T>(events: AsyncIterable<T>, ms: number, ctrl: AbortController): AsyncGenerator<T> {
+  const it = events[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = new Promise<'stalled'>(resolve => {
+        timer = setTimeout(() => resolve('stalled'), ms);
+      });
+      let r: IteratorResult<T> | 'stalled';
+      try {
+        r = await Promise.race([it.next(), stalled]);
+      } catch (err) {
+        if (isAbortError(err) || err instanceof APIUserAbortError || ctrl.signal.aborted) throw err;
+        if (err instanceof APIError && err.status !== undefined) throw err;
+        throw new StreamInterruptedError(err instanceof Error ? err.message : String(err));
+      } finally {
+        clearTimeout(timer);
+      }
+      if (r === 'stalled') {
+        ctrl.abort();
+        throw new StreamInterruptedError(`no data for ${Math.round(ms / 1000)} s`);
+      }
+      if (r.done) {
+        finished = true;
+        return;
+      }
+      yield r.value;
+    }
+  } finally {
+    // Abort first: a pending read would otherwise keep `return()` waiting on the socket.
+    if (!finished) ctrl.abort();
+    void Promise.resolve(it.return?.()).catch(() => undefined);
+  }
+}

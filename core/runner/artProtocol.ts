@@ -1,0 +1,129 @@
+// ART programs: a query `Qi: [name] instruction` is complete when its answer line `#i:` starts; when `name` is a
+// tool, that is a tool call. With stop sequences the request ends at `\n#` (before the answer marker) and the
+// runner writes `#i:` itself; without them the stream is cut at the line break before `#`.
+import { EOQ } from '../art/knownTools';
+import { scanProgram, type ArtScan, type ScannedStep } from './artScan';
+import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
+import type { StepView, ToolLookup } from './types';
+
+/**
+ * Stop sequences: the answer marker, and the starts of another program (the model would otherwise write the next
+ * demonstration after `Ans:`). The OpenAI API takes at most four.
+ */
+export const ART_STOPS = ['\n#', '\n----', '\nDescription:', '\nInput:'];
+
+/** Tools whose output the model goes on writing in the same answer (the ART reference appends search results). */
+const OUTPUT_CONTINUED = new Set(['search']);
+
+export class ArtProtocol implements Protocol {
+  readonly kind = 'art' as const;
+  readonly traceConfig = {};
+  private cache: { text: string; scan: ArtScan } | null = null;
+  /** The new task's input, answer `#0` for tools that read the task (the ART reference's convention). */
+  private readonly taskInput: string | undefined;
+
+  constructor(
+    readonly prompt: string,
+    /** The new program's own lines in the prompt, ending in `Q1:`. */
+    readonly header: string,
+    private readonly tools: ToolLookup,
+  ) {
+    const m = /(?:^|\n)Input\s*[:：][ \t]*([\s\S]*?)\r?\nQ1\s*[:：]$/.exec(header);
+    this.taskInput = m ? m[1].trim() : undefined;
+  }
+
+  stops(): string[] {
+    return ART_STOPS;
+  }
+
+  isTool(name: string | null): boolean {
+    if (!name) return false;
+    if (name.trim().toUpperCase() === EOQ) return false;
+    return this.tools.get(name) !== undefined;
+  }
+
+  detect(written: string): Detection[] {
+    const scan = this.scan(written);
+    const out: Detection[] = [];
+    scan.steps.forEach((s, i) => {
+      if (s.answerBreak !== null) out.push(this.boundary(scan, i, s.answerBreak));
+    });
+    if (scan.endAt !== null) out.push({ type: 'end', key: 'end', cut: scan.endAt });
+    else if (scan.ans?.lineComplete) out.push({ type: 'end', key: 'end', cut: scan.ans.span.end });
+    return out;
+  }
+
+  atStreamEnd(written: string, finishReason: string | undefined, stopsSent: boolean): StreamEndAction {
+    const scan = this.scan(written);
+    if (scan.endAt !== null) return { type: 'end', key: 'end', cut: scan.endAt };
+    if (scan.ans) return { type: 'end', key: 'end', cut: written.length };
+    if (finishReason === 'length') return { type: 'continue', append: '' };
+    if (stopsSent && finishReason === 'stop') {
+      // The endpoint stopped at `\n#`: right after a query, its answer is due; inside an answer, a line that
+      // starts with `#` (a Python comment) was cut and is given back.
+      const last = scan.steps[scan.steps.length - 1];
+      if (scan.last === 'query' && last && !last.isEoq) return this.boundary(scan, scan.steps.length - 1, written.length);
+      if (scan.last === 'answer') return { type: 'continue', append: '\n#' };
+    }
+    return { type: 'incomplete', message: scan.steps.length ? 'the model stopped before writing `Ans:`' : 'the model wrote no step' };
+  }
+
+  resumeAfter(_written: string, b: Boundary): string {
+    return `\n#${b.step}:`;
+  }
+
+  appendOutput(_written: string, call: DetectedCall, output: string | null): string {
+    const marker = `\n#${call.step}:`;
+    if (output === null) return marker;
+    const text = output.replace(/\s+$/, '');
+    const value = text === '' ? '' : text.includes('\n') ? `\n${text}` : ` ${text}`;
+    return marker + value + (OUTPUT_CONTINUED.has(call.tool.trim().toLowerCase()) ? '' : '\n');
+  }
+
+  steps(written: string): StepView[] {
+    const scan = this.scan(written);
+    const shift = this.header.length;
+    return scan.steps.map((s, i) => ({
+      index: i + 1,
+      label: `Q${s.number}`,
+      name: s.name,
+      text: s.instruction.trim(),
+      answer: s.answer ?? undefined,
+      tool: this.isTool(s.name),
+      // The first query's marker is the header's `Q1:`.
+      span: { start: i === 0 ? shift - 3 : s.querySpan.start + shift, end: (s.answerSpan?.end ?? s.querySpan.end) + shift },
+    }));
+  }
+
+  answer(written: string): string | null {
+    return this.scan(written).ans?.text ?? null;
+  }
+
+  private boundary(scan: ArtScan, i: number, cut: number): Boundary {
+    const s = scan.steps[i];
+    const b: Boundary = { type: 'boundary', key: `q${i}`, cut, step: s.number, label: `Q${s.number}` };
+    if (this.isTool(s.name)) b.call = this.call(scan.steps, i);
+    return b;
+  }
+
+  private call(steps: ScannedStep[], i: number): DetectedCall {
+    const s = steps[i];
+    const answers = new Map<number, string>();
+    if (this.taskInput !== undefined) answers.set(0, this.taskInput);
+    for (const p of steps.slice(0, i)) if (p.answer !== null) answers.set(p.number, p.answer);
+    const prev = steps[i - 1];
+    return {
+      tool: s.name!,
+      input: s.instruction.trim(),
+      inputSpan: s.instructionSpan,
+      previousAnswer: prev?.answer ?? undefined,
+      answers,
+      step: s.number,
+    };
+  }
+
+  private scan(written: string): ArtScan {
+    if (this.cache?.text !== written) this.cache = { text: written, scan: scanProgram(written, 1) };
+    return this.cache.scan;
+  }
+}

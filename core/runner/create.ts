@@ -1,0 +1,43 @@
+// One function per kind of run: build the protocol (prompt, detection) and the Runner over it.
+import type { ArtDocument } from '../art/ast';
+import { AgentProtocol, type AgentRunSpec } from './agentProtocol';
+import { ArtProtocol } from './artProtocol';
+import { MultiToolProtocol, type MultiToolRunSpec } from './multitoolProtocol';
+import { buildArtPrompt, taskOf } from './prompt';
+import { Runner } from './runner';
+import { selectDemonstrations, type SelectionOptions, type TaskSpec } from './selection';
+import type { RunnerOptions } from './types';
+
+export interface ArtRunSpec {
+  /** The task library the demonstrations come from (the file being run). */
+  library: ArtDocument;
+  /** More libraries to select from with `selection.strategy: 'similar'`. */
+  otherLibraries?: ArtDocument[];
+  /** Run this program of the library again: its description and input, and it is left out of the demonstrations. */
+  program?: number;
+  /** The new task; with `program`, overrides its fields (e.g. a new input). */
+  task?: Partial<TaskSpec>;
+  selection?: SelectionOptions;
+}
+
+export function createArtRunner(spec: ArtRunSpec, opts: RunnerOptions): Runner {
+  const base: Partial<TaskSpec> = spec.program !== undefined ? taskOf(spec.library, spec.program) : {};
+  const task: TaskSpec = { ...base, ...stripUndefined(spec.task ?? {}), input: spec.task?.input ?? base.input ?? '' };
+  if (!task.input.trim()) throw new Error('the task has no input: give one, or pick a program of the library');
+  const exclude = [...(spec.selection?.exclude ?? []), ...(spec.program !== undefined ? [spec.program] : [])];
+  const demos = selectDemonstrations([spec.library, ...(spec.otherLibraries ?? [])], task, { ...spec.selection, exclude });
+  const { prompt, header } = buildArtPrompt(spec.library, task, demos);
+  return new Runner(new ArtProtocol(prompt, header, opts.tools), opts);
+}
+
+export function createAgentRunner(spec: AgentRunSpec, opts: RunnerOptions): Runner {
+  return new Runner(new AgentProtocol(spec, opts.tools), opts);
+}
+
+export function createMultiToolRunner(spec: MultiToolRunSpec, opts: RunnerOptions): Runner {
+  return new Runner(new MultiToolProtocol(spec, opts.tools), opts);
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

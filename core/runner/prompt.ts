@@ -1,0 +1,53 @@
+// The few-shot prompt for a new task, as the ART reference builds it: the library's preamble, the selected
+// demonstrations separated by `----`, then the new task filled into the library's `%s` template (or a plain
+// `Description:`/`Input:` pair) ending in `Q1:`, where the model starts writing the program.
+import type { ArtDocument } from '../art/ast';
+import type { Demonstration, TaskSpec } from './selection';
+
+export const SEPARATOR = '----';
+
+export interface ArtPrompt {
+  /** Everything the model continues. */
+  prompt: string;
+  /** The new task's own lines (the end of `prompt`), through `Q1:`. */
+  header: string;
+}
+
+export function buildArtPrompt(library: ArtDocument, task: TaskSpec, demonstrations: Demonstration[]): ArtPrompt {
+  const header = taskHeader(library, task);
+  const parts: string[] = [];
+  if (library.preamble) parts.push(`${library.preamble.text}\n`);
+  for (const d of demonstrations) parts.push(`${d.doc.text.slice(d.program.span.start, d.program.span.end).replace(/\s+$/, '')}\n${SEPARATOR}`);
+  return { prompt: `${parts.join('\n')}${parts.length ? '\n' : ''}${header}`, header };
+}
+
+/** The description line's value: `(Task name) description`. */
+export function descriptionText(task: TaskSpec): string {
+  const d = task.description?.trim() ?? '';
+  return task.taskName ? `(${task.taskName.trim()})${d ? ` ${d}` : ''}` : d;
+}
+
+/** The new task's lines: the library's template filled in when it has one, else `Description:`/`Input:`/`Q1:`. */
+export function taskHeader(library: ArtDocument, task: TaskSpec): string {
+  const description = descriptionText(task);
+  const input = task.input.trim();
+  const template = library.programs.find(p => p.template);
+  if (template) {
+    const t = library.text.slice(template.span.start, template.span.end).replace(/\s+$/, '');
+    const values = t.indexOf('%s') === t.lastIndexOf('%s') ? [input] : [description, input];
+    let i = 0;
+    const filled = t.replace(/%s/g, () => values[i++] ?? '');
+    if (/Q1\s*[:：]$/.test(filled)) return filled.replace(/Q1\s*[:：]$/, 'Q1:');
+  }
+  return `${description ? `Description: ${description}\n` : ''}Input: ${input}\nQ1:`;
+}
+
+/** The task of an existing program (to run it again, or to replay it). */
+export function taskOf(library: ArtDocument, index: number): TaskSpec {
+  const p = library.programs[index];
+  if (!p) throw new Error(`the library has no program ${index} (it has ${library.programs.length})`);
+  if (!p.input) throw new Error(`program ${index + 1} has no Input: to run`);
+  const d = p.description;
+  // The parser keeps the `(Task name)` apart from the description's text.
+  return { taskName: d?.taskName ?? undefined, description: d?.text, input: p.input.text };
+}

@@ -1,0 +1,61 @@
+// Task selection: which demonstrations of a task library go into the prompt for a new task. By default every
+// program of the same file (ART's task clusters are files); or the programs most similar to the new task by
+// lexical similarity (BM25 over description and input, with MiniSearch), as an alternative to ART's
+// model-based selection.
+import MiniSearch from 'minisearch';
+import type { ArtDocument, Program } from '../art/ast';
+
+export interface TaskSpec {
+  /** `(Task name)` written before the description. */
+  taskName?: string;
+  description?: string;
+  input: string;
+}
+
+export interface Demonstration {
+  doc: ArtDocument;
+  index: number;
+  program: Program;
+}
+
+export interface SelectionOptions {
+  /** `same-file` (default): every program of the first library; `similar`: the k most similar of all libraries. */
+  strategy?: 'same-file' | 'similar';
+  /** Demonstrations to keep with `similar`. Default 5. */
+  k?: number;
+  /** Program indices of the first library to leave out (the program being run, so its answer is not in the prompt). */
+  exclude?: number[];
+}
+
+/** A program that can serve as a demonstration: it has an input and steps, and is not the `%s` template. */
+export function isDemonstration(p: Program): boolean {
+  return !p.template && p.input !== null && p.steps.length > 0;
+}
+
+export function selectDemonstrations(libraries: ArtDocument[], task: TaskSpec, opts: SelectionOptions = {}): Demonstration[] {
+  const exclude = new Set(opts.exclude ?? []);
+  const candidates: Demonstration[] = [];
+  libraries.forEach((doc, li) => {
+    doc.programs.forEach((program, index) => {
+      if (!isDemonstration(program)) return;
+      if (li === 0 && exclude.has(index)) return;
+      candidates.push({ doc, index, program });
+    });
+  });
+  if ((opts.strategy ?? 'same-file') === 'same-file') return candidates.filter(c => c.doc === libraries[0]);
+  const k = Math.max(1, opts.k ?? 5);
+  if (candidates.length <= k) return candidates;
+  const index = new MiniSearch<{ id: number; text: string }>({ fields: ['text'], idField: 'id' });
+  index.addAll(candidates.map((c, id) => ({ id, text: programKey(c.program) })));
+  const query = [task.taskName, task.description, task.input].filter(Boolean).join(' ');
+  const hits = index.search(query, { combineWith: 'OR', prefix: true, fuzzy: 0.1 }).slice(0, k);
+  const chosen = new Set(hits.map(h => h.id as number));
+  // Fill up in file order when few words matched, so the prompt always has k demonstrations.
+  for (let i = 0; chosen.size < k && i < candidates.length; i++) chosen.add(i);
+  return [...chosen].sort((a, b) => a - b).map(i => candidates[i]);
+}
+
+/** The text a program is matched on: its task name, description and input. */
+function programKey(p: Program): string {
+  return [p.description?.taskName, p.description?.text, p.input?.text].filter(Boolean).join(' ');
+}

@@ -1,0 +1,217 @@
+// The run trace: one JSON object per line (JSONL) for every prompt, completion chunk, cut, tool call (input,
+// output, override, error, duration), monitor correction, pause, edit, retry and token count. A reader, and a
+// replay that runs a recorded trace again without calling anything: a model that streams the recorded chunks and
+// tools that return the recorded outputs, with the recorded edits (overrides, skips) applied at the same pauses.
+// No keys are ever given to the runner, and the writer scrubs any secret it is told of as a second guard.
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { normalizeName } from '../art/ast';
+import type { CompiledAgent } from '../agent/compile';
+import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
+import type { Tool, ToolResult } from '../tools/types';
+import { AgentProtocol } from './agentProtocol';
+import { ArtProtocol } from './artProtocol';
+import { MultiToolProtocol } from './multitoolProtocol';
+import type { Protocol } from './protocol';
+import { Runner } from './runner';
+import type { RunResult, ToolCall, ToolLookup, TraceRecord, TraceSink } from './types';
+
+/** Appends records to a JSONL file as they happen (synchronously, so a crash loses nothing written before it). */
+export class TraceWriter implements TraceSink {
+  private fd: number | null;
+
+  constructor(
+    readonly path: string,
+    private readonly secrets: string[] = [],
+  ) {
+    this.fd = openSync(path, 'w');
+  }
+
+  write(record: TraceRecord): void {
+    if (this.fd === null) return;
+    let line = JSON.stringify(record);
+    for (const s of this.secrets) if (s && s.length >= 4) line = line.split(s).join('***');
+    writeSync(this.fd, `${line}\n`);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/** Keeps the records in memory (tests, the debug adapter's trace view). */
+export class MemoryTrace implements TraceSink {
+  readonly records: TraceRecord[] = [];
+  write(record: TraceRecord): void {
+    this.records.push(structuredClone(record));
+  }
+  toJSONL(): string {
+    return this.records.map(r => `${JSON.stringify(r)}\n`).join('');
+  }
+}
+
+export interface ParsedTrace {
+  records: TraceRecord[];
+  /** Lines that are not trace records (1-based line numbers). */
+  errors: { line: number; message: string }[];
+}
+
+const KINDS = new Set(['run', 'request', 'chunk', 'completion', 'tool', 'correction', 'pause', 'edit', 'retry', 'end']);
+
+export function parseTrace(text: string): ParsedTrace {
+  const records: TraceRecord[] = [];
+  const errors: ParsedTrace['errors'] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      const r = JSON.parse(line) as TraceRecord;
+      if (!r || typeof r !== 'object' || !KINDS.has((r as { t?: string }).t ?? '')) errors.push({ line: i + 1, message: 'not a trace record (no known "t")' });
+      else records.push(r);
+    } catch (err) {
+      errors.push({ line: i + 1, message: `not JSON: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  });
+  return { records, errors };
+}
+
+export function readTraceFile(path: string): ParsedTrace {
+  return parseTrace(readFileSync(path, 'utf8'));
+}
+
+/** One request of a recorded run, as the trace has it. */
+export interface RecordedRequest {
+  n: number;
+  prompt: string;
+  stop: string[];
+  chunks: string[];
+  finishReason?: string;
+}
+
+export function recordedRequests(records: TraceRecord[]): RecordedRequest[] {
+  const byN = new Map<number, RecordedRequest>();
+  for (const r of records) {
+    if (r.t === 'request') byN.set(r.n, { n: r.n, prompt: r.prompt, stop: r.stop, chunks: [] });
+    else if (r.t === 'chunk') byN.get(r.n)?.chunks.push(r.text);
+    else if (r.t === 'completion' && r.finishReason !== undefined) {
+      const q = byN.get(r.n);
+      if (q) q.finishReason = r.finishReason;
+    }
+  }
+  return [...byN.values()].sort((a, b) => a.n - b.n);
+}
+
+/** Streams the recorded completions in order, chunk by chunk as they arrived; notes prompts that differ. */
+export class TraceReplayModel implements ModelClient {
+  readonly id: string;
+  readonly honoursStop: boolean;
+  readonly mismatches: string[] = [];
+  private next = 0;
+  private readonly requests: RecordedRequest[];
+
+  constructor(records: TraceRecord[]) {
+    const run = records.find(r => r.t === 'run');
+    this.id = `trace-replay:${run?.t === 'run' ? run.model : 'unknown'}`;
+    this.honoursStop = run?.t === 'run' ? run.honoursStop : true;
+    this.requests = recordedRequests(records);
+  }
+
+  async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
+    const rec = this.requests[this.next++];
+    if (!rec) throw new Error(`the trace has no request ${this.next} to replay (it recorded ${this.requests.length})`);
+    if (rec.prompt !== req.prompt) this.mismatches.push(`request ${rec.n}: the prompt differs from the recorded one`);
+    let text = '';
+    for (const c of rec.chunks) {
+      if (req.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+      text += c;
+      yield { text: c };
+    }
+    return { text, finishReason: rec.finishReason ?? 'stop' };
+  }
+
+  async complete(req: CompletionRequest): Promise<CompletionResult> {
+    const it = this.stream(req);
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return r.value;
+    }
+  }
+}
+
+/** Tools that return the recorded outputs (or errors) in call order. */
+export function traceReplayTools(records: TraceRecord[]): ToolLookup {
+  const calls = records.flatMap(r => (r.t === 'tool' ? [r.call] : [])).sort((a, b) => a.id - b.id);
+  const names = new Set(calls.map(c => normalizeName(c.tool)));
+  let next = 0;
+  const tool = (name: string): Tool => ({
+    info: { name, description: 'Replays the output recorded in a trace.', input: 'Ignored.', origin: 'user' },
+    async run(): Promise<ToolResult> {
+      // Skip the calls that never ran (skipped, or overridden before running).
+      while (next < calls.length && calls[next].output === undefined && calls[next].error === undefined) next++;
+      const c = calls[next++];
+      if (!c) return { ok: false, error: `the trace has no more recorded calls of ${name}` };
+      if (c.error !== undefined) return { ok: false, error: c.error, timedOut: c.timedOut };
+      return { ok: true, output: c.output ?? '' };
+    },
+  });
+  return { get: name => (names.has(normalizeName(name)) ? tool(name) : undefined) };
+}
+
+/** Rebuilds the run's protocol from its `run` record. */
+export function protocolFromTrace(records: TraceRecord[], tools: ToolLookup): Protocol {
+  const run = records.find(r => r.t === 'run');
+  if (!run || run.t !== 'run') throw new Error('the trace has no "run" record');
+  switch (run.kind) {
+    case 'art':
+      return new ArtProtocol(run.prompt, run.header, tools);
+    case 'agent': {
+      const c = run.config as { agent: CompiledAgent; question: string; preamble?: string };
+      return new AgentProtocol({ agent: c.agent, question: c.question, preamble: c.preamble }, tools);
+    }
+    case 'multitool':
+      return new MultiToolProtocol({ prompt: run.prompt, endMarkers: (run.config as { endMarkers?: string[] }).endMarkers }, tools);
+  }
+}
+
+export interface TraceReplay {
+  result: RunResult;
+  /** Where the replay did not follow the recording (prompts that differ). Empty for a faithful replay. */
+  mismatches: string[];
+}
+
+/**
+ * Runs a recorded trace again without calling anything; the recorded edits (input edits, skips, overrides) are
+ * applied at the same calls. `tools` re-executes real tools instead of the recorded outputs.
+ */
+export async function replayTrace(records: TraceRecord[], opts: { tools?: ToolLookup; trace?: TraceSink; onRunner?: (r: Runner) => void } = {}): Promise<TraceReplay> {
+  const model = new TraceReplayModel(records);
+  const tools = opts.tools ?? traceReplayTools(records);
+  const recordedCalls = new Map<number, ToolCall>(records.flatMap(r => (r.t === 'tool' ? [[r.call.id, r.call] as [number, ToolCall]] : [])));
+  const edits = records.flatMap(r => (r.t === 'edit' ? [r] : []));
+  const runner = new Runner(protocolFromTrace(records, tools), {
+    model,
+    tools,
+    pauseBeforeTool: true,
+    pauseAfterTool: true,
+    maxRequests: recordedRequests(records).length + 8,
+    trace: opts.trace,
+  });
+  runner.on('paused', ({ reason, call }) => {
+    if (call) {
+      const recorded = recordedCalls.get(call.id);
+      const ranBefore = recorded && (recorded.output !== undefined || recorded.error !== undefined);
+      for (const e of edits.filter(x => x.callId === call.id)) {
+        if (reason === 'before-tool') {
+          if (e.what === 'input') runner.setToolInput(e.text ?? '');
+          else if (e.what === 'skip') runner.skipTool();
+          else if (e.what === 'output' && !ranBefore) runner.setToolOutput(e.text ?? '');
+        } else if (reason === 'after-tool' || reason === 'tool-error') {
+          if (e.what === 'output' && ranBefore) runner.setToolOutput(e.text ?? '');
+        }
+      }
+    }
+    runner.continue();
+  });
+  opts.onRunner?.(runner);
+  const result = await runner.run();
+  return { result, mismatches: model.mismatches };
+}

@@ -1,0 +1,164 @@
+// What a run is, what it shows, and what it reports: the vocabulary shared by the Runner, its protocols, the trace
+// and the shells (debug adapter, CLI) that drive it.
+import type { Span } from '../common/text';
+import type { Tool } from '../tools/types';
+import type { ModelClient, Usage } from '../model/types';
+
+/** Finds a tool by the name written in the program (`[code execute]`, `[Action] Search`, `<<Calculator>>`). */
+export interface ToolLookup {
+  get(name: string): Tool | undefined;
+}
+
+/** One tool call as the debugger shows it. */
+export interface ToolCall {
+  /** 1-based, in call order. */
+  id: number;
+  tool: string;
+  /** The input the tool gets (ART: the step's instruction; agents: the tool-input state's text; triggers: the line). */
+  input: string;
+  /** ART: the previous step's answer (the code `[code execute]` runs, the list `[lookup]` reads). */
+  previousAnswer?: string;
+  /** ART step number, agent state, or trigger index the call belongs to. */
+  step: number;
+  state?: string;
+  /** What the tool returned (before any override). */
+  output?: string;
+  error?: string;
+  timedOut?: boolean;
+  durationMs?: number;
+  /** The output the user set instead of the tool's (what the model then sees). */
+  override?: string;
+  /** The user edited the input before the tool ran. */
+  inputEdited?: boolean;
+  /** The tool was skipped, or failed: the model wrote the output itself (MultiTool-CoT's fallback). */
+  fallback?: boolean;
+  skipped?: boolean;
+  /** The text appended to the program for this call ('' when the model writes it). */
+  appended?: string;
+  details?: Record<string, unknown>;
+}
+
+/** A step of the run: an ART query and its answer, an agent state and its text, or an inline trigger. */
+export interface StepView {
+  /** 1-based position in the run. */
+  index: number;
+  /** `Q3`, the agent state's name, or `<<Calculator>>`. */
+  label: string;
+  /** ART step name (`generate python code`), the tool of a trigger, or null. */
+  name: string | null;
+  /** The query's instruction, the state's text, the trigger line's text. */
+  text: string;
+  /** ART: the `#k:` answer so far. */
+  answer?: string;
+  /** The name is a tool the runner calls. */
+  tool: boolean;
+  /** Where the step sits in `Snapshot.text`. */
+  span: Span;
+  callId?: number;
+}
+
+export type RunState = 'idle' | 'running' | 'paused' | 'finished';
+
+export interface Snapshot {
+  kind: RunKind;
+  state: RunState;
+  /** The program as it stands: the new task's header (ART), the question (agents) or nothing, then the generated text. */
+  text: string;
+  /** Offset in `text` where the model's part starts. */
+  generatedFrom: number;
+  steps: StepView[];
+  /** The call being paused at or last made. */
+  call?: ToolCall;
+  calls: ToolCall[];
+  /** Agents: the monitor's current state and the states that may come next. */
+  agentState?: { current: string | null; expected: string[] };
+  usage: Usage;
+  requests: number;
+}
+
+export type RunKind = 'art' | 'agent' | 'multitool';
+
+export type PauseReason =
+  | 'entry'
+  | 'step'
+  | 'breakpoint'
+  | 'pause'
+  | 'before-tool'
+  | 'after-tool'
+  /** After a tool failed or timed out: the error is shown; continuing lets the model write the output. */
+  | 'tool-error';
+
+export type EndReason =
+  | 'finished'
+  /** `runner.stop()` */
+  | 'stopped'
+  /** The model stopped before the program or agent was complete. */
+  | 'incomplete'
+  /** maxRequests or maxCalls reached. */
+  | 'limit'
+  | 'error';
+
+export interface RunResult {
+  reason: EndReason;
+  /** ART `Ans:`, the agent's final state text, or the last line for triggers; null when there is none. */
+  answer: string | null;
+  snapshot: Snapshot;
+  error?: string;
+}
+
+export interface Breakpoints {
+  /** ART step numbers (pause when `Qk:` is complete, before its answer or tool). */
+  steps?: number[];
+  /** Agent state names (pause when the state is entered). */
+  states?: string[];
+  /** Tool names (pause before the tool runs), compared like step names. */
+  tools?: string[];
+}
+
+export interface RunnerOptions {
+  model: ModelClient;
+  tools: ToolLookup;
+  /** Model for LLM-backed tools (default: `model`). */
+  toolModel?: ModelClient;
+  temperature?: number;
+  /** Max tokens per request. Default 512. */
+  maxTokens?: number;
+  /** Safety cap on requests in one run. Default 64. */
+  maxRequests?: number;
+  /** Safety cap on tool calls in one run. Default 32. */
+  maxCalls?: number;
+  /** Pause before each tool runs (its input editable). Default false. */
+  pauseBeforeTool?: boolean;
+  /** Pause after each tool ran (its output overridable). Default true; errors pause even when false if `pauseOnToolError`. */
+  pauseAfterTool?: boolean;
+  /** Pause when a tool fails or times out, even with pauseAfterTool off. Default true. */
+  pauseOnToolError?: boolean;
+  stopOnEntry?: boolean;
+  breakpoints?: Breakpoints;
+  /** Passed to tools as ToolContext.timeoutMs; the runner stops waiting shortly after it (up to a second). */
+  toolTimeoutMs?: number;
+  /** Timeouts for single tools by name (`{ "code execute": 10000 }`), over `toolTimeoutMs`. */
+  toolTimeouts?: Record<string, number>;
+  workspaceRoot?: string;
+  /** Trace sink (see trace.ts). */
+  trace?: TraceSink;
+  /** Progress lines (retries, fallbacks) for an output channel; never secrets. */
+  log?: (line: string) => void;
+}
+
+/** Where trace records go (TraceWriter writes JSONL; tests collect them in memory). */
+export interface TraceSink {
+  write(record: TraceRecord): void;
+}
+
+export type TraceRecord =
+  | { t: 'run'; at: number; kind: RunKind; model: string; honoursStop: boolean; prompt: string; header: string; config: Record<string, unknown>; options: Record<string, unknown> }
+  | { t: 'request'; at: number; n: number; prompt: string; stop: string[]; maxTokens?: number; temperature?: number }
+  | { t: 'chunk'; at: number; n: number; text: string }
+  | { t: 'completion'; at: number; n: number; text: string; finishReason?: string; usage?: Usage; cut?: number; dropped?: string; aborted?: boolean }
+  | { t: 'tool'; at: number; call: ToolCall }
+  | { t: 'correction'; at: number; offset: number; found: string | null; expected: string[]; removed: string; inserted: string }
+  | { t: 'pause'; at: number; reason: PauseReason; callId?: number; step?: number }
+  | { t: 'edit'; at: number; what: 'input' | 'output' | 'skip'; callId: number; text?: string }
+  | { t: 'retry'; at: number; attempt: number; delayMs: number; reason: string }
+  | { t: 'end'; at: number; reason: EndReason; answer: string | null; text: string; usage: Usage; requests: number; error?: string };

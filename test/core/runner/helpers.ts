@@ -1,0 +1,89 @@
+// Fixtures for runner tests: the arithmetic library from the corpus, scripts of what the model writes, small tools.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArt } from '../../../core/art/parse';
+import type { ArtDocument } from '../../../core/art/ast';
+import { ContinuationScript } from '../../../core/model/script';
+import type { Runner, RunnerEvents } from '../../../core/runner/runner';
+import type { ToolLookup } from '../../../core/runner/types';
+import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
+import type { Tool, ToolResult } from '../../../core/tools/types';
+
+export const CORPUS = '/work/shared/corpus';
+export const corpusPath = (p: string) => join(process.env.ART_CORPUS ?? CORPUS, p);
+
+export function arithmeticLibrary(): ArtDocument {
+  return parseArt(readFileSync(corpusPath('programs/arithmetic.art'), 'utf8'));
+}
+
+/** Index of the "Elementary Math" program (Janet's ducks) in the arithmetic library. */
+export const DUCKS = 1;
+
+export const DUCKS_CODE = [
+  'total_eggs = 16',
+  'eaten_eggs = 3',
+  'baked_eggs = 4',
+  'sold_eggs = total_eggs - eaten_eggs - baked_eggs',
+  'dollars_per_egg = 2',
+  'ans = sold_eggs * dollars_per_egg',
+  'print(ans)',
+].join('\n');
+
+/**
+ * What the model writes after `Q1:` for the ducks task. `⟦...⟧` are the tool answers (what the model would write
+ * if nothing stopped it); `⟂` marks where each call is complete (after `\n#`).
+ */
+export const DUCKS_SCRIPT = ContinuationScript.parse(
+  " [generate python code] Write down the arithmetic or algebra equations as python code, storing the answer as 'ans'\n" +
+    `#⟂1:⟦\n${DUCKS_CODE}⟧\n` +
+    'Q2: [code execute] Execute the python code in #1 and get the value of "ans"\n' +
+    '#⟂2:⟦ 18⟧\n' +
+    'Q3: [EOQ]\n' +
+    'Ans: 18\n----\nDescription: (Another task) the model goes on with another program',
+  'Q1:',
+);
+
+/** What the model answers to `[generate python code]`'s own prompt. */
+export const CODEGEN_SCRIPT = ContinuationScript.parse(`${DUCKS_CODE}\n----\n# another instruction\nPython code:\nx = 1`, 'Python code:\n');
+
+/** The real tools of core/tools (Python really runs), over a small corpus folder. */
+export async function realTools(corpusDir?: string): Promise<ToolRegistry> {
+  return createToolRegistry({ workspaceRoot: process.cwd(), corpusDir: corpusDir ?? tempCorpus(), trusted: true });
+}
+
+/** A corpus folder for Search/Lookup/search (ReACT's Milhouse example). */
+export function tempCorpus(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'art-corpus-'));
+  writeFileSync(
+    join(dir, 'milhouse.md'),
+    '# Milhouse Van Houten\n\nMilhouse Mussolini Van Houten is a recurring character in the Fox animated television series The Simpsons voiced by Pamela Hayden and created by Matt Groening.\n\nMilhouse is Bart Simpson\'s best friend. Milhouse was named after U.S. president Richard Nixon, whose middle name was Milhous.\n',
+  );
+  writeFileSync(join(dir, 'springfield.md'), '# Springfield\n\nSpringfield is the fictional town where The Simpsons live.\n');
+  return dir;
+}
+
+/** Tools by name, falling back to `base`. */
+export function withTools(base: ToolLookup, extra: Record<string, Tool>): ToolLookup {
+  return { get: name => extra[name.trim().toLowerCase()] ?? base.get(name) };
+}
+
+export function fakeTool(name: string, run: (input: string, signal: AbortSignal) => Promise<ToolResult> | ToolResult): Tool {
+  return {
+    info: { name, description: `test tool ${name}`, input: 'text', origin: 'user' },
+    run: async (input, ctx) => run(input.instruction, ctx.signal),
+  };
+}
+
+/** A tool that never answers on its own (it only stops when its signal aborts). */
+export const hangingTool = (name: string) =>
+  fakeTool(name, (_input, signal) => new Promise<ToolResult>(resolve => signal.addEventListener('abort', () => resolve({ ok: false, error: 'aborted' }))));
+
+/** Records every event of a runner, in order. */
+export function record(runner: Runner): { name: keyof RunnerEvents; payload: any }[] {
+  const events: { name: keyof RunnerEvents; payload: any }[] = [];
+  for (const name of ['request', 'text', 'cut', 'correction', 'step', 'toolStart', 'toolEnd', 'toolDone', 'paused', 'resumed', 'retry', 'usage', 'end'] as const) {
+    runner.on(name, (payload: any) => events.push({ name, payload }));
+  }
+  return events;
+}

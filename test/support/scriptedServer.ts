@@ -1,0 +1,270 @@
+// A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks. It streams scripted continuations
+// token by token over SSE (completions and chat APIs), honours `stop` (or ignores it, like many chat endpoints),
+// records every request, counts tokens streamed after a tool call was complete, and injects faults.
+//
+// Scripts are ContinuationScripts (see core/model/script.ts): for each request the server finds where the prompt
+// ends in the first script that lines up with it and streams the rest.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { ContinuationScript, roughTokens } from '../../core/model/script';
+import { StopScanner } from '../../core/model/stops';
+
+export type Fault =
+  /** Answer with an HTTP error (a 429 may carry Retry-After as `retry-after` seconds or `retry-after-ms`). */
+  | { status: number; retryAfter?: string; retryAfterMs?: number; message?: string }
+  /** Stream this many tokens, then destroy the connection without a finish reason. */
+  | { dropAfterTokens: number }
+  /** Stream this many tokens, then wait `ms` before each further token (a slow or stalled stream). */
+  | { slowAfterTokens: number; ms: number };
+
+export interface RecordedRequest {
+  path: string;
+  body: Record<string, any>;
+  /** The text the model continues: the prompt, or the last chat message's content. */
+  prompt: string;
+  stop: string[];
+  /** performance.now() when the request arrived. */
+  receivedAt: number;
+  /** performance.now() when the last token was written. */
+  lastTokenAt?: number;
+  status: number;
+  tokensSent: number;
+  /** Tokens sent at or after the first point where a tool call was complete. */
+  tokensAfterCall: number;
+  finishReason?: string;
+  /** The client closed the connection before the server finished. */
+  aborted: boolean;
+  /** No script lined up with the prompt (the server answered with an empty completion). */
+  unaligned: boolean;
+  fault?: Fault;
+}
+
+export interface ScriptedServerOptions {
+  /** Whether `stop` is honoured (true) or ignored like some chat endpoints (false). Default true. */
+  honourStop?: boolean;
+  /** Delay between tokens. Default 1 ms. */
+  tokenDelayMs?: number;
+  /** Tokens per SSE chunk. Default 1. */
+  tokensPerChunk?: number;
+  /**
+   * Wait this long before the first token past a call point (once per response), as a slow model would: a client
+   * that aborts at the call gets nothing more, one that reads on gets everything. Default 0.
+   */
+  callPauseMs?: number;
+}
+
+export class ScriptedServer {
+  readonly requests: RecordedRequest[] = [];
+  honourStop: boolean;
+  tokenDelayMs: number;
+  tokensPerChunk: number;
+  callPauseMs: number;
+  private scripts: ContinuationScript[] = [];
+  private faults: Fault[] = [];
+  private server: Server | null = null;
+  private readonly open = new Set<ServerResponse>();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(opts: ScriptedServerOptions = {}) {
+    this.honourStop = opts.honourStop ?? true;
+    this.tokenDelayMs = opts.tokenDelayMs ?? 1;
+    this.tokensPerChunk = opts.tokensPerChunk ?? 1;
+    this.callPauseMs = opts.callPauseMs ?? 0;
+  }
+
+  /** Scripts tried in order; the first whose recording lines up with a prompt answers it. */
+  setScripts(...scripts: ContinuationScript[]): this {
+    this.scripts = scripts;
+    return this;
+  }
+
+  /** Faults applied to the next requests, one each, in order. */
+  injectFaults(...faults: Fault[]): this {
+    this.faults.push(...faults);
+    return this;
+  }
+
+  get baseURL(): string {
+    const a = this.server?.address() as AddressInfo | null;
+    if (!a) throw new Error('the scripted server is not listening');
+    return `http://127.0.0.1:${a.port}/v1`;
+  }
+
+  get tokensStreamed(): number {
+    return this.requests.reduce((n, r) => n + r.tokensSent, 0);
+  }
+
+  get tokensAfterCall(): number {
+    return this.requests.reduce((n, r) => n + r.tokensAfterCall, 0);
+  }
+
+  /** Resolves once every request so far has been answered or seen aborted (then `aborted` and counts are final). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size) await Promise.all([...this.inFlight]);
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.faults.length = 0;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const p = this.handle(req, res)
+        .catch(err => {
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: String(err) } }));
+        })
+        .finally(() => this.inFlight.delete(p));
+      this.inFlight.add(p);
+    });
+    await new Promise<void>(resolve => this.server!.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.open) res.destroy();
+    await new Promise<void>(resolve => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = null;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').replace(/\?.*$/, '');
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      return json(res, 200, { object: 'list', data: [{ id: 'scripted', object: 'model' }] });
+    }
+    const isChat = path.endsWith('/chat/completions');
+    if (req.method !== 'POST' || !(isChat || path.endsWith('/completions'))) return json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
+    const body = JSON.parse(await readBody(req)) as Record<string, any>;
+    const prompt: string = isChat ? String(body.messages?.at(-1)?.content ?? '') : String(body.prompt ?? '');
+    const stop: string[] = body.stop == null ? [] : Array.isArray(body.stop) ? body.stop : [body.stop];
+    const rec: RecordedRequest = { path, body, prompt, stop, receivedAt: performance.now(), status: 200, tokensSent: 0, tokensAfterCall: 0, aborted: false, unaligned: false };
+    this.requests.push(rec);
+    const fault = this.faults.shift();
+    rec.fault = fault;
+    if (fault && 'status' in fault) {
+      rec.status = fault.status;
+      const headers: Record<string, string> = {};
+      if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+      if (fault.retryAfterMs !== undefined) headers['retry-after-ms'] = String(fault.retryAfterMs);
+      return json(res, fault.status, { error: { message: fault.message ?? `scripted fault ${fault.status}`, type: 'scripted' } }, headers);
+    }
+
+    // What the model writes: the rest of the first script that lines up with the prompt.
+    let text = '';
+    let callEnds: number[] = [];
+    const script = this.scripts.find(s => s.locate(prompt));
+    if (script) ({ text, callEnds } = script.rest(script.locate(prompt)!));
+    else rec.unaligned = true;
+    const maxTokens: number = body.max_tokens ?? body.max_completion_tokens ?? Infinity;
+    const tokens = roughTokens(text).slice(0, maxTokens);
+    const truncatedByLength = roughTokens(text).length > tokens.length;
+    const firstCallEnd = callEnds.length ? callEnds[0] : Infinity;
+    const promptTokens = roughTokens(prompt).length;
+    const n = Math.max(1, Number(body.n ?? 1));
+    const id = `cmpl-${this.requests.length}`;
+
+    if (!body.stream) {
+      const scanner = new StopScanner(this.honourStop ? stop : []);
+      const whole = tokens.join('');
+      const { release, stopped } = scanner.push(whole);
+      const out = stopped ? release : release + scanner.flush();
+      rec.finishReason = stopped || !truncatedByLength ? 'stop' : 'length';
+      rec.tokensSent = roughTokens(out).length;
+      const usage = { prompt_tokens: promptTokens, completion_tokens: rec.tokensSent * n, total_tokens: promptTokens + rec.tokensSent * n };
+      const choices = Array.from({ length: n }, (_, index) =>
+        isChat
+          ? { index, message: { role: 'assistant', content: out }, finish_reason: rec.finishReason, logprobs: null }
+          : { index, text: out, finish_reason: rec.finishReason, logprobs: body.logprobs ? { token_logprobs: roughTokens(out).map(() => -0.5), tokens: roughTokens(out) } : null },
+      );
+      return json(res, 200, isChat ? { id, object: 'chat.completion', created: 0, model: body.model, choices, usage } : { id, object: 'text_completion', created: 0, model: body.model, choices, usage });
+    }
+
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    this.open.add(res);
+    res.on('close', () => {
+      this.open.delete(res);
+      if (!res.writableEnded) rec.aborted = true;
+    });
+    const send = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
+    const chunk = (textPiece: string, finish: string | null) =>
+      isChat
+        ? { id, object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: textPiece ? { content: textPiece } : {}, finish_reason: finish, logprobs: body.logprobs ? { content: textPiece ? [{ token: textPiece, logprob: -0.5, bytes: null, top_logprobs: [] }] : [] } : null }] }
+        : { id, object: 'text_completion', created: 0, model: body.model, choices: [{ index: 0, text: textPiece, finish_reason: finish, logprobs: body.logprobs ? { token_logprobs: textPiece ? [-0.5] : [], tokens: textPiece ? [textPiece] : [] } : null }] };
+
+    const scanner = new StopScanner(this.honourStop ? stop : []);
+    let released = 0; // characters sent so far
+    let generated = 0; // characters of the script's text generated so far
+    let pausedAtCall = false;
+    let sentTokens = 0;
+    let finish: string | null = null;
+    let index = 0;
+    const gone = () => {
+      if (res.destroyed || rec.aborted) rec.aborted = true;
+      return rec.aborted;
+    };
+    while (index < tokens.length && finish === null) {
+      if (gone()) return;
+      const group = tokens.slice(index, index + this.tokensPerChunk);
+      index += group.length;
+      if (!pausedAtCall && this.callPauseMs > 0 && generated >= firstCallEnd) {
+        pausedAtCall = true;
+        await wait(this.callPauseMs);
+        if (gone()) return;
+      }
+      generated += group.join('').length;
+      if (fault && 'dropAfterTokens' in fault && sentTokens >= fault.dropAfterTokens) {
+        res.destroy();
+        return;
+      }
+      const delay = fault && 'slowAfterTokens' in fault && sentTokens >= fault.slowAfterTokens ? fault.ms : this.tokenDelayMs;
+      if (delay > 0) await wait(delay);
+      if (gone()) return;
+      const { release, stopped } = scanner.push(group.join(''));
+      if (release) {
+        send(chunk(release, null));
+        rec.tokensSent += group.length;
+        sentTokens += group.length;
+        // Released text is a prefix of the generated text: past the call when it ends past the call point.
+        released += release.length;
+        if (released > firstCallEnd) rec.tokensAfterCall += group.length;
+        rec.lastTokenAt = performance.now();
+      }
+      if (stopped) finish = 'stop';
+    }
+    if (finish === null) {
+      const rest = scanner.flush();
+      if (rest) {
+        send(chunk(rest, null));
+        rec.tokensSent++;
+        rec.lastTokenAt = performance.now();
+      }
+      finish = truncatedByLength ? 'length' : 'stop';
+    }
+    rec.finishReason = finish;
+    send(chunk('', finish));
+    if (body.stream_options?.include_usage) {
+      send({ id, object: isChat ? 'chat.completion.chunk' : 'text_completion', created: 0, model: body.model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: rec.tokensSent, total_tokens: promptTokens + rec.tokensSent } });
+    }
+    res.write('data: [DONE]\n\n');
+    res.end();
+  }
+}
+
+function json(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(payload));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', c => (data += c));
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+}
+
+const wait = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));

@@ -1,0 +1,32 @@
+// Starts the ART language server (dist/server.js) as a child process over IPC and connects it to `.art` and
+// `.agent` documents. The server reads its settings itself from the `art` section (workspace/configuration).
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { LanguageClient, TransportKind, Trace, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import type { TraceSetting } from './settings';
+
+export const ART_LANGUAGES = ['art', 'art-agent'] as const;
+
+export function createLanguageClient(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, toolsFile: string): LanguageClient {
+  const module = context.asAbsolutePath('dist/server.js');
+  const serverOptions: ServerOptions = {
+    run: { module, transport: TransportKind.ipc },
+    // Started with --inspect when the extension itself is being debugged (F5 on this repository).
+    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6010'] } },
+  };
+  const clientOptions: LanguageClientOptions = {
+    // Any scheme: files, untitled buffers and remote documents all get diagnostics.
+    documentSelector: ART_LANGUAGES.map(language => ({ language })),
+    outputChannel: log,
+    synchronize: {
+      // Tool files change the catalog (completion, `tool-name-typo`); the server re-checks on these events.
+      fileEvents: vscode.workspace.createFileSystemWatcher(`**/${basename(toolsFile) || '.art-tools.json'}`),
+    },
+  };
+  return new LanguageClient('art', 'ART Language Server', serverOptions, clientOptions);
+}
+
+/** Applies `art.server.trace` (the client's own `art.trace.server` key is not contributed, to keep one prefix). */
+export async function applyTrace(client: LanguageClient, setting: TraceSetting): Promise<void> {
+  await client.setTrace(Trace.fromString(setting));
+}

@@ -1,0 +1,108 @@
+// The runner's part of the extension: the inline `art` debug adapter (client/runner/debugSession.ts), its launch
+// configurations, Run/Debug CodeLenses, the streamed program editor, the trace view and the commands. Called
+// once from client/extension.ts.
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import type { ArtSettings } from '../settings';
+import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
+import { API_KEY_SECRET, openTrace, overrideToolOutput, saveAsDemonstration, setApiKey } from './commands';
+import { ArtConfigurationProvider } from './configuration';
+import { join } from 'node:path';
+import { isRunnable, unitsOf } from './programs';
+import { DEBUG_TYPE } from './protocol';
+import { ProgramStreams } from './streamEditor';
+import { TraceView } from './traceView';
+
+export interface RunnerDeps {
+  client?: LanguageClient;
+  log: vscode.LogOutputChannel;
+  settings: (scope?: vscode.ConfigurationScope) => ArtSettings;
+}
+
+export interface RunnerApi {
+  streams: ProgramStreams;
+  traceView: TraceView;
+}
+
+export const COMMANDS = {
+  setApiKey: 'art.setApiKey',
+  saveDemonstration: 'art.saveDemonstration',
+  openTrace: 'art.openTrace',
+  overrideToolOutput: 'art.overrideToolOutput',
+  run: RUN_COMMAND,
+  debug: DEBUG_COMMAND,
+} as const;
+
+type DebugSessionModule = typeof import('../debugAdapterMain');
+let debugSessionModule: DebugSessionModule | undefined;
+
+/**
+ * The session class from dist/debugAdapter.js (beside this bundle), loaded on first use: the runner and its
+ * dependencies are most of the extension's code and a debug session is rarer than opening a file.
+ */
+function loadDebugSession(): DebugSessionModule['ArtDebugSession'] {
+  // A computed path keeps esbuild from bundling the module into dist/client.js.
+  debugSessionModule ??= require(join(__dirname, 'debugAdapter.js')) as DebugSessionModule;
+  return debugSessionModule.ArtDebugSession;
+}
+
+export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDeps): RunnerApi {
+  const traceDir = vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'traces');
+  const provider = new ArtConfigurationProvider({ client: deps.client, settings: deps.settings, traceDir });
+  const streams = new ProgramStreams(deps.log, () => vscode.workspace.getConfiguration('art').get<boolean>('debug.streamToEditor', true));
+  const traceView = new TraceView();
+  const lenses = new RunCodeLenses();
+
+  const factory: vscode.DebugAdapterDescriptorFactory = {
+    createDebugAdapterDescriptor: () =>
+      new vscode.DebugAdapterInlineImplementation(
+        new (loadDebugSession())({
+          // Read from SecretStorage by the session itself: the key never travels in the launch arguments.
+          apiKey: () => context.secrets.get(API_KEY_SECRET),
+          isTrusted: () => vscode.workspace.isTrusted,
+        }),
+      ),
+  };
+
+  const start = async (uri: vscode.Uri | undefined, task: number | undefined, noDebug: boolean) => {
+    const doc = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
+    if (!doc || !isRunnable(doc)) {
+      void vscode.window.showInformationMessage('ART Studio: open an .art or .agent file to run it.');
+      return false;
+    }
+    const unit = task !== undefined ? unitsOf(doc).find(u => u.task === task) : undefined;
+    const name = `${noDebug ? 'Run' : 'Debug'} ${unit?.title ?? vscode.workspace.asRelativePath(doc.uri)}`;
+    return vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(doc.uri), { type: DEBUG_TYPE, request: 'launch', name, program: doc.uri.fsPath, task }, { noDebug });
+  };
+
+  context.subscriptions.push(
+    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, factory),
+    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, provider, vscode.DebugConfigurationProviderTriggerKind.Initial),
+    vscode.debug.registerDebugConfigurationProvider(
+      DEBUG_TYPE,
+      {
+        // The Run and Debug view's dynamic list: one configuration per program of the active file.
+        provideDebugConfigurations: () => {
+          const doc = vscode.window.activeTextEditor?.document;
+          if (!doc || !isRunnable(doc)) return [];
+          return unitsOf(doc).map(u => ({ type: DEBUG_TYPE, request: 'launch', name: `Debug ${u.title}`, program: doc.uri.fsPath, task: u.task }));
+        },
+      },
+      vscode.DebugConfigurationProviderTriggerKind.Dynamic,
+    ),
+    vscode.languages.registerCodeLensProvider([{ language: 'art' }, { language: 'art-agent' }], lenses),
+    lenses,
+    streams,
+    traceView,
+    vscode.commands.registerCommand(COMMANDS.run, (uri?: vscode.Uri, task?: number) => start(uri, task, true)),
+    vscode.commands.registerCommand(COMMANDS.debug, (uri?: vscode.Uri, task?: number) => start(uri, task, false)),
+    vscode.commands.registerCommand(COMMANDS.setApiKey, (value?: string) => setApiKey(context.secrets, value)),
+    vscode.commands.registerCommand(COMMANDS.overrideToolOutput, (text?: string) => overrideToolOutput(text)),
+    vscode.commands.registerCommand(COMMANDS.saveDemonstration, (target?: vscode.Uri) => saveAsDemonstration(streams, target)),
+    vscode.commands.registerCommand(COMMANDS.openTrace, (uri?: vscode.Uri) => openTrace(traceView, streams, uri)),
+    streams.onDidEndRun(run => {
+      deps.log.info(`Run ${run.sessionName} ended (${run.reason})${run.answer !== null ? `: answer ${run.answer}` : ''}${run.tracePath ? `; trace ${run.tracePath}` : ''}`);
+    }),
+  );
+  return { streams, traceView };
+}

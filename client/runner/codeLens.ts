@@ -1,0 +1,26 @@
+// "Run" and "Debug" above each program of a task library and each agent of a spec.
+import * as vscode from 'vscode';
+import { unitsOf } from './programs';
+
+export const RUN_COMMAND = 'art.runProgram';
+export const DEBUG_COMMAND = 'art.debugProgram';
+
+export class RunCodeLenses implements vscode.CodeLensProvider {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+
+  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    return unitsOf(doc).flatMap(u => {
+      const range = new vscode.Range(u.line, 0, u.line, 0);
+      const what = u.kind === 'agent' ? `agent ${u.title}` : `program ${u.task} (${u.title})`;
+      return [
+        new vscode.CodeLens(range, { title: '$(play) Run', tooltip: `Run ${what} to the end`, command: RUN_COMMAND, arguments: [doc.uri, u.task] }),
+        new vscode.CodeLens(range, { title: '$(debug-alt) Debug', tooltip: `Debug ${what}: pause at every tool call`, command: DEBUG_COMMAND, arguments: [doc.uri, u.task] }),
+      ];
+    });
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

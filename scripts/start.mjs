@@ -1,0 +1,58 @@
+// `npm start`: ART Studio in a real VS Code in your browser. Installs code-server when missing
+// (scripts/setup-code-server.sh), packages the extension and installs the VSIX into a profile kept in
+// .art-cache/code-server/, starts code-server on 127.0.0.1 with examples/ open, prints the URL, and stays up
+// until Ctrl+C. Reuses everything already installed; your settings in that profile are kept between runs.
+// Usage: npm start [-- --port 8080]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { codeServerCommand, ensureInstalled, EXTENSION_ID, ROOT, startCodeServer, workbenchUrl, writeUserSettings } from './code-server.mjs';
+
+const { values: opts } = parseArgs({ options: { port: { type: 'string', default: process.env.ART_PORT ?? '8080' } } });
+const dataDir = join(ROOT, '.art-cache/code-server');
+const examples = join(ROOT, 'examples');
+const vsix = join(ROOT, '.art-cache/art-studio.vsix');
+
+try {
+  ensureInstalled();
+  mkdirSync(dataDir, { recursive: true });
+  console.log('Building and packaging the extension...');
+  // vsce runs the `vscode:prepublish` script (node scripts/build.mjs) before packaging.
+  execFileSync(join(ROOT, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--out', vsix], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const install = codeServerCommand(['--extensions-dir', join(dataDir, 'ext'), '--user-data-dir', join(dataDir, 'user'), '--install-extension', vsix, '--force']);
+  if (install.status !== 0) throw new Error(`installing ${vsix} into code-server failed:\n${install.stdout}${install.stderr}`);
+  console.log(`Installed ${EXTENSION_ID} into ${join(dataDir, 'ext')}`);
+  writeUserSettings(dataDir, undefined, { overwrite: false });
+} catch (e) {
+  console.error(`npm start: ${e instanceof Error ? e.message : e}`);
+  process.exit(1);
+}
+
+let server;
+try {
+  server = await startCodeServer({ workspace: examples, dataDir, port: Number(opts.port), smokeTestDriver: false });
+} catch (e) {
+  if (!/EADDRINUSE/.test(String(e))) { console.error(`npm start: ${e instanceof Error ? e.message : e}`); process.exit(1); }
+  console.log(`Port ${opts.port} is in use; taking a free one.`);
+  server = await startCodeServer({ workspace: examples, dataDir, port: 0, smokeTestDriver: false });
+}
+
+console.log(`\nART Studio is running in code-server (VS Code in the browser), with examples/ open:\n\n    ${workbenchUrl(server, examples)}\n`);
+console.log('Listening on 127.0.0.1 only, without a password. Press Ctrl+C to stop.');
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nStopping code-server...');
+  await server.stop();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+server.process.on('exit', code => {
+  if (stopping) return;
+  console.error(`code-server exited unexpectedly (code ${code}). Its last output:\n${server.output.slice(-20).join('')}`);
+  process.exit(1);
+});

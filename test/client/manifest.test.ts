@@ -1,0 +1,66 @@
+// The extension manifest's contract: activation only on ART files (and the extension's own commands), every
+// setting under `art.` with a default and none that could hold a secret, limited support in untrusted workspaces,
+// and a VSIX that ships bundles, not sources.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '../..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const extensionSource = readFileSync(join(root, 'client/extension.ts'), 'utf8');
+
+describe('package.json manifest', () => {
+  test('activates only on the art and art-agent languages, its own commands and its own debug type', () => {
+    const events: string[] = pkg.activationEvents;
+    assert.ok(events.includes('onLanguage:art') && events.includes('onLanguage:art-agent'));
+    for (const e of events) {
+      assert.match(e, /^(onLanguage:(art|art-agent)|onCommand:art\.[\w.]+|onDebugResolve:art|onDebugDynamicConfigurations:art)$/, `unexpected activation event ${e}`);
+      if (e.startsWith('onCommand:')) assert.ok(extensionSource.includes(`'${e.slice('onCommand:'.length)}'`), `${e} is never registered`);
+    }
+  });
+
+  test('the languages it activates on are contributed with their file extensions', () => {
+    const langs = new Map<string, string[]>((pkg.contributes.languages ?? []).map((l: { id: string; extensions: string[] }) => [l.id, l.extensions]));
+    assert.deepEqual(langs.get('art'), ['.art']);
+    assert.deepEqual(langs.get('art-agent'), ['.agent']);
+  });
+
+  test('every setting is under art., typed, documented and has a default', () => {
+    const props: Record<string, { type?: string; default?: unknown; description?: string; markdownDescription?: string }> = pkg.contributes.configuration.properties;
+    assert.ok(Object.keys(props).length >= 10);
+    for (const [key, p] of Object.entries(props)) {
+      assert.match(key, /^art\./, key);
+      assert.ok(p.type, `${key} has no type`);
+      assert.ok('default' in p, `${key} has no default`);
+      assert.ok(p.description || p.markdownDescription, `${key} is undocumented`);
+    }
+    for (const key of ['art.server.trace', 'art.diagnostics.debounceMs', 'art.model.baseURL', 'art.model.name', 'art.model.apiKeyEnv',
+      'art.model.temperature', 'art.model.maxTokens', 'art.python.path', 'art.tools.file', 'art.search.corpus']) assert.ok(props[key], `${key} missing`);
+    assert.equal(props['art.python.path'].default, '/usr/bin/python3');
+  });
+
+  test('no setting can hold an API key or other secret', () => {
+    for (const key of Object.keys(pkg.contributes.configuration.properties)) {
+      // `art.model.apiKeyEnv` names an environment variable; it is not the key.
+      assert.doesNotMatch(key.replace(/apiKeyEnv$/, ''), /apikey|secret|password|credential|(auth|access|bearer)token|\.(key|token)$/i, `${key} looks like a secret`);
+    }
+  });
+
+  test('untrusted workspaces get limited support, and executable paths are not taken from them', () => {
+    const u = pkg.capabilities.untrustedWorkspaces;
+    assert.equal(u.supported, 'limited');
+    assert.ok(u.description.length > 20);
+    for (const key of ['art.python.path', 'art.tools.file', 'art.model.baseURL']) assert.ok(u.restrictedConfigurations.includes(key), key);
+  });
+
+  test('the VSIX keeps sources, tests, node_modules and corpus data out', () => {
+    const lines = readFileSync(join(root, '.vscodeignore'), 'utf8').split('\n').map(l => l.trim()).filter(l => l && !l.startsWith('#'));
+    assert.equal(lines[0], '**', 'everything is excluded first, then the shipped files are listed');
+    const included = lines.filter(l => l.startsWith('!')).map(l => l.slice(1));
+    for (const p of included) assert.doesNotMatch(p, /^(client|server|core|test|node_modules|examples|scripts)\/|\.ts$/, `${p} should not ship`);
+    for (const p of ['package.json', 'dist/client.js', 'dist/server.js']) assert.ok(included.includes(p), `${p} must ship`);
+    assert.equal(pkg.main, './dist/client.js');
+    assert.match(pkg.scripts.package, /vsce package --no-dependencies/);
+  });
+});

@@ -1,0 +1,91 @@
+// End-to-end tests as a person would use ART Studio: Playwright drives Debian's Chromium on the code-server
+// workbench with the keyboard and the mouse. By default the extension is packaged (`vsce package`) and the VSIX
+// installed into code-server, as a user would; --dev loads it from this repository instead.
+// Scenarios are the modules in test/vscode/e2e/ (run in name order); each exports `title` and `run(t)`.
+// A failed step saves a screenshot to test-results/ and the run continues with the next scenario.
+// Usage: node test/vscode/e2e.mjs [--dev] [--no-build] [--only SUBSTRING] [--headed-shots]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  buildExtension, codeServerCommand, copyWorkspace, ensureInstalled, EXTENSION_ID, launchBrowser, remoteUri, ROOT,
+  startCodeServer, workbenchUrl, writeUserSettings,
+} from '../../scripts/code-server.mjs';
+import { workbench } from './e2e/workbench.mjs';
+
+const { values: opts } = parseArgs({ options: { dev: { type: 'boolean' }, 'no-build': { type: 'boolean' }, only: { type: 'string' } } });
+const RESULTS = join(ROOT, 'test-results');
+const started = Date.now();
+
+ensureInstalled();
+const workspace = copyWorkspace(join(ROOT, 'test/vscode/workspace'));
+const dataDir = mkdtempSync(join(tmpdir(), 'art-e2e-'));
+writeUserSettings(dataDir);
+
+let payload = [['skipWelcome', 'true']];
+if (opts.dev) {
+  if (!opts['no-build']) buildExtension();
+} else {
+  const vsix = join(dataDir, 'art-studio.vsix');
+  // vsce runs `vscode:prepublish` (the minified build) itself.
+  execFileSync(join(ROOT, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--out', vsix], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const r = codeServerCommand(['--extensions-dir', join(dataDir, 'ext'), '--user-data-dir', join(dataDir, 'user'), '--install-extension', vsix]);
+  if (r.status !== 0) throw new Error(`installing the VSIX failed:\n${r.stdout}\n${r.stderr}`);
+  console.log(`installed ${EXTENSION_ID} from a freshly packaged VSIX`);
+}
+
+const scenarios = [];
+for (const file of readdirSync(join(ROOT, 'test/vscode/e2e')).filter(f => /^\d+-.*\.mjs$/.test(f)).sort()) {
+  const mod = await import(`./e2e/${file}`);
+  if (!opts.only || mod.title.includes(opts.only)) scenarios.push(mod);
+}
+
+const server = await startCodeServer({ workspace, dataDir });
+const browser = await launchBrowser();
+const results = [];
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on('pageerror', e => console.error(`[page error] ${e.message}`));
+  if (opts.dev) payload = [['extensionDevelopmentPath', remoteUri(server, ROOT)], ...payload];
+  await page.goto(workbenchUrl(server, workspace, payload));
+  const wb = workbench(page, workspace);
+
+  /** One named check; on failure a screenshot, then the scenario stops (later scenarios still run). */
+  const step = async (name, fn) => {
+    const t0 = Date.now();
+    try {
+      await fn();
+      results.push({ name, ok: true });
+      console.log(`  ✔ ${name} (${Date.now() - t0} ms)`);
+    } catch (e) {
+      mkdirSync(RESULTS, { recursive: true });
+      const shot = join(RESULTS, `e2e-${name.replace(/\W+/g, '_').slice(0, 80)}.png`);
+      await page.screenshot({ path: shot }).catch(() => {});
+      results.push({ name, ok: false });
+      console.log(`  ✘ ${name}: ${String(e?.message ?? e).split('\n')[0]}\n    screenshot: ${shot.slice(ROOT.length + 1)}`);
+      throw Object.assign(e instanceof Error ? e : new Error(String(e)), { reported: true });
+    }
+  };
+
+  for (const scenario of scenarios) {
+    console.log(scenario.title);
+    try {
+      await scenario.run({ page, step, wb, workspace });
+    } catch (e) {
+      if (!e?.reported) { results.push({ name: `${scenario.title}: setup`, ok: false }); console.log(`  ✘ ${e?.message ?? e}`); }
+    } finally {
+      await wb.reset().catch(() => {});
+    }
+  }
+} finally {
+  await browser.close().catch(() => {});
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+const passed = results.filter(r => r.ok).length;
+const failed = results.length - passed + (scenarios.length === 0 ? 1 : 0);
+console.log(`e2e finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

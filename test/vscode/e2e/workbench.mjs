@@ -1,0 +1,81 @@
+// What a person does in the VS Code workbench, as Playwright actions: Quick Open, the command palette, Go to Line,
+// the Problems panel, the light bulb, the suggest widget, the status bar. Selectors are VS Code 1.139's.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function workbench(page, workspace) {
+  const wb = {
+    page,
+    /** The workbench has loaded the folder and the explorer shows `file`. */
+    async ready(file) {
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: file }).first().waitFor({ timeout: 30_000 });
+    },
+    /** Ctrl+P, type the name, Enter; resolves when its tab is the active one. */
+    async openFile(name) {
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await page.keyboard.type(name);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.tab.active', { hasText: name }).waitFor();
+      await wb.focusEditor();
+    },
+    /** Runs a command from the palette by its title. */
+    async command(title) {
+      await page.keyboard.press('Control+Shift+P');
+      await page.locator('.quick-input-widget input').waitFor();
+      await page.keyboard.type(title);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+      await page.keyboard.press('Enter');
+    },
+    /** Focuses the active editor from the keyboard (View: Focus Active Editor Group), keeping the cursor where it is. */
+    async focusEditor() {
+      await page.keyboard.press('Escape');
+      await wb.command('View: Focus Active Editor Group');
+      await page.locator('.editor-group-container.active .monaco-editor.focused').waitFor({ timeout: 5_000 });
+    },
+    /** Ctrl+G to a 1-based line (cursor at its start). */
+    async goToLine(line) {
+      await wb.focusEditor();
+      await page.keyboard.press('Control+G');
+      await page.locator('.quick-input-widget input').waitFor();
+      await page.keyboard.type(String(line));
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    },
+    /** Opens the Problems panel (Ctrl+Shift+M) and returns its rows. */
+    async problems() {
+      const rows = page.locator('.markers-panel .monaco-tl-row');
+      if (!(await page.locator('.markers-panel').isVisible())) await page.keyboard.press('Control+Shift+M');
+      await page.locator('.markers-panel').waitFor();
+      return rows;
+    },
+    problemRows(text) {
+      return page.locator('.markers-panel .monaco-tl-row', { hasText: text });
+    },
+    async rowTexts(locator) {
+      return (await locator.allInnerTexts()).map(t => t.replace(/\s+/g, ' ').trim());
+    },
+    statusItem(text) {
+      return page.locator('.statusbar-item', { hasText: text });
+    },
+    suggestRows() {
+      return page.locator('.editor-widget.suggest-widget .monaco-list-row');
+    },
+    /** The line number (1-based) of the first line starting with `prefix` in a workspace file on disk. */
+    lineOf(file, prefix) {
+      const i = readFileSync(join(workspace, file), 'utf8').split('\n').findIndex(l => l.startsWith(prefix));
+      if (i < 0) throw new Error(`no line starting with "${prefix}" in ${file}`);
+      return i + 1;
+    },
+    /** Between scenarios: close widgets, discard edits, close editors. */
+    async reset() {
+      for (let i = 0; i < 3; i++) await page.keyboard.press('Escape');
+      await wb.command('Revert and Close Editor').catch(() => {});
+      await wb.command('View: Close All Editors').catch(() => {});
+    },
+  };
+  return wb;
+}

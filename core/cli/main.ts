@@ -5,6 +5,7 @@ import { diagnoseFile, formatDiagnostic, type FileDiagnostic } from './check';
 import { CliError } from './files';
 import { monitorCommand } from './monitor';
 import { parseTree } from './parseTree';
+import { runCommand } from './run';
 
 const USAGE = `usage: art <command> [options]
 
@@ -12,11 +13,14 @@ commands:
   check FILE...                 report problems; exit 1 when any error is found  [--json]
   parse FILE                    print the syntax tree                              [--json]
   monitor SPEC TRACE            check a trace against an agent spec; exit 1 when off-spec  [--agent NAME] [--json]
+  run FILE                      run a program or agent, printing it as it grows; exit 1 unless it finishes
+                                [--task T] [--input TEXT] [--mode generate|replay] [--base-url U] [--model M]
+                                [--trace F] [--interactive]  (art run --help for all options)
   help                          this text
 
 Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.`;
 
-type Out = { out: (s: string) => void; err: (s: string) => void };
+type Out = { out: (s: string) => void; err: (s: string) => void; write?: (s: string) => void };
 
 export async function main(argv: string[], io: Out = { out: (s) => process.stdout.write(s + '\n'), err: (s) => process.stderr.write(s + '\n') }): Promise<number> {
   const [command, ...rest] = argv;
@@ -46,6 +50,8 @@ export async function main(argv: string[], io: Out = { out: (s) => process.stdou
         if (positionals.length !== 2) throw new CliError('art monitor: give a spec (.agent) and a trace file: art monitor SPEC TRACE');
         return monitorCommand(positionals[0], positionals[1], { agent: values.agent, json: !!values.json }, io);
       }
+      case 'run':
+        return await runCommand(rest, { write: io.write ?? ((s) => process.stdout.write(s)), err: io.err, stdin: process.stdin });
       case undefined:
       case 'help':
       case '--help':

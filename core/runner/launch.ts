@@ -16,7 +16,7 @@ import type { ModelClient } from '../model/types';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import { createAgentRunner, createArtRunner } from './create';
 import { Runner } from './runner';
-import { MemoryTrace, TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
+import { TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
 import type { Breakpoints, RunnerOptions, TraceRecord, TraceSink } from './types';
 
 export class LaunchError extends Error {}
@@ -59,8 +59,6 @@ export interface RunConfig {
   replayDelayMs?: number;
   /** Where to write the JSONL trace. */
   tracePath?: string;
-  /** Also keep the trace in memory (the debug adapter's trace view). */
-  memoryTrace?: boolean;
   log?: (line: string) => void;
 }
 
@@ -81,7 +79,6 @@ export interface PreparedRun {
   /** Problems of the tool file and MCP servers (the run goes on without those tools). */
   toolProblems: readonly string[];
   tracePath?: string;
-  memoryTrace?: MemoryTrace;
   /** Closes the trace and stops MCP servers. */
   dispose(): Promise<void>;
 }
@@ -113,7 +110,6 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
   }
 
   let writer: TraceWriter | undefined;
-  const memoryTrace = config.memoryTrace ? new MemoryTrace() : undefined;
   const tracePath = config.tracePath ? at(config.tracePath) : undefined;
   const dispose = async () => {
     writer?.close();
@@ -127,13 +123,10 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
         throw new LaunchError(`${tracePath}: cannot write the trace: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
     }
-    const sinks: TraceSink[] = [];
-    if (writer) sinks.push(writer);
-    if (memoryTrace) sinks.push(memoryTrace);
-    const trace: TraceSink | undefined = sinks.length ? { write: r => sinks.forEach(s => s.write(r)) } : undefined;
+    const trace: TraceSink | undefined = writer;
     const base = { tools, trace, config, mode, root };
     const made = language === 'art' ? makeArtRun(text, base) : language === 'agent' ? makeAgentRun(text, base) : makeTraceRun(text, path, base);
-    return { ...made, language, path, text, toolProblems: tools.problems, tracePath, memoryTrace, dispose };
+    return { ...made, language, path, text, toolProblems: tools.problems, tracePath, dispose };
   } catch (e) {
     await dispose();
     if (e instanceof LaunchError) throw e;
@@ -247,7 +240,8 @@ function makeTraceRun(text: string, path: string, b: Base): Made {
   if (errors.length) throw new LaunchError(`${path}:${errors[0].line}: ${errors[0].message}`);
   if (!records.some(r => r.t === 'run')) throw new LaunchError(`${path}: not a run trace (it has no "run" record)`);
   const model = new TraceReplayModel(records as TraceRecord[]);
-  const tools = traceReplayTools(records);
+  // The recorded tool outputs, with the recorded overrides in their place: the model sees what it saw then.
+  const tools = traceReplayTools(records.map(r => (r.t === 'tool' && r.call.override !== undefined ? { ...r, call: { ...r.call, output: r.call.override, error: undefined } } : r)));
   const runner = new Runner(protocolFromTrace(records, tools), { ...runnerOptions(b, model), tools });
   const run = records.find(r => r.t === 'run');
   return { runner, unit: -1, title: `trace of ${run?.t === 'run' ? run.kind : 'a'} run`, ownProgram: false, model };

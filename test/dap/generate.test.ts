@@ -1,0 +1,95 @@
+// The debug adapter in generate mode, over real HTTP: dist/debugAdapter.js runs the arithmetic library's ducks
+// task against the scripted OpenAI-compatible server (the real `openai` client streams it); an output overridden
+// in the Variables view is what the next request to the model contains. The key comes from the environment
+// variable `apiKeyEnv` names and appears in no trace.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { ScriptedServer } from '../support/scriptedServer';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, corpusPath } from '../core/runner/helpers';
+import { DapClient } from './dapClient';
+
+const PROGRAM = corpusPath('programs/arithmetic.art');
+const KEY = 'sk-test-0123456789abcdef';
+
+describe('debug adapter over stdio: generate mode against the scripted server', () => {
+  const server = new ScriptedServer();
+  const work = mkdtempSync(join(tmpdir(), 'art-dap-gen-'));
+  let c: DapClient;
+
+  before(async () => {
+    await server.start();
+    server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
+  });
+  after(async () => {
+    await DapClient.closeAll();
+    await server.close();
+  });
+
+  test('an override set with setVariable is what the next request contains', async () => {
+    c = DapClient.start({ cwd: work, env: { ART_TEST_KEY: KEY } });
+    const tracePath = join(work, 'generate.jsonl');
+    await c.launch({ program: PROGRAM, task: DUCKS, mode: 'generate', baseURL: server.baseURL, model: 'scripted', apiKeyEnv: 'ART_TEST_KEY', trace: tracePath });
+
+    let m = 0;
+    const first = await c.waitFor<DebugProtocol.StoppedEvent>('stopped', m);
+    assert.equal(first.body.reason, 'tool call');
+    assert.match(first.body.description ?? '', /generate python code/);
+
+    // The program is the model's, not the file's: the frame points at the generated text.
+    const frames = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
+    const source = frames.body.stackFrames[0].source!;
+    assert.ok(source.sourceReference && source.sourceReference > 0, 'a generated source');
+    assert.equal(source.path, undefined);
+    const content = await c.request<DebugProtocol.SourceResponse>('source', { source, sourceReference: source.sourceReference });
+    const text = content.body.content;
+    assert.match(text, /^Description: \(Elementary Math\)[\s\S]*\nQ1: \[generate python code\]/);
+    assert.equal(text.split('\n')[frames.body.stackFrames[0].line - 1].startsWith('Q1:'), true, 'the frame line is the step');
+
+    m = c.mark();
+    await c.request('continue', { threadId: 1 });
+    const second = await c.waitFor<DebugProtocol.StoppedEvent>('stopped', m);
+    assert.match(second.body.description ?? '', /\[code execute\]/);
+    const stack = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
+    const scopes = await c.request<DebugProtocol.ScopesResponse>('scopes', { frameId: stack.body.stackFrames[0].id });
+    const ref = scopes.body.scopes.find(s => s.name === 'Tool call')!.variablesReference;
+    const vars = await c.request<DebugProtocol.VariablesResponse>('variables', { variablesReference: ref });
+    assert.equal(vars.body.variables.find(v => v.name === 'output')?.value, '18', 'Python ran the generated code');
+    // A JSON string is unquoted (how a multi-line value is typed in one line).
+    await c.request('setVariable', { variablesReference: ref, name: 'output', value: '"42"' });
+
+    const before = server.requests.length;
+    m = c.mark();
+    await c.request('continue', { threadId: 1 });
+    const end = await c.waitFor<DebugProtocol.Event>('art/end', m);
+    await c.waitFor('terminated', m);
+    assert.equal(end.body.reason, 'finished', end.body.error);
+    assert.equal(end.body.answer, '18');
+
+    // The request after the override carries it, and nothing was generated past a tool call.
+    const next = server.requests.slice(before).find(r => !r.prompt.endsWith('Python code:\n'));
+    assert.ok(next, 'a request after the override');
+    assert.ok(next.prompt.endsWith('get the value of "ans"\n#2: 42\n'), next.prompt.slice(-80));
+    assert.equal(server.tokensAfterCall, 0);
+    assert.match(c.output('stdout'), /#2: 42\nQ3: \[EOQ\]\nAns: 18/);
+
+    // The key reached the endpoint's client but no trace.
+    const trace = readFileSync(tracePath, 'utf8');
+    assert.ok(trace.includes('"t":"request"'));
+    assert.ok(!trace.includes(KEY), 'the key is not in the trace');
+    assert.ok(!c.output().includes(KEY), 'the key is not in the output');
+    await c.close();
+  });
+
+  test('noDebug runs to the end without stopping', async () => {
+    c = DapClient.start({ cwd: work });
+    await c.launch({ program: PROGRAM, task: DUCKS, mode: 'generate', baseURL: server.baseURL, model: 'scripted', noDebug: true });
+    const end = await c.waitFor<DebugProtocol.Event>('art/end');
+    assert.equal(end.body.answer, '18');
+    assert.ok(!c.events.some(e => e.event === 'stopped'), 'no stop without debugging');
+    await c.close();
+  });
+});

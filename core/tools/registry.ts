@@ -3,7 +3,8 @@
 // spelling wins first, so ReACT's `Search`/`Lookup` and ART's `search`/`lookup` stay distinct tools. User tools
 // take precedence over built-ins of the same name. In an untrusted workspace nothing runs: every tool answers
 // with an error, MCP servers are not started, and only names known without running anything are listed.
-import { isAbsolute, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { normalizeName } from '../art/ast';
 import { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from '../art/knownTools';
 import { createCalculatorTool } from './calculator';
@@ -50,12 +51,21 @@ export interface ToolRegistry {
 
 export const UNTRUSTED_MESSAGE = 'Tools do not run in an untrusted workspace: trust the workspace (command "Workspaces: Manage Workspace Trust") to run';
 
+/**
+ * The search corpus when none is configured: the workspace's own `corpus/` folder (a workspace like examples/),
+ * else `examples/corpus/` (this repository's layout).
+ */
+export function defaultCorpus(root: string): string {
+  const own = join(root, 'corpus');
+  return existsSync(own) ? own : join(root, 'examples/corpus');
+}
+
 const foldSpaces = (name: string) => name.trim().replace(/\s+/g, ' ');
 
 export async function createToolRegistry(opts: ToolRegistryOptions): Promise<ToolRegistry> {
   const root = resolve(opts.workspaceRoot);
   const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
-  const corpusDir = at(opts.corpusDir ?? 'examples/corpus');
+  const corpusDir = opts.corpusDir ? at(opts.corpusDir) : defaultCorpus(root);
   const toolsPath = at(opts.toolsFile ?? TOOLS_FILE_NAME);
   const fileName = relative(root, toolsPath).startsWith('..') ? toolsPath : relative(root, toolsPath) || TOOLS_FILE_NAME;
   const problems: string[] = [];

@@ -1,10 +1,11 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUILTIN_TOOLS } from '../../../core/art/knownTools';
-import { createToolRegistry, UNTRUSTED_MESSAGE } from '../../../core/tools/registry';
+import { createToolRegistry, defaultCorpus, UNTRUSTED_MESSAGE } from '../../../core/tools/registry';
 import { CORPUS_DIR, PYTHON, REPO, ctx } from './helpers';
 
 let workspace: string;
@@ -101,4 +102,11 @@ describe('tool registry', () => {
       await reg.dispose();
     }
   });
+});
+
+test('the default search corpus: the workspace corpus/ folder, else examples/corpus/', () => {
+  const root = mkdtempSync(join(tmpdir(), 'art-corpus-'));
+  assert.equal(defaultCorpus(root), join(root, 'examples/corpus'));
+  mkdirSync(join(root, 'corpus'));
+  assert.equal(defaultCorpus(root), join(root, 'corpus'));
 });

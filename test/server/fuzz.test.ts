@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { CORPUS, LspClient, fileUri } from './lspClient';
+import { prng } from '../support/random';
 
 let client: LspClient;
 before(async () => {
@@ -15,15 +16,6 @@ after(async () => {
   await client?.stop();
 });
 
-/** Small deterministic PRNG (mulberry32) so a failure can be replayed. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SNIPPETS = ['[', ']', '#', '#1', 'Q', 'Q2: [search] x\n', '#3:', '\n', '(', ')', '"', ':', ':states', 'next ', 'Ans:', '----\n', '：', '\r\n', '[EOQ]'];
 const REQUESTS = [
@@ -41,7 +33,7 @@ const REQUESTS = [
 
 for (const [file, languageId, seed] of [['programs/arithmetic.art', 'art', 7], ['agents/reflexion.agent', 'art-agent', 11]] as const) {
   test(`random edits of ${file}: every request answers, nothing throws`, async () => {
-    const random = rng(seed);
+    const random = prng(seed);
     const uri = fileUri(join(CORPUS, `fuzz-${file.replace(/\//g, '-')}`));
     let doc = TextDocument.create(uri, languageId, 1, readFileSync(join(CORPUS, file), 'utf8'));
     await client.open(uri, doc.getText(), languageId);

@@ -8,6 +8,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { checkArt, parseArt } from '../../core/art';
 import { LineIndex } from '../../core/common/text';
 import { CORPUS, LspClient, fileUri } from './lspClient';
+import { prng } from '../support/random';
 
 let client: LspClient;
 before(async () => {
@@ -17,16 +18,17 @@ after(async () => {
   await client?.stop();
 });
 
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['Q', '#', '#2:', 'Q3: [serach] x\n', '\n', '----\n', 'Input: y\n', '[EOQ]', 'Ans: z\n', 'x'];
+
+/** A random replacement in `doc`, as an LSP range change, and the document after it. */
+function randomEdit(doc: TextDocument, r: () => number) {
+  const text = doc.getText();
+  const start = Math.floor(r() * text.length);
+  const end = Math.min(text.length, start + Math.floor(r() * 10));
+  const change = { range: { start: doc.positionAt(start), end: doc.positionAt(end) }, text: PIECES[Math.floor(r() * PIECES.length)] };
+  return { change, doc: TextDocument.update(doc, [change], doc.version + 1) };
+}
 
 const expected = (text: string) => {
   const index = new LineIndex(text);
@@ -34,17 +36,14 @@ const expected = (text: string) => {
 };
 
 test('random range edits: published diagnostics equal a fresh check of the final text', async () => {
-  const r = rng(42);
+  const r = prng(42);
   const uri = fileUri(join(CORPUS, 'art-library/search.art'));
   let doc = TextDocument.create(uri, 'art', 1, readFileSync(join(CORPUS, 'art-library/search.art'), 'utf8'));
   await client.open(uri, doc.getText(), 'art', 1);
   for (let round = 0; round < 40; round++) {
-    const text = doc.getText();
-    const start = Math.floor(r() * text.length);
-    const end = Math.min(text.length, start + Math.floor(r() * 10));
-    const range = { start: doc.positionAt(start), end: doc.positionAt(end) };
-    const change = { range, text: PIECES[Math.floor(r() * PIECES.length)] };
-    doc = TextDocument.update(doc, [change], doc.version + 1);
+    const edit = randomEdit(doc, r);
+    doc = edit.doc;
+    const change = edit.change;
     const published = await client.change(uri, doc.version, [change]);
     const got = published.diagnostics.map((d) => `${JSON.stringify(d.range)} ${d.code}`);
     assert.deepEqual(got, expected(doc.getText()), `after edit ${round}`);
@@ -52,7 +51,7 @@ test('random range edits: published diagnostics equal a fresh check of the final
 });
 
 test('bursts of edits merged before one analysis: still exactly a fresh check', async () => {
-  const r = rng(7);
+  const r = prng(7);
   const uri = fileUri(join(CORPUS, 'art-library/arithmetic.art'));
   let doc = TextDocument.create(uri, 'art', 1, readFileSync(join(CORPUS, 'art-library/arithmetic.art'), 'utf8'));
   await client.open(uri, doc.getText(), 'art', 1);
@@ -60,11 +59,9 @@ test('bursts of edits merged before one analysis: still exactly a fresh check', 
     const burst = 2 + Math.floor(r() * 5);
     let last: Promise<unknown> = Promise.resolve();
     for (let k = 0; k < burst; k++) {
-      const text = doc.getText();
-      const start = Math.floor(r() * text.length);
-      const end = Math.min(text.length, start + Math.floor(r() * 10));
-      const change = { range: { start: doc.positionAt(start), end: doc.positionAt(end) }, text: PIECES[Math.floor(r() * PIECES.length)] };
-      doc = TextDocument.update(doc, [change], doc.version + 1);
+      const edit = randomEdit(doc, r);
+      doc = edit.doc;
+      const change = edit.change;
       // Only the last version's diagnostics are awaited; earlier ones may be superseded before they are published.
       last = k === burst - 1 ? client.change(uri, doc.version, [change]) : client.notify('textDocument/didChange', { textDocument: { uri, version: doc.version }, contentChanges: [change] });
     }

@@ -58,17 +58,7 @@ export function applyEdits(text: string, edits: TextEdit[]): string {
   return out;
 }
 
-/** A small deterministic PRNG (mulberry32) so random tests replay exactly. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../../support/random';
 
 /** What a spec means, without spans: agents, states (name, text, flags) and behaviors. */
 export function meaning(text: string): unknown {

@@ -7,18 +7,8 @@ import { describe, test } from 'node:test';
 import { ArtIncremental, checkArt, parseArt } from '../../../core/art';
 import type { Diagnostic } from '../../../core/common/diagnostics';
 import { CORPUS } from '../../support/art';
+import { prng } from '../../support/random';
 
-/** A small deterministic PRNG so a failing seed can be replayed. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['Q', '#', ':', '：', '[', ']', '\n', '\r\n', '\r', ' ', 'Q7: [', '#3:', 'Ans:', 'Input:', '----', '[EOQ]', '%s', 'Description: (', '#12', '—'];
 
@@ -75,7 +65,7 @@ const sources = [
 
 describe('.art fuzz', () => {
   test('3000 random edits: no throw, every range inside the document', () => {
-    const r = rng(20231121);
+    const r = prng(20231121);
     for (let i = 0; i < 3000; i++) {
       let text = sources[i % sources.length];
       const edits = 1 + Math.floor(r() * 4);
@@ -94,7 +84,7 @@ describe('.art fuzz', () => {
   });
 
   test('incremental updates equal a full parse and check after every edit', () => {
-    const r = rng(7);
+    const r = prng(7);
     for (const source of sources) {
       const inc = new ArtIncremental();
       let text = source;
@@ -109,7 +99,7 @@ describe('.art fuzz', () => {
   });
 
   test('incremental updates given the edited region equal a full parse and check', () => {
-    const r = rng(11);
+    const r = prng(11);
     for (const source of sources) {
       const inc = new ArtIncremental();
       let text = source;

@@ -18,12 +18,12 @@ export function isInstalled() {
   return [NODE24, CODE_SERVER, join(HARNESS, 'node_modules/.art-built'), join(HARNESS, 'node_modules/playwright-core'), CHROMIUM].every(p => existsSync(p));
 }
 
-/** Runs scripts/setup-code-server.sh when something is missing (quick no-op otherwise). */
+/** Runs scripts/setup.sh when something is missing (quick no-op otherwise). */
 export function ensureInstalled() {
   if (isInstalled()) return;
-  console.log('code-server harness missing: running scripts/setup-code-server.sh (takes a few minutes the first time)');
-  const r = spawnSync('bash', [join(ROOT, 'scripts/setup-code-server.sh')], { stdio: 'inherit' });
-  if (r.status !== 0 || !isInstalled()) throw new Error('scripts/setup-code-server.sh failed; see its output above');
+  console.log('code-server harness missing: running scripts/setup.sh (takes a few minutes the first time)');
+  const r = spawnSync('bash', [join(ROOT, 'scripts/setup.sh')], { stdio: 'inherit' });
+  if (r.status !== 0 || !isInstalled()) throw new Error('scripts/setup.sh failed; see its output above');
 }
 
 /** Builds the extension bundles (dist/client.js, dist/server.js, ...). */

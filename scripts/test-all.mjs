@@ -63,7 +63,7 @@ const steps = [
   { name: 'setup', cmd: 'bash', args: ['scripts/setup.sh'], counts: single, limit: 1800 },
   { name: 'typecheck', cmd: 'npx', args: ['tsc', '-p', '.'], counts: single, limit: 300 },
   { name: 'build', cmd: process.execPath, args: ['scripts/build.mjs'], counts: single, limit: 300 },
-  { name: 'unit', cmd: process.execPath, args: ['scripts/test.mjs'], counts: nodeTestCounts, limit: 900 },
+  { name: 'unit', cmd: process.execPath, args: ['scripts/test.mjs', '--no-build'], counts: nodeTestCounts, limit: 900 },
 ];
 if (pkg.scripts?.['test:grammar']) steps.push({ name: 'grammar', cmd: 'npm', args: ['run', '--silent', 'test:grammar'], counts: summaryLine('grammar'), limit: 600 });
 else console.error('\n!!!!!! WARNING: package.json has no "test:grammar" script: the TextMate grammar tests are NOT run !!!!!!\n');

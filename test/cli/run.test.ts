@@ -66,7 +66,7 @@ describe('art run', () => {
       await server.start();
       server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
     });
-    after(() => server.close());
+    after(() => ScriptedServer.closeAll());
 
     test('streams from the endpoint with the key from --api-key-env; the override reaches the next request', async () => {
       const r = await art(['run', PROGRAM, '--task', '1', '--base-url', server.baseURL, '--model', 'scripted', '--api-key-env', 'ART_KEY_FOR_TEST', '--interactive'], '\n7\n', { ART_KEY_FOR_TEST: 'sk-cli-test-key' });

@@ -13,9 +13,11 @@ interface Message {
   error?: { message: string };
 }
 
-test('stdio: a bare-bones client gets diagnostics, plain-text hover, and a clean exit', async () => {
+test('stdio: a bare-bones client gets diagnostics, plain-text hover, and a clean exit', async t => {
   ensureServerBuilt();
   const child = spawn(process.execPath, [SERVER, '--stdio'], { cwd: ROOT, stdio: 'pipe' });
+  // A failed assertion must not leave the server running: it would keep the test process alive.
+  t.after(() => void (child.exitCode === null && child.signalCode === null && child.kill()));
   const messages: Message[] = [];
   const waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
   let buffer = Buffer.alloc(0);
@@ -74,11 +76,12 @@ test('stdio: a bare-bones client gets diagnostics, plain-text hover, and a clean
   assert.equal(await exited, 0);
 });
 
-test('node-ipc, as VS Code starts it: initialize, diagnostics, clean exit', async () => {
+test('node-ipc, as VS Code starts it: initialize, diagnostics, clean exit', async t => {
   ensureServerBuilt();
   const { fork } = await import('node:child_process');
   const { IPCMessageReader, IPCMessageWriter, createProtocolConnection } = await import('vscode-languageserver-protocol/node');
   const child = fork(SERVER, ['--node-ipc', `--clientProcessId=${process.pid}`], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  t.after(() => void (child.exitCode === null && child.signalCode === null && child.kill()));
   const connection = createProtocolConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
   const uri = fileUri('/tmp/ipc-smoke.agent');
   const published = new Promise<any>((resolve) => {

@@ -48,8 +48,9 @@ export interface ScriptedServerOptions {
   /** Tokens per SSE chunk. Default 1. */
   tokensPerChunk?: number;
   /**
-   * Wait this long before the first token past a call point (once per response), as a slow model would: a client
-   * that aborts at the call gets nothing more, one that reads on gets everything. Default 0.
+   * Wait up to this long before the first token past a call point (once per response), as a slow model would: a
+   * client that aborts at the call gets nothing more, one that reads on gets everything. The wait ends as soon as
+   * the client closes the stream, so a generous value costs a test nothing and holds on a loaded machine. Default 0.
    */
   callPauseMs?: number;
 }
@@ -65,6 +66,14 @@ export class ScriptedServer {
   private server: Server | null = null;
   private readonly open = new Set<ServerResponse>();
   private readonly inFlight = new Set<Promise<void>>();
+
+  /** Every server still listening: a test that fails half-way must not leave one behind to keep the test process alive. */
+  private static readonly live = new Set<ScriptedServer>();
+
+  /** Closes every server a test file started (use in `after`). */
+  static async closeAll(): Promise<void> {
+    await Promise.all([...ScriptedServer.live].map(s => s.close()));
+  }
 
   constructor(opts: ScriptedServerOptions = {}) {
     this.honourStop = opts.honourStop ?? true;
@@ -119,14 +128,22 @@ export class ScriptedServer {
         .finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
     });
+    ScriptedServer.live.add(this);
     await new Promise<void>(resolve => this.server!.listen(0, '127.0.0.1', resolve));
     return this;
   }
 
+  /** Stops listening and ends every connection at once: closing never waits on a client. */
   async close(): Promise<void> {
-    for (const res of this.open) res.destroy();
-    await new Promise<void>(resolve => (this.server ? this.server.close(() => resolve()) : resolve()));
+    const server = this.server;
     this.server = null;
+    ScriptedServer.live.delete(this);
+    if (!server) return;
+    for (const res of this.open) res.destroy();
+    const closed = new Promise<void>(resolve => server.close(() => resolve()));
+    // Keep-alive sockets and requests still being read or answered would otherwise hold `close` open.
+    server.closeAllConnections();
+    await closed;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -210,7 +227,7 @@ export class ScriptedServer {
       index += group.length;
       if (!pausedAtCall && this.callPauseMs > 0 && generated >= firstCallEnd) {
         pausedAtCall = true;
-        await wait(this.callPauseMs);
+        await waitUnlessClosed(res, this.callPauseMs);
         if (gone()) return;
       }
       generated += group.join('').length;
@@ -264,7 +281,25 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('data', c => (data += c));
     req.on('end', () => resolve(data));
     req.on('error', reject);
+    // A client gone before the body ended: no 'end' will come.
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the client closed the request before sending its body'));
+    });
   });
 }
 
 const wait = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+/** Waits `ms`, or less when the response is closed first. */
+function waitUnlessClosed(res: ServerResponse, ms: number): Promise<void> {
+  if (res.destroyed || res.closed) return Promise.resolve();
+  return new Promise(resolve => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    res.once('close', done);
+  });
+}

@@ -11,7 +11,7 @@ import { createAgentRunner, createMultiToolRunner } from '../../../core/runner/c
 import { MemoryTrace, replayTrace } from '../../../core/runner/trace';
 import type { ToolRegistry } from '../../../core/tools/registry';
 import { ScriptedServer } from '../../support/scriptedServer';
-import { corpusPath, realTools, record } from './helpers';
+import { corpusPath, realTools, record, runWithoutPauses } from './helpers';
 
 const react = compileAgent(parseAgentFile(readFileSync(corpusPath('agents/react.agent'), 'utf8')).agents[0]);
 const QUESTION = 'Musician and satirist Allie Goertz wrote a song about the "The Simpsons" character Milhouse, who Matt Groening named after who?';
@@ -33,7 +33,8 @@ const REACT_SCRIPT = ContinuationScript.parse(THOUGHT_1 + '[Action] Search\n[Act
 /** The same model skipping `[Action]`: off-spec. */
 const OFF_SPEC_SCRIPT = ContinuationScript.parse(THOUGHT_1 + '[Action Input] Milhouse\n' + REST, HEADER);
 
-describe('agent specs and inline triggers against the scripted server', () => {
+// Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.
+describe('agent specs and inline triggers against the scripted server', { timeout: 120_000 }, () => {
   const server = new ScriptedServer();
   let tools: ToolRegistry;
   before(async () => {
@@ -41,8 +42,8 @@ describe('agent specs and inline triggers against the scripted server', () => {
     tools = await realTools();
   });
   after(async () => {
-    await server.close();
-    await tools.dispose();
+    await ScriptedServer.closeAll();
+    await tools?.dispose();
   });
   beforeEach(() => {
     server.reset();
@@ -53,14 +54,14 @@ describe('agent specs and inline triggers against the scripted server', () => {
   const model = (honoursStop = true) => new OpenAIModel({ baseURL: server.baseURL, model: 'scripted', honoursStop });
 
   for (const honoursStop of [true, false]) {
-    test(`ReACT from its spec: Search and Lookup over the local corpus (${honoursStop ? 'stop sequences' : 'abort'})`, async () => {
+    test(`ReACT from its spec: Search and Lookup over the local corpus (${honoursStop ? 'stop sequences' : 'abort'})`, async t => {
       server.setScripts(REACT_SCRIPT);
       server.honourStop = honoursStop;
-      server.callPauseMs = honoursStop ? 0 : 50;
+      server.callPauseMs = honoursStop ? 0 : 1000;
       const trace = new MemoryTrace();
       const r = createAgentRunner({ agent: react, question: QUESTION }, { model: model(honoursStop), tools, pauseAfterTool: false, trace });
       const events = record(r);
-      const result = await r.run();
+      const result = await runWithoutPauses(r, t.signal);
       await server.settled();
       assert.equal(result.reason, 'finished', result.error);
       assert.equal(result.answer, 'Richard Nixon');
@@ -86,13 +87,13 @@ describe('agent specs and inline triggers against the scripted server', () => {
     });
   }
 
-  test('the monitor corrects off-spec text, visibly: an event, the trace, and the next request', async () => {
+  test('the monitor corrects off-spec text, visibly: an event, the trace, and the next request', async t => {
     server.setScripts(OFF_SPEC_SCRIPT, REACT_SCRIPT);
     const trace = new MemoryTrace();
     const r = createAgentRunner({ agent: react, question: QUESTION }, { model: model(), tools, pauseAfterTool: false, trace });
     const corrections: any[] = [];
     r.on('correction', c => corrections.push(c));
-    const result = await r.run();
+    const result = await runWithoutPauses(r, t.signal);
     assert.equal(result.reason, 'finished', result.error);
     assert.equal(corrections.length, 1);
     assert.equal(corrections[0].found, 'Act-Inp');
@@ -137,12 +138,12 @@ describe('agent specs and inline triggers against the scripted server', () => {
   );
 
   for (const honoursStop of [true, false]) {
-    test(`MultiTool-CoT: <<Calculator>> triggers, the text before them is the input (${honoursStop ? 'stop' : 'abort'})`, async () => {
+    test(`MultiTool-CoT: <<Calculator>> triggers, the text before them is the input (${honoursStop ? 'stop' : 'abort'})`, async t => {
       server.setScripts(MULTITOOL_SCRIPT);
       server.honourStop = honoursStop;
-      server.callPauseMs = honoursStop ? 0 : 50;
+      server.callPauseMs = honoursStop ? 0 : 1000;
       const r = createMultiToolRunner({ prompt: MULTITOOL_PROMPT, endMarkers: ['\n\nQ:'] }, { model: model(honoursStop), tools, pauseAfterTool: false });
-      const result = await r.run();
+      const result = await runWithoutPauses(r, t.signal);
       await server.settled();
       assert.equal(result.reason, 'finished', result.error);
       assert.deepEqual(result.snapshot.calls.map(c => [c.tool, c.input, c.output]), [

@@ -9,9 +9,10 @@ import { MemoryTrace } from '../../../core/runner/trace';
 import type { RunnerOptions } from '../../../core/runner/types';
 import type { ToolRegistry } from '../../../core/tools/registry';
 import { ScriptedServer } from '../../support/scriptedServer';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, arithmeticLibrary, fakeTool, hangingTool, realTools, record, withTools } from './helpers';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, arithmeticLibrary, fakeTool, hangingTool, realTools, record, runWithoutPauses, withTools } from './helpers';
 
-describe('ART runner against the scripted server', () => {
+// Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.
+describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
   const server = new ScriptedServer();
   let tools: ToolRegistry;
   const library = arithmeticLibrary();
@@ -22,8 +23,8 @@ describe('ART runner against the scripted server', () => {
     tools = await realTools();
   });
   after(async () => {
-    await server.close();
-    await tools.dispose();
+    await ScriptedServer.closeAll();
+    await tools?.dispose();
   });
   beforeEach(() => {
     server.reset();
@@ -39,11 +40,11 @@ describe('ART runner against the scripted server', () => {
   /** Requests that continue the program (not the code generator's own prompt). */
   const programRequests = () => server.requests.filter(r => !r.prompt.endsWith('Python code:\n'));
 
-  test('generate python code, then code execute (Python really runs), with stop sequences: no token past a call', async () => {
+  test('generate python code, then code execute (Python really runs), with stop sequences: no token past a call', async t => {
     const trace = new MemoryTrace();
     const r = runner({ trace });
     const events = record(r);
-    const result = await r.run();
+    const result = await runWithoutPauses(r, t.signal);
     assert.equal(result.reason, 'finished', result.error);
     assert.equal(result.answer, '18');
     const [gen, exec] = result.snapshot.calls;
@@ -73,12 +74,12 @@ describe('ART runner against the scripted server', () => {
     assert.equal(trace.records.filter(x => x.t === 'request').length, 3);
   });
 
-  test('without stop sequences the stream is aborted at the call: at most one chunk past it, and it is dropped', async () => {
+  test('without stop sequences the stream is aborted at the call: at most one chunk past it, and it is dropped', async t => {
     server.honourStop = false;
-    server.callPauseMs = 50;
+    server.callPauseMs = 1000;
     const r = createArtRunner({ library, program: DUCKS }, { model: model({ honoursStop: false }), tools, pauseAfterTool: false });
     const events = record(r);
-    const result = await r.run();
+    const result = await runWithoutPauses(r, t.signal);
     await server.settled();
     assert.equal(result.reason, 'finished', result.error);
     assert.equal(result.answer, '18');
@@ -133,12 +134,12 @@ describe('ART runner against the scripted server', () => {
     assert.ok(rec && rec.t === 'tool' && rec.call.fallback === true && rec.call.timedOut === true);
   });
 
-  test('a 429 then success: the run retries after the Retry-After and reports the retry', async () => {
+  test('a 429 then success: the run retries after the Retry-After and reports the retry', async t => {
     server.injectFaults({ status: 429, retryAfterMs: 20 });
     const trace = new MemoryTrace();
     const r = runner({ trace });
     const events = record(r);
-    const result = await r.run();
+    const result = await runWithoutPauses(r, t.signal);
     assert.equal(result.reason, 'finished', result.error);
     assert.equal(result.answer, '18');
     assert.equal(server.requests[0].status, 429);
@@ -147,21 +148,21 @@ describe('ART runner against the scripted server', () => {
     assert.ok(trace.records.some(x => x.t === 'retry'));
   });
 
-  test('a stream dropped mid-way is resumed and the program is the same', async () => {
+  test('a stream dropped mid-way is resumed and the program is the same', async t => {
     server.injectFaults({ dropAfterTokens: 6 });
-    const result = await runner().run();
+    const result = await runWithoutPauses(runner(), t.signal);
     assert.equal(result.reason, 'finished', result.error);
     assert.equal(result.answer, '18');
     assert.equal(server.requests[0].finishReason, undefined, 'the first stream broke off');
     assert.match(result.snapshot.text, /\nQ1: \[generate python code\] Write down the arithmetic or algebra equations as python code, storing the answer as 'ans'\n#1:\n/);
   });
 
-  test('stop() cancels mid-stream: the request is aborted and the run ends as stopped', async () => {
+  test('stop() cancels mid-stream: the request is aborted and the run ends as stopped', async t => {
     server.injectFaults({ slowAfterTokens: 3, ms: 100 });
     const r = runner();
     r.once('text', () => setTimeout(() => r.stop(), 5));
     const t0 = Date.now();
-    const result = await r.run();
+    const result = await runWithoutPauses(r, t.signal);
     assert.equal(result.reason, 'stopped');
     assert.ok(Date.now() - t0 < 1000);
     await server.settled();
@@ -251,16 +252,16 @@ describe('ART runner against the scripted server', () => {
     assert.match(result.snapshot.text, /\nQ1: \[generate python code\] Write down the arithmetic or algebra equations as python code, storing the answer as 'ans'\n#1:\n/);
   });
 
-  test('an endpoint error ends the run with reason error and the message of the endpoint', async () => {
+  test('an endpoint error ends the run with reason error and the message of the endpoint', async t => {
     server.injectFaults({ status: 401, message: 'invalid key' });
-    const result = await runner().run();
+    const result = await runWithoutPauses(runner(), t.signal);
     assert.equal(result.reason, 'error');
     assert.match(result.error!, /answered 401 \(check the API key\): invalid key/);
   });
 
-  test('the chat API runs the same program', async () => {
+  test('the chat API runs the same program', async t => {
     const r = createArtRunner({ library, program: DUCKS }, { model: model({ api: 'chat' }), tools, pauseAfterTool: false });
-    const result = await r.run();
+    const result = await runWithoutPauses(r, t.signal);
     assert.equal(result.reason, 'finished', result.error);
     assert.equal(result.answer, '18');
     assert.ok(server.requests.every(q => q.path.endsWith('/chat/completions')));

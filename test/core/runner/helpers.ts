@@ -6,7 +6,7 @@ import { parseArt } from '../../../core/art/parse';
 import type { ArtDocument } from '../../../core/art/ast';
 import { ContinuationScript } from '../../../core/model/script';
 import type { Runner, RunnerEvents } from '../../../core/runner/runner';
-import type { ToolLookup } from '../../../core/runner/types';
+import type { RunResult, ToolLookup } from '../../../core/runner/types';
 import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
 import type { Tool, ToolResult } from '../../../core/tools/types';
 
@@ -86,4 +86,27 @@ export function record(runner: Runner): { name: keyof RunnerEvents; payload: any
     runner.on(name, (payload: any) => events.push({ name, payload }));
   }
   return events;
+}
+
+/**
+ * Runs `r` to its end in a test that continues no pause. A pause there (a tool error pauses even with
+ * `pauseAfterTool: false`) would wait for a `continue` that never comes while the scripted server keeps the test
+ * process alive: instead the run is stopped and the test fails with what the pause was. `signal` (the test
+ * context's) stops the run when the test is cancelled or times out.
+ */
+export async function runWithoutPauses(r: Runner, signal?: AbortSignal): Promise<RunResult> {
+  const pauses: string[] = [];
+  r.on('paused', p => {
+    pauses.push(p.description);
+    r.stop();
+  });
+  const onAbort = () => r.stop();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const result = await r.run();
+    if (pauses.length) throw new Error(`the run paused where nothing continues it: ${pauses.join('; ')}${result.error ? ` (${result.error})` : ''}`);
+    return result;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
 }

@@ -21,13 +21,14 @@ async function collect(it: AsyncGenerator<{ text: string }, { text: string; fini
   }
 }
 
-describe('OpenAIModel against a local OpenAI-compatible server', () => {
+// Bounded: a request that hangs fails the suite (and its `after` still closes the servers) instead of the whole unit run.
+describe('OpenAIModel against a local OpenAI-compatible server', { timeout: 120_000 }, () => {
   const server = new ScriptedServer();
   before(async () => {
     await server.start();
     server.setScripts(SCRIPT);
   });
-  after(() => server.close());
+  after(() => ScriptedServer.closeAll());
 
   test('streams token by token and honours stop sequences on the completions API', async () => {
     server.reset();
@@ -45,7 +46,7 @@ describe('OpenAIModel against a local OpenAI-compatible server', () => {
   test('applies stop sequences itself when the endpoint ignores them, aborting the stream', async () => {
     server.reset();
     server.honourStop = false;
-    server.callPauseMs = 50;
+    server.callPauseMs = 1000;
     try {
       const m = new OpenAIModel({ baseURL: server.baseURL, model: 'scripted', honoursStop: false });
       const { result } = await collect(m.stream({ prompt: PROMPT, stop: ['\n#'] }));

@@ -16,7 +16,7 @@ import { createAgentRunner, createArtRunner } from '../../../core/runner/create'
 import { MemoryTrace, TraceWriter, readTraceFile, replayTrace } from '../../../core/runner/trace';
 import type { ToolRegistry } from '../../../core/tools/registry';
 import { ScriptedServer } from '../../support/scriptedServer';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, corpusPath, realTools } from './helpers';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, corpusPath, realTools, runWithoutPauses } from './helpers';
 
 describe('ContinuationScript', () => {
   const s = ContinuationScript.parse(' [a] x\n#⟂1:⟦ 1⟧\nQ2: [b] y\n#⟂2:⟦ 2⟧\nQ3: [EOQ]\nAns: 2', 'Q1:');
@@ -39,14 +39,14 @@ describe('ContinuationScript', () => {
   });
 });
 
-describe('ReplayModel: corpus programs step through with no endpoint, tools re-executed', () => {
+describe('ReplayModel: corpus programs step through with no endpoint, tools re-executed', { timeout: 120_000 }, () => {
   let tools: ToolRegistry;
   before(async () => {
     tools = await realTools();
   });
   after(() => tools.dispose());
 
-  test('every program of arithmetic.art', async () => {
+  test('every program of arithmetic.art', async t => {
     const doc = parseArt(readFileSync(corpusPath('programs/arithmetic.art'), 'utf8'));
     const runnable = doc.programs.map((p, i) => ({ p, i })).filter(({ p }) => !p.template);
     assert.equal(runnable.length, 2);
@@ -55,7 +55,7 @@ describe('ReplayModel: corpus programs step through with no endpoint, tools re-e
       const r = createArtRunner({ library: doc, program: i }, { model, tools, pauseAfterTool: false });
       const toolRuns: string[] = [];
       r.on('toolEnd', ({ call }) => toolRuns.push(`${call.tool}=${call.output ?? `error: ${call.error}`}`));
-      const result = await r.run();
+      const result = await runWithoutPauses(r, t.signal);
       assert.equal(result.reason, 'finished', result.error);
       assert.equal(result.answer, p.ans!.text, `program ${i + 1}`);
       // The code was generated (the replay answers the tool's own prompt with the recorded code) and really run.
@@ -70,13 +70,13 @@ describe('ReplayModel: corpus programs step through with no endpoint, tools re-e
     }
   });
 
-  test('the ReACT trace of the corpus replays with Search and Lookup re-executed over a local corpus', async () => {
+  test('the ReACT trace of the corpus replays with Search and Lookup re-executed over a local corpus', async t => {
     const agent = compileAgent(parseAgentFile(readFileSync(corpusPath('agents/react.agent'), 'utf8')).agents[0]);
     const transcript = readFileSync(corpusPath('traces/react-milhouse.txt'), 'utf8');
     const question = transcript.split('\n')[0].replace(/^\[Question\]\s*/, '');
     const model = ReplayModel.fromAgentTranscript(agent, transcript);
     const r = createAgentRunner({ agent, question }, { model, tools, pauseAfterTool: false });
-    const result = await r.run();
+    const result = await runWithoutPauses(r, t.signal);
     assert.equal(result.reason, 'finished', result.error);
     assert.equal(result.answer, 'Richard Nixon');
     assert.deepEqual(result.snapshot.calls.map(c => [c.tool, c.input]), [['Search', 'Milhouse'], ['Lookup', 'named after']]);
@@ -91,7 +91,8 @@ describe('ReplayModel: corpus programs step through with no endpoint, tools re-e
   });
 });
 
-describe('trace: JSONL, no keys, replay without calling anything', () => {
+// Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.
+describe('trace: JSONL, no keys, replay without calling anything', { timeout: 120_000 }, () => {
   const server = new ScriptedServer();
   let tools: ToolRegistry;
   const library = parseArt(readFileSync(corpusPath('programs/arithmetic.art'), 'utf8'));
@@ -101,8 +102,8 @@ describe('trace: JSONL, no keys, replay without calling anything', () => {
     tools = await realTools();
   });
   after(async () => {
-    await server.close();
-    await tools.dispose();
+    await ScriptedServer.closeAll();
+    await tools?.dispose();
   });
 
   test('a recorded run with an override replays to the same program, with no request and no tool run', async () => {
@@ -136,10 +137,10 @@ describe('trace: JSONL, no keys, replay without calling anything', () => {
     assert.equal(replay.result.snapshot.calls[1].override, '20');
   });
 
-  test('memory traces hold every kind of record of a run', async () => {
+  test('memory traces hold every kind of record of a run', async t => {
     const trace = new MemoryTrace();
     const model = new OpenAIModel({ baseURL: server.baseURL, model: 'scripted' });
-    await createArtRunner({ library, program: DUCKS }, { model, tools, pauseAfterTool: false, trace }).run();
+    await runWithoutPauses(createArtRunner({ library, program: DUCKS }, { model, tools, pauseAfterTool: false, trace }), t.signal);
     const end = trace.records.at(-1)!;
     assert.equal(end.t, 'end');
     assert.ok(end.t === 'end' && end.usage.completionTokens > 0 && end.requests === 3);

@@ -17,13 +17,16 @@ import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import { createAgentRunner, createArtRunner } from './create';
 import { Runner } from './runner';
 import { TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
-import type { Breakpoints, RunnerOptions, TraceRecord, TraceSink } from './types';
+import type { RunnerOptions, TraceRecord, TraceSink } from './types';
 
 export class LaunchError extends Error {}
 
 export type RunMode = 'generate' | 'replay';
 
-export interface RunConfig {
+/** The pause, breakpoint and timeout options pass straight through to the runner. */
+type PassedRunnerOptions = Pick<RunnerOptions, 'pauseBeforeTool' | 'pauseAfterTool' | 'pauseOnToolError' | 'stopOnEntry' | 'breakpoints' | 'toolTimeoutMs' | 'log'>;
+
+export interface RunConfig extends PassedRunnerOptions {
   /** The `.art`, `.agent` or `.jsonl` (trace) file; relative to `workspaceRoot`. */
   program: string;
   /** The file's text when the caller has it (an editor's unsaved buffer); read from disk otherwise. */
@@ -46,20 +49,13 @@ export interface RunConfig {
   /** Workspace folder: relative paths resolve against it. Default: the current directory. */
   workspaceRoot?: string;
   pythonPath?: string;
-  /** Document folder of `search` (default `examples/corpus`). */
+  /** Document folder of `search` (default: the workspace's `corpus/`, else `examples/corpus/`). */
   corpusDir?: string;
   trusted: boolean;
-  pauseBeforeTool?: boolean;
-  pauseAfterTool?: boolean;
-  pauseOnToolError?: boolean;
-  stopOnEntry?: boolean;
-  breakpoints?: Breakpoints;
-  toolTimeoutMs?: number;
   /** Replay: milliseconds between streamed chunks, to watch the program grow. Default 0. */
   replayDelayMs?: number;
   /** Where to write the JSONL trace. */
   tracePath?: string;
-  log?: (line: string) => void;
 }
 
 export type RunLanguage = 'art' | 'agent' | 'trace';

@@ -13,6 +13,11 @@ CODE_SERVER="$HARNESS/node_modules/.bin/code-server"
 
 log() { printf '[setup] %s\n' "$*"; }
 
+# Run from an npm script (`npm run test:all`), this shell inherits the outer npm's npm_* variables, and the npm
+# calls below would take them as their own configuration: code-server's install script would then read the
+# outer npm's user agent (Node 20) and refuse to build. Start clean.
+while read -r v; do unset "$v"; done < <(compgen -e | grep -i '^npm_' || true)
+
 # 1. Debian packages, only the missing ones (apt-get update only when something is missing).
 missing=()
 for pkg in libkrb5-dev chromium python3-sympy python3-numpy wamerican; do

@@ -61,8 +61,9 @@ const steps = [
   // Debian packages the tests need (python3-sympy for code execution, wamerican for lookup, chromium and Node 24 +
   // code-server for the real-VS-Code suites): installed when missing, a quick no-op otherwise.
   { name: 'setup', cmd: 'bash', args: ['scripts/setup.sh'], counts: single, limit: 1800 },
-  { name: 'typecheck', cmd: 'npx', args: ['tsc', '-p', '.'], counts: single, limit: 300 },
+  // The build first: it generates the grammars' parsers (and their .d.ts) that the typecheck reads.
   { name: 'build', cmd: process.execPath, args: ['scripts/build.mjs'], counts: single, limit: 300 },
+  { name: 'typecheck', cmd: 'npx', args: ['tsc', '-p', '.'], counts: single, limit: 300 },
   { name: 'unit', cmd: process.execPath, args: ['scripts/test.mjs', '--no-build'], counts: nodeTestCounts, limit: 900 },
 ];
 if (pkg.scripts?.['test:grammar']) steps.push({ name: 'grammar', cmd: 'npm', args: ['run', '--silent', 'test:grammar'], counts: summaryLine('grammar'), limit: 600 });

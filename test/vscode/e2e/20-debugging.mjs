@@ -53,18 +53,45 @@ export async function run({ page, step, wb, workspace }) {
     await wb.focusEditor();
     await page.keyboard.press('F5');
     await page.locator('.debug-call-stack', { hasText: 'code execute' }).waitFor({ timeout: 30_000 });
-    await rows.filter({ hasText: 'Tool call' }).first().waitFor({ timeout: 15_000 });
-    const output = rows.filter({ hasText: /^\s*output\b/ }).first();
-    if (!(await output.isVisible())) await rows.filter({ hasText: 'Tool call' }).first().click();
-    await rows.filter({ hasText: /output\s*[=:]?\s*210/ }).first().waitFor({ timeout: 15_000 });
+    const scope = rows.filter({ hasText: 'Tool call' }).first();
+    await scope.waitFor({ timeout: 15_000 });
+    // VS Code expands the first scope by itself, but not always at once: wait for the value, and expand the scope
+    // only when it says it is collapsed (a click on a scope toggles it, so clicking blindly could close it).
+    const value = rows.filter({ hasText: /output\s*[=:]?\s*210/ }).first();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await value.waitFor({ timeout: 5_000 });
+        break;
+      } catch (e) {
+        if (attempt === 3) throw e;
+        if ((await scope.getAttribute('aria-expanded')) === 'false') await scope.click();
+      }
+    }
     console.log('     variables:', await wb.rowTexts(rows));
   });
 
-  await step('Set Value on output (the Variables view context menu, F2) sets it to 42', async () => {
-    // Set Value from the row's context menu (the Variables view's F2 command).
-    await rows.filter({ hasText: /^\s*output\b/ }).first().click({ button: 'right' });
-    await page.locator('.monaco-menu .action-item', { hasText: 'Set Value' }).first().click();
-    await page.locator('.debug-variables input').waitFor({ timeout: 10_000 });
+  await step('Set Value on output in the Variables view sets it to 42', async () => {
+    // Edit the value as a person does: double-click it (the Variables view's Set Value), else its context menu's
+    // Set Value (F2 itself does not reach the tree in code-server). Set Value edits the tree's focused row, so the
+    // row is selected first; an attempt that opens no editor (a click lost while the view settles) is repeated.
+    const output = rows.filter({ hasText: /^\s*output\b/ }).first();
+    await output.click();
+    await page.locator('.debug-variables .monaco-list-row.focused', { hasText: /^\s*output\b/ }).waitFor({ timeout: 10_000 });
+    const editor = page.locator('.debug-variables input');
+    for (let attempt = 1; ; attempt++) {
+      if (attempt % 2 === 1) await output.dblclick();
+      else {
+        await output.click({ button: 'right' });
+        await page.locator('.monaco-menu .action-item', { hasText: 'Set Value' }).first().click();
+      }
+      try {
+        await editor.waitFor({ timeout: 5_000 });
+        break;
+      } catch (e) {
+        await page.keyboard.press('Escape');
+        if (attempt === 4) throw e;
+      }
+    }
     await page.keyboard.press('Control+A');
     await page.keyboard.type('42');
     await page.keyboard.press('Enter');

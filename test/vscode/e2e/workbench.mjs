@@ -13,11 +13,20 @@ export function workbench(page, workspace) {
     },
     /** Ctrl+P, type the name, Enter; resolves when its tab is the active one. */
     async openFile(name) {
-      await page.keyboard.press('Control+P');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor();
-      await page.keyboard.type(name);
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+      // Quick Open's file index may not hold a file written moments before yet ("No matching results"): ask again,
+      // as a person would.
+      for (let attempt = 1; ; attempt++) {
+        await page.keyboard.press('Control+P');
+        await page.locator('.quick-input-widget input').waitFor();
+        await page.keyboard.type(name);
+        try {
+          await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+          break;
+        } catch (e) {
+          await page.keyboard.press('Escape');
+          if (attempt === 3) throw e;
+        }
+      }
       await page.keyboard.press('Enter');
       await page.locator('.tab.active', { hasText: name }).waitFor();
       await wb.focusEditor();
@@ -31,10 +40,11 @@ export function workbench(page, workspace) {
       await page.keyboard.press('Enter');
     },
     /** Focuses the active editor from the keyboard (View: Focus Active Editor Group), keeping the cursor where it is. */
+    /** Focuses the active editor by clicking its first text line, as a person would (a CodeLens is no text line). */
     async focusEditor() {
       await page.keyboard.press('Escape');
-      await wb.command('View: Focus Active Editor Group');
-      await page.locator('.editor-group-container.active .monaco-editor.focused').waitFor({ timeout: 5_000 });
+      await page.locator('.editor-group-container.active .monaco-editor .view-line').first().click();
+      await page.locator('.editor-group-container.active .monaco-editor.focused').waitFor({ timeout: 15_000 });
     },
     /** Ctrl+G to a 1-based line (cursor at its start). */
     async goToLine(line) {

@@ -7,9 +7,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArt, checkArt, ToolCatalog } from '../../core/art';
 import { parseAgentFile, checkAgentFile } from '../../core/agent';
+import { corpusPath } from '../support/corpus';
 
 const root = join(__dirname, '..', '..');
-const corpusAgents = join(root, '..', 'shared', 'corpus', 'agents');
+const corpusAgents = corpusPath('agents');
 
 interface Snippet {
   prefix: string | string[];

@@ -7,9 +7,10 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { corpusPath } from '../support/corpus';
 import { ADAPTER, DapClient, DapError } from './dapClient';
 
-const PROGRAM = join(process.env.ART_CORPUS ?? '/work/shared/corpus', 'programs/arithmetic.art');
+const PROGRAM = corpusPath('programs/arithmetic.art');
 /** The "Elementary Math" program (Janet's ducks): generate python code, code execute, Ans: 18. */
 const DUCKS = 1;
 const lineOf = (prefix: string, nth = 0) => {

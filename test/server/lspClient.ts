@@ -24,7 +24,9 @@ function findRoot(): string {
 }
 
 export const ROOT = findRoot();
-export const CORPUS = resolve(ROOT, '../shared/corpus');
+import { CORPUS } from '../support/corpus';
+
+export { CORPUS };
 export const SERVER = join(ROOT, 'dist/server.js');
 
 function newest(dir: string): number {

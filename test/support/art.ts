@@ -3,7 +3,7 @@ import { checkArt, parseArt } from '../../core/art';
 import type { Diagnostic, TextEdit } from '../../core/common/diagnostics';
 import { LineIndex } from '../../core/common/text';
 
-export const CORPUS = require('node:path').resolve(__dirname, '../../../shared/corpus');
+export { CORPUS } from './corpus';
 
 export function diagnose(text: string): Diagnostic[] {
   return checkArt(parseArt(text));

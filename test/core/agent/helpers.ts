@@ -5,7 +5,9 @@ import type { Diagnostic, TextEdit } from '../../../core/common/diagnostics';
 import { LineIndex } from '../../../core/common/text';
 import { checkAgentFile, compileAgent, formulaToString, parseAgentFile, type CompiledAgent } from '../../../core/agent';
 
-export const CORPUS = join(__dirname, '../../../../shared/corpus');
+import { CORPUS } from '../../support/corpus';
+
+export { CORPUS };
 export const AGENTS_DIR = join(CORPUS, 'agents');
 
 export function corpusAgent(name: string): string {

@@ -10,8 +10,9 @@ import type { RunResult, ToolLookup } from '../../../core/runner/types';
 import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
 import type { Tool, ToolResult } from '../../../core/tools/types';
 
-export const CORPUS = '/work/shared/corpus';
-export const corpusPath = (p: string) => join(process.env.ART_CORPUS ?? CORPUS, p);
+import { CORPUS, corpusPath } from '../../support/corpus';
+
+export { CORPUS, corpusPath };
 
 export function arithmeticLibrary(): ArtDocument {
   return parseArt(readFileSync(corpusPath('programs/arithmetic.art'), 'utf8'));

@@ -1,6 +1,6 @@
 // Agent specs and MultiTool-CoT triggers through the Runner, over real HTTP: ReACT from its spec with the real
 // Search/Lookup over a small corpus, a decoding-monitor correction, and a `<<Calculator>>` trigger.
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { compileAgent } from '../../../core/agent/compile';
@@ -9,9 +9,7 @@ import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/model/script';
 import { createAgentRunner, createMultiToolRunner } from '../../../core/runner/create';
 import { MemoryTrace, replayTrace } from '../../../core/runner/trace';
-import type { ToolRegistry } from '../../../core/tools/registry';
-import { ScriptedServer } from '../../support/scriptedServer';
-import { corpusPath, realTools, record, runWithoutPauses } from './helpers';
+import { corpusPath, record, runWithoutPauses, scriptedSuite } from './helpers';
 
 const react = compileAgent(parseAgentFile(readFileSync(corpusPath('agents/react.agent'), 'utf8')).agents[0]);
 const QUESTION = 'Musician and satirist Allie Goertz wrote a song about the "The Simpsons" character Milhouse, who Matt Groening named after who?';
@@ -35,22 +33,7 @@ const OFF_SPEC_SCRIPT = ContinuationScript.parse(THOUGHT_1 + '[Action Input] Mil
 
 // Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.
 describe('agent specs and inline triggers against the scripted server', { timeout: 120_000 }, () => {
-  const server = new ScriptedServer();
-  let tools: ToolRegistry;
-  before(async () => {
-    await server.start();
-    tools = await realTools();
-  });
-  after(async () => {
-    await ScriptedServer.closeAll();
-    await tools?.dispose();
-  });
-  beforeEach(() => {
-    server.reset();
-    server.honourStop = true;
-    server.tokenDelayMs = 1;
-    server.callPauseMs = 0;
-  });
+  const { server, tools } = scriptedSuite({ resetEachTest: true });
   const model = (honoursStop = true) => new OpenAIModel({ baseURL: server.baseURL, model: 'scripted', honoursStop });
 
   for (const honoursStop of [true, false]) {

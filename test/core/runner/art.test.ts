@@ -1,37 +1,18 @@
 // ART programs through the Runner, over real HTTP (scripted server + the real `openai` client) and the real tools:
 // `[generate python code]` asks the model in its own prompt, `[code execute]` really runs Python.
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ART_STOPS } from '../../../core/runner/artProtocol';
 import { createArtRunner } from '../../../core/runner/create';
 import { MemoryTrace } from '../../../core/runner/trace';
 import type { RunnerOptions } from '../../../core/runner/types';
-import type { ToolRegistry } from '../../../core/tools/registry';
-import { ScriptedServer } from '../../support/scriptedServer';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, arithmeticLibrary, fakeTool, hangingTool, realTools, record, runWithoutPauses, withTools } from './helpers';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, arithmeticLibrary, fakeTool, hangingTool, record, runWithoutPauses, scriptedSuite, withTools } from './helpers';
 
 // Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.
 describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
-  const server = new ScriptedServer();
-  let tools: ToolRegistry;
+  const { server, tools } = scriptedSuite({ scripts: [DUCKS_SCRIPT, CODEGEN_SCRIPT], resetEachTest: true });
   const library = arithmeticLibrary();
-
-  before(async () => {
-    await server.start();
-    server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
-    tools = await realTools();
-  });
-  after(async () => {
-    await ScriptedServer.closeAll();
-    await tools?.dispose();
-  });
-  beforeEach(() => {
-    server.reset();
-    server.honourStop = true;
-    server.tokenDelayMs = 1;
-    server.callPauseMs = 0;
-  });
 
   const model = (extra: Partial<ConstructorParameters<typeof OpenAIModel>[0]> = {}) =>
     new OpenAIModel({ baseURL: server.baseURL, model: 'scripted', retry: { initialDelayMs: 5, maxDelayMs: 50 }, ...extra });

@@ -1,4 +1,5 @@
 // Fixtures for runner tests: the arithmetic library from the corpus, scripts of what the model writes, small tools.
+import { after, before, beforeEach } from 'node:test';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { createToolRegistry, type ToolRegistry } from '../../../core/tools/regis
 import type { Tool, ToolResult } from '../../../core/tools/types';
 
 import { CORPUS, corpusPath } from '../../support/corpus';
+import { ScriptedServer } from '../../support/scriptedServer';
 
 export { CORPUS, corpusPath };
 
@@ -51,6 +53,46 @@ export const CODEGEN_SCRIPT = ContinuationScript.parse(`${DUCKS_CODE}\n----\n# a
 /** The real tools of core/tools (Python really runs), over a small corpus folder. */
 export async function realTools(corpusDir?: string): Promise<ToolRegistry> {
   return createToolRegistry({ workspaceRoot: process.cwd(), corpusDir: corpusDir ?? tempCorpus(), trusted: true });
+}
+
+/**
+ * The fixture of a suite that runs against the scripted server and the real tools: the server starts (with
+ * `scripts`) and the tools are made before the suite, the server is reset before each test (`resetEachTest`), and
+ * both are closed after the suite even when a test failed. `tools` forwards to the registry made in `before`.
+ */
+export function scriptedSuite(opts: { scripts?: ContinuationScript[]; resetEachTest?: boolean } = {}): { server: ScriptedServer; tools: ToolRegistry } {
+  const server = new ScriptedServer();
+  let registry: ToolRegistry | undefined;
+  const made = () => {
+    if (!registry) throw new Error('the tools are made in the suite\'s before hook');
+    return registry;
+  };
+  const tools: ToolRegistry = {
+    get: (name) => made().get(name),
+    catalog: () => made().catalog(),
+    get problems() {
+      return made().problems;
+    },
+    dispose: async () => registry?.dispose(),
+  };
+  before(async () => {
+    await server.start();
+    if (opts.scripts) server.setScripts(...opts.scripts);
+    registry = await realTools();
+  });
+  after(async () => {
+    await ScriptedServer.closeAll();
+    await registry?.dispose();
+  });
+  if (opts.resetEachTest) {
+    beforeEach(() => {
+      server.reset();
+      server.honourStop = true;
+      server.tokenDelayMs = 1;
+      server.callPauseMs = 0;
+    });
+  }
+  return { server, tools };
 }
 
 /** A corpus folder for Search/Lookup/search (ReACT's Milhouse example). */

@@ -15,8 +15,7 @@ import { parseAgentFile } from '../../../core/agent/parse';
 import { createAgentRunner, createArtRunner } from '../../../core/runner/create';
 import { MemoryTrace, TraceWriter, readTraceFile, replayTrace } from '../../../core/runner/trace';
 import type { ToolRegistry } from '../../../core/tools/registry';
-import { ScriptedServer } from '../../support/scriptedServer';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, corpusPath, realTools, runWithoutPauses } from './helpers';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, corpusPath, realTools, runWithoutPauses, scriptedSuite } from './helpers';
 
 describe('ContinuationScript', () => {
   const s = ContinuationScript.parse(' [a] x\n#⟂1:⟦ 1⟧\nQ2: [b] y\n#⟂2:⟦ 2⟧\nQ3: [EOQ]\nAns: 2', 'Q1:');
@@ -93,18 +92,8 @@ describe('ReplayModel: corpus programs step through with no endpoint, tools re-e
 
 // Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.
 describe('trace: JSONL, no keys, replay without calling anything', { timeout: 120_000 }, () => {
-  const server = new ScriptedServer();
-  let tools: ToolRegistry;
+  const { server, tools } = scriptedSuite({ scripts: [DUCKS_SCRIPT, CODEGEN_SCRIPT] });
   const library = parseArt(readFileSync(corpusPath('programs/arithmetic.art'), 'utf8'));
-  before(async () => {
-    await server.start();
-    server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
-    tools = await realTools();
-  });
-  after(async () => {
-    await ScriptedServer.closeAll();
-    await tools?.dispose();
-  });
 
   test('a recorded run with an override replays to the same program, with no request and no tool run', async () => {
     const key = 'sk-trace-KEY-123456789';

@@ -4,6 +4,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import MiniSearch, { type SearchResult } from 'minisearch';
+import { errorMessage, fail, stoppedResult, type Deadline } from './common';
+import type { ToolResult } from './types';
 
 export interface Passage {
   /** Unique within the corpus: `file#n`. */
@@ -176,6 +178,13 @@ const cache = new Map<string, CacheEntry>();
 const building = new Map<string, Promise<Corpus>>();
 
 export class CorpusError extends Error {}
+
+/** What a corpus tool (`search`, ReACT `Search`) returns when it threw: stopped, a corpus problem, or a failure. */
+export function corpusToolFailure(tool: string, e: unknown, d: Deadline): ToolResult {
+  if (d.signal.aborted) return stoppedResult(tool, d);
+  if (e instanceof CorpusError) return fail(`[${tool}] ${e.message}`);
+  return fail(`[${tool}] failed: ${errorMessage(e)}`);
+}
 
 /**
  * The corpus of `folder`, from the cache when no file changed since it was built. Throws CorpusError with a

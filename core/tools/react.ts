@@ -2,8 +2,8 @@
 // Wikipedia). `Search[entity]` returns the first passage of the best-matching document; `Lookup[phrase]` returns the
 // next sentence of that document containing the phrase, as `(Result i / n) sentence`. The two share state, kept in
 // the pair of tool instances: create one pair per run (the registry does).
-import { builtinInfo, deadline, errorMessage, fail, ok, stoppedResult } from './common';
-import { CorpusError, loadCorpus, splitSentences, type CorpusDocument } from './corpus';
+import { builtinInfo, deadline, fail, ok } from './common';
+import { corpusToolFailure, loadCorpus, splitSentences, type CorpusDocument } from './corpus';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -52,9 +52,7 @@ export function createReactTools(opts: { corpusDir: string }): ReactTools {
           similar: ranked.slice(1).map(r => r.document.title),
         });
       } catch (e) {
-        if (d.signal.aborted) return stoppedResult('Search', d);
-        if (e instanceof CorpusError) return fail(`[Search] ${e.message}`);
-        return fail(`[Search] failed: ${errorMessage(e)}`);
+        return corpusToolFailure('Search', e, d);
       } finally {
         d.dispose();
       }

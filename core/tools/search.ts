@@ -1,8 +1,8 @@
 // `[search]`: full-text search over a local document folder (BM25 through MiniSearch), optionally reranked by the
 // model's negative log-likelihood. The output is the best passage(s); as in the ART reference, the runner appends
 // it to whatever the model itself wrote for `#i:` (details.appendToModelText says so).
-import { builtinInfo, deadline, errorMessage, fail, ok, stoppedResult } from './common';
-import { CorpusError, loadCorpus } from './corpus';
+import { builtinInfo, deadline, errorMessage, fail, ok } from './common';
+import { corpusToolFailure, loadCorpus } from './corpus';
 import { rerankByNll } from './rerank';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
 
@@ -58,9 +58,7 @@ export function createSearchTool(opts: SearchOptions): Tool {
           rerank,
         });
       } catch (e) {
-        if (d.signal.aborted) return stoppedResult('search', d);
-        if (e instanceof CorpusError) return fail(`[search] ${e.message}`);
-        return fail(`[search] failed: ${errorMessage(e)}`);
+        return corpusToolFailure('search', e, d);
       } finally {
         d.dispose();
       }

@@ -83,6 +83,11 @@ export function normalizeName(name: string): string {
   return name.trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
+/** `[EOQ]`, the end of the queries (any case, spaces folded): never a tool and never a sub-step. */
+export function isEoqName(name: string): boolean {
+  return name.length < 16 && normalizeName(name) === 'eoq';
+}
+
 /** The task name shown for a program: its `(Task name)`, else the start of its input. */
 export function programTitle(p: Program, index: number): string {
   if (p.description?.taskName) return p.description.taskName;

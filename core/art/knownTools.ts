@@ -28,9 +28,6 @@ export const BUILTIN_TOOLS: readonly ToolInfo[] = [
   { name: 'Lookup', origin: 'react', description: 'ReACT action: the next sentence containing the phrase in the last Search result, as `(Result i / n) sentence`.', input: 'A phrase (`named after`).' },
 ];
 
-/** Names the model answers itself in the ART library: not tools, and not typos of tools. */
-export const EOQ = 'EOQ';
-
 export class ToolCatalog {
   private readonly byName = new Map<string, ToolInfo>();
   /** Bumped on every change, so caches of derived facts (nearest tool names) know when to refresh. */

@@ -3,7 +3,7 @@
 // value. Never throws.
 import type { Span } from '../common/text';
 import type { Answer, ArtDocument, Marked, Program, Reference, Step } from './ast';
-import { normalizeName } from './ast';
+import { isEoqName } from './ast';
 import type { RawHead } from './grammarTypes';
 import { parse as parseHead } from './head.parser';
 import { LineCursor, LineKind, indexWithin, isDescriptionWord, isHead } from './lines';
@@ -188,7 +188,7 @@ class ProgramBuilder {
           instruction: instruction.text,
           instructionSpan: instruction.span,
           span: { start: marker.start, end },
-          isEoq: name !== null && br !== null && br.closed && name.length < 16 && normalizeName(name) === 'eoq',
+          isEoq: name !== null && br !== null && br.closed && isEoqName(name),
           answer: null,
         };
         this.references(instruction.span);

@@ -3,8 +3,6 @@
 import type { Span } from '../common/text';
 import { LineCursor, LineKind } from './lines';
 
-export { isDescriptionWord } from './lines';
-
 export interface SplitResult {
   /** Prose before the first program, when there is any non-blank text. */
   preamble: Span | null;

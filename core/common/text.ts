@@ -19,12 +19,6 @@ export interface Range {
   end: Position;
 }
 
-export const span = (start: number, end: number): Span => ({ start, end });
-
-export function shiftSpan(s: Span, by: number): Span {
-  return { start: s.start + by, end: s.end + by };
-}
-
 /** Maps offsets to positions and back by binary search over line starts. Handles \n, \r\n and lone \r. */
 export class LineIndex {
   readonly lineStarts: number[];

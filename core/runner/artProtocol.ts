@@ -1,7 +1,7 @@
 // ART programs: a query `Qi: [name] instruction` is complete when its answer line `#i:` starts; when `name` is a
 // tool, that is a tool call. With stop sequences the request ends at `\n#` (before the answer marker) and the
 // runner writes `#i:` itself; without them the stream is cut at the line break before `#`.
-import { EOQ } from '../art/knownTools';
+import { isEoqName } from '../art/ast';
 import { scanProgram, type ArtScan, type ScannedStep } from './artScan';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
 import type { StepView, ToolLookup } from './types';
@@ -38,7 +38,7 @@ export class ArtProtocol implements Protocol {
 
   isTool(name: string | null): boolean {
     if (!name) return false;
-    if (name.trim().toUpperCase() === EOQ) return false;
+    if (isEoqName(name)) return false;
     return this.tools.get(name) !== undefined;
   }
 

@@ -151,3 +151,46 @@ export class LineCursor {
 export function isHead(kind: LineKind): boolean {
   return kind >= LineKind.Description;
 }
+
+/** A line that starts another program (a separator, `Description:`, `Input:`) rather than continuing this one. */
+export function startsProgram(kind: LineKind): boolean {
+  return kind === LineKind.Separator || kind === LineKind.Description || kind === LineKind.Input;
+}
+
+const ANSWER_PREFIX = /#\d*[ \t]*$/y;
+
+/**
+ * Whether the unfinished last line at `start` (it runs to the end of `text`) may still become an answer head
+ * (`#`, `#2`, `#2 ` before its colon arrives). The streaming scanner ends a query there, as the endpoint's stop
+ * sequence `\n#` does, so no token is generated past a tool call.
+ */
+export function mayBecomeAnswerHead(text: string, start: number): boolean {
+  return at(ANSWER_PREFIX, text, start);
+}
+
+/**
+ * Where the runner asks the endpoint to stop (the OpenAI API takes at most four stop sequences): an answer head
+ * (the runner writes `#k:` itself) and the starts of another program, so the model does not write the next
+ * demonstration after `Ans:`. Each is a line break followed by the start of a head this classifier recognises;
+ * the starts of other programs it does not list (`---`, `——`, misspelled descriptions) are caught by the
+ * streaming scanner, which cuts the stream there.
+ */
+export const STREAM_STOPS: readonly string[] = ['\n#', '\n----', '\nDescription:', '\nInput:'];
+
+/**
+ * The next separator line at or after the line that starts at `from` (a line start): its span, or null. The split
+ * points that let a large first parse go program by program.
+ */
+export function nextSeparator(text: string, from: number): { start: number; end: number } | null {
+  let pos = from;
+  while (pos <= text.length) {
+    const c = text.charCodeAt(pos);
+    if ((c === 45 || c === 0x2014 || c === 0x2015 || c === 0x2500 || c === 32 || c === 9) && at(SEPARATOR, text, pos)) {
+      return { start: pos, end: SEPARATOR.lastIndex };
+    }
+    const nl = text.indexOf('\n', pos);
+    if (nl < 0) return null;
+    pos = nl + 1;
+  }
+  return null;
+}

@@ -58,8 +58,11 @@ const grammarOptions = { offset: 0, isDescriptionWord };
 const headCache = new Map<string, RawHead | null>();
 const HEAD_CACHE_LIMIT = 20_000;
 
-/** The head of the line at `start`, with spans relative to `start` (add `start` for document offsets). */
-function readHead(text: string, start: number, end: number): RawHead | null {
+/**
+ * The head of the line at `start` (up to the classifier's `headEnd`), with spans relative to `start` (add `start`
+ * for document offsets). The one reading of a head's syntax: the runner's streaming scanner uses it too.
+ */
+export function readHead(text: string, start: number, end: number): RawHead | null {
   const source = text.slice(start, end);
   let head = headCache.get(source);
   if (head === undefined) {

@@ -2,15 +2,14 @@
 // tool, that is a tool call. With stop sequences the request ends at `\n#` (before the answer marker) and the
 // runner writes `#i:` itself; without them the stream is cut at the line break before `#`.
 import { isEoqName } from '../art/ast';
-import { scanProgram, type ArtScan, type ScannedStep } from './artScan';
+import { STREAM_STOPS } from '../art/lines';
+import { parseArt } from '../art/parse';
+import { ArtScanner, type ArtScan, type ScannedStep } from './artScan';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
 import type { StepView, ToolLookup } from './types';
 
-/**
- * Stop sequences: the answer marker, and the starts of another program (the model would otherwise write the next
- * demonstration after `Ans:`). The OpenAI API takes at most four.
- */
-export const ART_STOPS = ['\n#', '\n----', '\nDescription:', '\nInput:'];
+/** Stop sequences: the answer marker and the starts of another program (see STREAM_STOPS). */
+export const ART_STOPS = STREAM_STOPS;
 
 /** Tools whose output the model goes on writing in the same answer (the ART reference appends search results). */
 const OUTPUT_CONTINUED = new Set(['search']);
@@ -18,6 +17,7 @@ const OUTPUT_CONTINUED = new Set(['search']);
 export class ArtProtocol implements Protocol {
   readonly kind = 'art' as const;
   readonly traceConfig = {};
+  private readonly scanner = new ArtScanner('Q1:');
   private cache: { text: string; scan: ArtScan } | null = null;
   /** The new task's input, answer `#0` for tools that read the task (the ART reference's convention). */
   private readonly taskInput: string | undefined;
@@ -28,12 +28,11 @@ export class ArtProtocol implements Protocol {
     readonly header: string,
     private readonly tools: ToolLookup,
   ) {
-    const m = /(?:^|\n)Input\s*[:：][ \t]*([\s\S]*?)\r?\nQ1\s*[:：]$/.exec(header);
-    this.taskInput = m ? m[1].trim() : undefined;
+    this.taskInput = parseArt(header).programs.at(-1)?.input?.text;
   }
 
   stops(): string[] {
-    return ART_STOPS;
+    return [...ART_STOPS];
   }
 
   isTool(name: string | null): boolean {
@@ -123,7 +122,7 @@ export class ArtProtocol implements Protocol {
   }
 
   private scan(written: string): ArtScan {
-    if (this.cache?.text !== written) this.cache = { text: written, scan: scanProgram(written, 1) };
+    if (this.cache?.text !== written) this.cache = { text: written, scan: this.scanner.scan(written) };
     return this.cache.scan;
   }
 }

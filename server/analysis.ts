@@ -2,7 +2,7 @@
 // programs an edit touched are re-parsed); `.agent` files are small and parsed whole. Requests (hover, completion,
 // ...) read the analysis of the current version, computing it synchronously when diagnostics have not yet.
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { ArtIncremental, type ArtDocument, type ToolCatalog } from '../core/art';
+import { ArtIncremental, nextSeparator, type ArtDocument, type ToolCatalog } from '../core/art';
 import { EditRegions } from './editRegions';
 import type { Diagnostic } from '../core/common/diagnostics';
 import { checkAgent, type AgentFile } from './agentCore';
@@ -36,17 +36,18 @@ export const CHUNK_CHARS = 256 * 1024;
  */
 const GROWTH = 1.5;
 
-const SEPARATOR_LINE = /\n[ \t]*(?:-{3,}|[—―]{2,}|─{3,})[ \t]*\r?\n/g;
-
-/** Offsets just after separator lines, at growing distances: each prefix ends on a whole program. */
+/** Offsets just after separator lines (as the parser reads them), at growing distances: each prefix ends on a whole program. */
 export function prefixCuts(text: string, first = CHUNK_CHARS): number[] {
   const cuts: number[] = [];
   let from = first;
   while (from < text.length) {
-    SEPARATOR_LINE.lastIndex = from;
-    const m = SEPARATOR_LINE.exec(text);
-    if (!m) break;
-    const cut = m.index + m[0].length;
+    const lineStart = text.indexOf('\n', from) + 1;
+    if (lineStart === 0) break;
+    const sep = nextSeparator(text, lineStart);
+    if (!sep) break;
+    const nl = text.indexOf('\n', sep.end);
+    if (nl < 0) break;
+    const cut = nl + 1;
     if (cut >= text.length) break;
     cuts.push(cut);
     from = Math.max(cut + first, Math.floor(cut * GROWTH));

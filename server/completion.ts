@@ -11,7 +11,7 @@ import {
   type Range,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { normalizeName, type ArtDocument, type ToolInfo } from '../core/art';
+import { normalizeName, type ArtDocument, type Step, type ToolInfo } from '../core/art';
 import type { AgentAnalysis, ArtAnalysis } from './analysis';
 import { KNOWN_FLAGS, readSExprs, type AgentDef, type SExpr, type SList } from './agentCore';
 import { answersOf, codeBlock, firstLine, isEoqName, programIndexBefore, stepOfAnswer } from './artQuery';
@@ -31,7 +31,6 @@ export function completion(ctx: ServerContext, params: CompletionParams): Comple
 
 // ---------------------------------------------------------------------------------------------------- .art
 
-const BRACKET_OPEN = /^[ \t]*Q[ \t]*\d*[ \t]*[:：][ \t]*\[([^\]\r\n]*)$/;
 const LINE_START_WORD = /^([ \t]*)([A-Za-z#]*\d*)$/;
 
 function lineBefore(document: TextDocument, offset: number): { lineStart: number; prefix: string } {
@@ -40,17 +39,30 @@ function lineBefore(document: TextDocument, offset: number): { lineStart: number
   return { lineStart, prefix: document.getText().slice(lineStart, offset) };
 }
 
+/** The query whose `[...]` holds the cursor (after `[`, up to its `]` or, unclosed, the end of the line), from the syntax tree. */
+function stepNameAt(doc: ArtDocument, offset: number): Step | null {
+  const index = programIndexBefore(doc, offset);
+  if (index < 0) return null;
+  for (const s of doc.programs[index].steps) {
+    const b = s.bracketSpan;
+    if (b && offset > b.start && (s.unclosedBracket ? offset <= b.end : offset < b.end)) return s;
+  }
+  return null;
+}
+
 function artCompletion(ctx: ServerContext, document: TextDocument, analysis: ArtAnalysis, offset: number): CompletionItem[] | null {
   const { lineStart, prefix } = lineBefore(document, offset);
   const text = document.getText();
 
-  const bracket = BRACKET_OPEN.exec(prefix);
-  if (bracket) {
-    const from = offset - bracket[1].length;
-    // Replace the whole name when the cursor is inside one (`[code ex|ecute]`), up to its `]`.
-    const rest = /^[^\]\[\r\n]*\]/.exec(text.slice(offset, offset + 200));
-    const to = rest ? offset + rest[0].length - 1 : offset;
-    return stepNameItems(ctx, analysis.doc, document, { start: document.positionAt(from), end: document.positionAt(to) }, rest !== null);
+  const step = stepNameAt(analysis.doc, offset);
+  if (step) {
+    const b = step.bracketSpan!;
+    // Replace the whole name (`[code ex|ecute]`), and with a closed bracket its `]` too, so the cursor lands after it.
+    const to = step.unclosedBracket ? offset : b.end;
+    const lineEnd = document.offsetAt({ line: document.positionAt(offset).line + 1, character: 0 });
+    const rest = text.slice(to, lineEnd).replace(/\r?\n$/, '');
+    const close = rest === '' ? '] ' : ']';
+    return stepNameItems(ctx, analysis.doc, step, { start: document.positionAt(b.start + 1), end: document.positionAt(to) }, close);
   }
 
   const ref = /#(\d*)$/.exec(prefix);
@@ -66,9 +78,8 @@ function artCompletion(ctx: ServerContext, document: TextDocument, analysis: Art
   return null;
 }
 
-function stepNameItems(ctx: ServerContext, doc: ArtDocument, document: TextDocument, range: Range, closed: boolean): CompletionItem[] {
+function stepNameItems(ctx: ServerContext, doc: ArtDocument, editing: Step, range: Range, close: string): CompletionItem[] {
   const catalog = ctx.tools();
-  const close = closed ? '' : ']';
   const items: CompletionItem[] = [];
   for (const tool of catalog.all()) {
     items.push({
@@ -85,7 +96,8 @@ function stepNameItems(ctx: ServerContext, doc: ArtDocument, document: TextDocum
   const used = new Map<string, { name: string; count: number }>();
   for (const p of doc.programs) {
     for (const s of p.steps) {
-      if (!s.name || s.isEoq || isEoqName(s.name) || catalog.has(s.name)) continue;
+      // Not the name being typed: a half-typed or misspelled name must not be offered as if the file used it.
+      if (s === editing || !s.name || s.isEoq || isEoqName(s.name) || catalog.has(s.name)) continue;
       const key = normalizeName(s.name);
       if (!key) continue;
       const u = used.get(key);

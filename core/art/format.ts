@@ -43,9 +43,9 @@ function step(
   replace: (start: number, end: number, newText: string) => void,
   oneSpaceAfter: (at: number) => void,
 ): void {
-  // `Q 2 :` → `Q2:` (the colon as written, ASCII or fullwidth).
-  const m = /^Q[ \t]*(\d+)[ \t]*([:：])$/.exec(text.slice(s.marker.start, s.marker.end));
-  if (m) replace(s.marker.start, s.marker.end, `Q${m[1]}${m[2]}`);
+  // `Q2 :` → `Q2:` (the number and the colon as written, ASCII or fullwidth).
+  const marker = `Q${text.slice(s.numberSpan.start, s.numberSpan.end)}${text[s.marker.end - 1]}`;
+  if (text.slice(s.marker.start, s.marker.end) !== marker) replace(s.marker.start, s.marker.end, marker);
   const b = s.bracketSpan;
   if (!b) {
     oneSpaceAfter(s.marker.end); // a bare `Qk:` (the template's slot) or a query without a name

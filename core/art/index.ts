@@ -2,6 +2,7 @@
 // programs an edit touched.
 export * from './ast';
 export { parseArt } from './parse';
+export { nextSeparator } from './lines';
 export { checkArt, type CheckOptions } from './check';
 export { ArtIncremental } from './incremental';
 export { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from './knownTools';

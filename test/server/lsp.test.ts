@@ -201,8 +201,10 @@ describe('.art completion, hover, navigation', () => {
   });
 
   test('after `[`: tools first with their description, then sub-step names of the file, then EOQ', async () => {
-    const pos = at(ARITHMETIC, '[compare]', 1);
-    const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: u }, position: pos, context: { triggerKind: 2, triggerCharacter: '[' } });
+    const v = `${ARITHMETIC}\n----\nInput: banana\nQ1: [`;
+    const w = fileUri(join(CORPUS, 'test-nav-new-step.art'));
+    await client.open(w, v);
+    const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: w }, position: at(v, 'banana\nQ1: [', 'banana\nQ1: ['.length), context: { triggerKind: 2, triggerCharacter: '[' } });
     const sorted = [...list.items].sort((a, b) => (a.sortText ?? a.label).localeCompare(b.sortText ?? b.label));
     const labels = sorted.map((i) => i.label);
     const search = sorted.find((i) => i.label === 'search')!;
@@ -214,13 +216,25 @@ describe('.art completion, hover, navigation', () => {
     assert.equal(labels[labels.length - 1], 'EOQ');
   });
 
-  test('inside a name, the completion replaces the whole name up to `]`', async () => {
+  test('inside a name, the completion replaces the whole name through its `]`, so the cursor lands after it', async () => {
     const pos = at(ARITHMETIC, '[code execute]', 5);
     const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: u }, position: pos });
     const item = list.items.find((i) => i.label === 'code execute')!;
     const edit = item.textEdit as TextEdit;
     assert.equal(apply(ARITHMETIC, [edit]), ARITHMETIC);
-    assert.equal(edit.range.end.character, at(ARITHMETIC, '[code execute]', '[code execute'.length).character);
+    assert.equal(edit.range.end.character, at(ARITHMETIC, '[code execute]', '[code execute]'.length).character);
+  });
+
+  test('in an empty `[]` at the end of a line (the editor closed the bracket), the name, `]` and a space go in', async () => {
+    const v = `${ARITHMETIC}\n----\nInput: banana\nQ1: [cod]`;
+    const w = fileUri(join(CORPUS, 'test-nav-typing.art'));
+    await client.open(w, v);
+    const pos = at(v, 'Q1: [cod]', 'Q1: [cod'.length);
+    const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: w }, position: pos });
+    const item = list.items.find((i) => i.label === 'code execute')!;
+    assert.equal(apply(v, [item.textEdit as TextEdit]), `${ARITHMETIC}\n----\nInput: banana\nQ1: [code execute] `);
+    // The half-typed name is not offered as a sub-step of the file (Enter would keep the misspelling).
+    assert.ok(!list.items.some((i) => i.label === 'cod'), JSON.stringify(list.items.map((i) => i.label)));
   });
 
   test('`#` in an instruction: the answers before it in the same program', async () => {

@@ -30,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): ArtStudioApi {
 
   client = createLanguageClient(context, log, settings.toolsFile);
   const languageClient = client;
-  const statusBar = new ArtStatusBar(languageClient, log);
+  const statusBar = new ArtStatusBar(languageClient);
   context.subscriptions.push(statusBar);
 
   context.subscriptions.push(

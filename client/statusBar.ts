@@ -1,9 +1,9 @@
 // The status bar item for the active `.art` / `.agent` editor: how many programs (or agents) the file holds and how
-// many errors it has. Programs come from the server (`art/programs`, `art/documentStatus`), errors from VS Code's
+// many errors it has. Programs and agents come from the server (`art/documentStatus`), errors from VS Code's
 // own diagnostics collection, so the count always matches the Problems panel.
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { documentStatusNotification, programsRequest } from './protocol';
+import { documentStatusNotification } from './protocol';
 import { ART_LANGUAGES } from './languageClient';
 
 const REFRESH_DELAY_MS = 100;
@@ -11,13 +11,12 @@ const REFRESH_DELAY_MS = 100;
 export class ArtStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('art.status', vscode.StatusBarAlignment.Right, 100);
   private readonly disposables: vscode.Disposable[] = [this.item];
-  /** Agents per document (uri -> count), from the server's documentStatus notifications. */
-  private readonly agentCounts = new Map<string, number>();
+  /** Programs or agents per document (uri -> count), from the server's documentStatus notifications. */
+  private readonly unitCounts = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private generation = 0;
   private shown = false;
 
-  constructor(private readonly client: LanguageClient, private readonly log: vscode.LogOutputChannel) {
+  constructor(client: LanguageClient) {
     this.item.name = 'ART Studio';
     this.item.command = 'art.showOutput';
     this.disposables.push(
@@ -27,10 +26,10 @@ export class ArtStatusBar implements vscode.Disposable {
         if (active && e.uris.some(u => u.toString() === active)) this.schedule();
       }),
       client.onNotification(documentStatusNotification, p => {
-        if (p.language === 'agent') this.agentCounts.set(p.uri, p.units);
+        this.unitCounts.set(p.uri, p.units);
         if (p.uri === vscode.window.activeTextEditor?.document.uri.toString()) this.schedule();
       }),
-      vscode.workspace.onDidCloseTextDocument(d => this.agentCounts.delete(d.uri.toString())),
+      vscode.workspace.onDidCloseTextDocument(d => this.unitCounts.delete(d.uri.toString())),
     );
     this.schedule();
   }
@@ -46,11 +45,10 @@ export class ArtStatusBar implements vscode.Disposable {
 
   private schedule(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.refresh(), REFRESH_DELAY_MS);
+    this.timer = setTimeout(() => this.refresh(), REFRESH_DELAY_MS);
   }
 
-  private async refresh(): Promise<void> {
-    const generation = ++this.generation;
+  private refresh(): void {
     const doc = vscode.window.activeTextEditor?.document;
     if (!doc || !(ART_LANGUAGES as readonly string[]).includes(doc.languageId)) {
       this.item.hide();
@@ -58,21 +56,9 @@ export class ArtStatusBar implements vscode.Disposable {
       return;
     }
     const errors = vscode.languages.getDiagnostics(doc.uri).filter(d => d.severity === vscode.DiagnosticSeverity.Error).length;
-    let units: string;
-    if (doc.languageId === 'art') {
-      let programs: number | undefined;
-      try {
-        const result = await this.client.sendRequest(programsRequest, { textDocument: { uri: doc.uri.toString() } });
-        programs = result?.programs.filter(p => !p.template).length;
-      } catch (e) {
-        this.log.warn(`art/programs failed for ${doc.uri.fsPath}: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      units = programs === undefined ? '? programs' : plural(programs, 'program');
-    } else {
-      const agents = this.agentCounts.get(doc.uri.toString());
-      units = agents === undefined ? '? agents' : plural(agents, 'agent');
-    }
-    if (generation !== this.generation) return; // a newer refresh started while we waited on the server
+    const count = this.unitCounts.get(doc.uri.toString());
+    const word = doc.languageId === 'art' ? 'program' : 'agent';
+    const units = count === undefined ? `? ${word}s` : plural(count, word);
     this.item.text = `$(symbol-method) ${units}  $(error) ${errors}`;
     this.item.tooltip = `ART Studio: ${units}, ${plural(errors, 'error')} in ${vscode.workspace.asRelativePath(doc.uri)}. Click for the log.`;
     this.item.backgroundColor = errors ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;

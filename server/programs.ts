@@ -1,49 +1,35 @@
-// `art/programs`: each program's title, range and steps, for the client's CodeLenses ("Run", "Debug") and the
-// runner, which start from a program's position in the file.
-import { programTitle } from '../core/art';
-import { isEoqName } from './artQuery';
+// `art/programs`: the runnable units of an open document (the programs of a task library, the agents of a spec)
+// from the analysis already made. The client's CodeLenses, dynamic debug configurations and F5 all read this one
+// list, so what is offered and what runs cannot disagree.
+import { programTitle, type Program } from '../core/art';
 import { toRange } from './convert';
 import { isArt, target, type ServerContext } from './context';
-import type { ProgramsParams, ProgramsResult } from './protocol';
+import type { ProgramInfo, ProgramsParams, ProgramsResult } from './protocol';
+
+/** Why a program cannot be run, or undefined when it can. */
+export function whyNotRunnable(p: Program): string | undefined {
+  if (p.template) return 'this is the `%s` prompt template, where a new task is filled in, not a program: run one of the programs above it';
+  if (!p.input) return 'this program has no `Input:` line, so there is nothing to run it on: add one';
+  return undefined;
+}
 
 export function programs(ctx: ServerContext, params: ProgramsParams): ProgramsResult | null {
   const t = target(ctx, params.textDocument.uri);
-  if (!t || !isArt(t)) return null;
-  const { document, analysis } = t;
-  const tools = ctx.tools();
-  // Error starts in order, swept once alongside the programs (a large library has thousands of both).
-  const errorsAt = analysis.diagnostics.filter((d) => d.severity === 'error').map((d) => d.span.start).sort((a, b) => a - b);
-  let e = 0;
-  const errorsIn = (start: number, end: number) => {
-    while (e < errorsAt.length && errorsAt[e] < start) e++;
-    let n = 0;
-    while (e + n < errorsAt.length && errorsAt[e + n] <= end) n++;
-    return n;
-  };
-  return {
-    uri: document.uri,
-    version: document.version,
-    programs: analysis.doc.programs.map((p, index) => {
+  if (!t) return null;
+  const { document } = t;
+  const units: ProgramInfo[] = [];
+  if (isArt(t)) {
+    t.analysis.doc.programs.forEach((p, index) => {
       const header = p.description?.marker ?? p.input?.marker ?? { start: p.span.start, end: p.span.start };
-      return {
-        index,
-        title: programTitle(p, index),
-        range: toRange(document, p.span),
-        headerRange: toRange(document, header),
-        template: p.template,
-        errors: errorsIn(p.span.start, p.span.end),
-        steps: p.steps.map((s) => {
-          const eoq = s.isEoq || isEoqName(s.name);
-          return {
-            number: s.number,
-            name: s.name,
-            isTool: s.name !== null && !eoq && tools.has(s.name),
-            isEoq: eoq,
-            range: toRange(document, { start: s.span.start, end: Math.max(s.span.end, s.answer?.span.end ?? 0) }),
-            nameRange: s.bracketSpan ? toRange(document, s.bracketSpan) : null,
-          };
-        }),
-      };
-    }),
-  };
+      const unit: ProgramInfo = { index, kind: 'program', title: programTitle(p, index), range: toRange(document, p.span), headerRange: toRange(document, header) };
+      const why = whyNotRunnable(p);
+      if (why) unit.notRunnable = why;
+      units.push(unit);
+    });
+  } else if (t.analysis.kind === 'agent') {
+    t.analysis.file.agents.forEach((a, index) => {
+      units.push({ index, kind: 'agent', title: a.name || `agent ${index}`, range: toRange(document, a.span), headerRange: toRange(document, a.nameSpan) });
+    });
+  }
+  return { uri: document.uri, version: document.version, programs: units };
 }

@@ -8,34 +8,19 @@
 //   client.onNotification(DocumentStatusNotification.method, (p: DocumentStatusNotification.Params) => ...)
 import type { Range, TextDocumentIdentifier } from 'vscode-languageserver-protocol';
 
-/** One step of a program, as the runner and CodeLenses need it. */
-export interface ProgramStepInfo {
-  number: number;
-  /** The step name as written, null when the query has no `[name]`. */
-  name: string | null;
-  /** True when the name is a tool of the catalog (built-in or workspace); false for a model sub-step. */
-  isTool: boolean;
-  isEoq: boolean;
-  /** The `Qk:` line through its answer. */
-  range: Range;
-  /** The `[name]` brackets, when present. */
-  nameRange: Range | null;
-}
-
+/** Something that can be run: a program of a task library or an agent of a spec. */
 export interface ProgramInfo {
-  /** 0-based index of the program in the file. */
+  /** The launch configuration's `task`: the 0-based program index in the file, or the agent's index. */
   index: number;
-  /** The task name, or the start of the input when there is none (core programTitle). */
+  kind: 'program' | 'agent';
+  /** The task name, or the start of the input when there is none (core programTitle); the agent's name. */
   title: string;
-  /** Whole program. */
+  /** The whole program or `(define ...)` form. */
   range: Range;
-  /** The line a CodeLens sits on: the `Description:` line, else `Input:`, else the program's first line. */
+  /** The line a CodeLens sits on: the `Description:` line, else `Input:`, else the first line; an agent's name. */
   headerRange: Range;
-  /** The `%s` prompt template: not a demonstration, not runnable. */
-  template: boolean;
-  /** Number of error diagnostics inside the program. */
-  errors: number;
-  steps: ProgramStepInfo[];
+  /** Why it cannot run (the `%s` prompt template, a program with no `Input:`); absent when it can. */
+  notRunnable?: string;
 }
 
 export interface ProgramsParams {
@@ -49,7 +34,10 @@ export interface ProgramsResult {
   programs: ProgramInfo[];
 }
 
-/** `art/programs`: the programs of an open `.art` document (empty for other documents). */
+/**
+ * `art/programs`: what can be run in an open `.art` or `.agent` document, the one list the client's CodeLenses,
+ * debug configurations and F5 use (null for other documents).
+ */
 export namespace ProgramsRequest {
   export const method = 'art/programs' as const;
   export type Params = ProgramsParams;

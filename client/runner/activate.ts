@@ -2,7 +2,7 @@
 // configurations, Run/Debug CodeLenses, the streamed program editor, the trace view and the commands. Called
 // once from client/extension.ts.
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
+import { State, type LanguageClient } from 'vscode-languageclient/node';
 import type { ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
 import { API_KEY_SECRET, openTrace, overrideToolOutput, saveAsDemonstration, setApiKey } from './commands';
@@ -48,10 +48,10 @@ function loadDebugSession(): DebugSessionModule['ArtDebugSession'] {
 
 export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDeps): RunnerApi {
   const traceDir = vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'traces');
-  const provider = new ArtConfigurationProvider({ client: deps.client, settings: deps.settings, traceDir });
+  const provider = new ArtConfigurationProvider({ client: deps.client, log: deps.log, settings: deps.settings, traceDir });
   const streams = new ProgramStreams(deps.log, () => vscode.workspace.getConfiguration('art').get<boolean>('debug.streamToEditor', true));
   const traceView = new TraceView();
-  const lenses = new RunCodeLenses();
+  const lenses = new RunCodeLenses(deps.client, deps.log);
 
   const factory: vscode.DebugAdapterDescriptorFactory = {
     createDebugAdapterDescriptor: () =>
@@ -70,7 +70,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       void vscode.window.showInformationMessage('ART Studio: open an .art or .agent file to run it.');
       return false;
     }
-    const unit = task !== undefined ? unitsOf(doc).find(u => u.task === task) : undefined;
+    const unit = task !== undefined ? (await unitsOf(doc, deps.client, deps.log)).find(u => u.task === task) : undefined;
     const name = `${noDebug ? 'Run' : 'Debug'} ${unit?.title ?? vscode.workspace.asRelativePath(doc.uri)}`;
     return vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(doc.uri), { type: DEBUG_TYPE, request: 'launch', name, program: doc.uri.fsPath, task }, { noDebug });
   };
@@ -82,15 +82,18 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       DEBUG_TYPE,
       {
         // The Run and Debug view's dynamic list: one configuration per program of the active file.
-        provideDebugConfigurations: () => {
+        provideDebugConfigurations: async () => {
           const doc = vscode.window.activeTextEditor?.document;
           if (!doc || !isRunnable(doc)) return [];
-          return unitsOf(doc).map(u => ({ type: DEBUG_TYPE, request: 'launch', name: `Debug ${u.title}`, program: doc.uri.fsPath, task: u.task }));
+          const units = await unitsOf(doc, deps.client, deps.log);
+          return units.filter(u => !u.notRunnable).map(u => ({ type: DEBUG_TYPE, request: 'launch', name: `Debug ${u.title}`, program: doc.uri.fsPath, task: u.task }));
         },
       },
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
     ),
     vscode.languages.registerCodeLensProvider([{ language: 'art' }, { language: 'art-agent' }], lenses),
+    // The lenses come from the server: ask again once it runs (at activation, after a restart).
+    ...(deps.client ? [deps.client.onDidChangeState(e => e.newState === State.Running && lenses.refresh())] : []),
     lenses,
     streams,
     traceView,

@@ -1,5 +1,6 @@
-// "Run" and "Debug" above each program of a task library and each agent of a spec.
+// "Run" and "Debug" above each runnable program of a task library and each agent of a spec (the server's list).
 import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
 import { unitsOf } from './programs';
 
 export const RUN_COMMAND = 'art.runProgram';
@@ -9,15 +10,25 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
 
-  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
-    return unitsOf(doc).flatMap(u => {
-      const range = new vscode.Range(u.line, 0, u.line, 0);
-      const what = u.kind === 'agent' ? `agent ${u.title}` : `program ${u.task} (${u.title})`;
-      return [
-        new vscode.CodeLens(range, { title: '$(play) Run', tooltip: `Run ${what} to the end`, command: RUN_COMMAND, arguments: [doc.uri, u.task] }),
-        new vscode.CodeLens(range, { title: '$(debug-alt) Debug', tooltip: `Debug ${what}: pause at every tool call`, command: DEBUG_COMMAND, arguments: [doc.uri, u.task] }),
-      ];
-    });
+  constructor(private readonly client: LanguageClient | undefined, private readonly log: vscode.LogOutputChannel) {}
+
+  /** The server (re)started or its tools changed: ask again. */
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    const units = await unitsOf(doc, this.client, this.log);
+    return units
+      .filter(u => !u.notRunnable)
+      .flatMap(u => {
+        const range = new vscode.Range(u.line, 0, u.line, 0);
+        const what = u.kind === 'agent' ? `agent ${u.title}` : `program ${u.task} (${u.title})`;
+        return [
+          new vscode.CodeLens(range, { title: '$(play) Run', tooltip: `Run ${what} to the end`, command: RUN_COMMAND, arguments: [doc.uri, u.task] }),
+          new vscode.CodeLens(range, { title: '$(debug-alt) Debug', tooltip: `Debug ${what}: pause at every tool call`, command: DEBUG_COMMAND, arguments: [doc.uri, u.task] }),
+        ];
+      });
   }
 
   dispose(): void {

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { ArtSettings } from '../settings';
-import { isRunnable, unitAt, unitsFromServer, unitsOf } from './programs';
+import { isRunnable, unitAt, unitsOf } from './programs';
 import { DEBUG_TYPE, type ArtLaunchArguments } from './protocol';
 
 export const UNTRUSTED_RUN_MESSAGE =
@@ -13,6 +13,7 @@ export const UNTRUSTED_RUN_MESSAGE =
 
 export interface ConfigurationDeps {
   client?: LanguageClient;
+  log?: vscode.LogOutputChannel;
   settings: (scope?: vscode.ConfigurationScope) => ArtSettings;
   /** Folder where runs write their traces by default. */
   traceDir?: vscode.Uri;
@@ -74,15 +75,19 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     }
 
     const editor = vscode.window.visibleTextEditors.find(e => e.document.uri.fsPath === programUri.fsPath);
+    const doc = editor?.document ?? (isRunnable({ languageId: '', uri: programUri } as vscode.TextDocument) ? await vscode.workspace.openTextDocument(programUri) : undefined);
+    const units = doc ? await unitsOf(doc, this.deps.client, this.deps.log) : [];
     if (config.task === undefined && editor) {
-      const units = await unitsFromServer(editor.document, this.deps.client);
       const unit = unitAt(units, editor.selection.active);
       if (unit) config.task = unit.task;
     }
+    const chosen = typeof config.task === 'number' ? units.find(u => u.task === config.task) : units.find(u => u.title === config.task);
+    if (chosen?.notRunnable) {
+      void vscode.window.showErrorMessage(`ART Studio: ${chosen.title}: ${chosen.notRunnable}.`);
+      return undefined;
+    }
     if (/\.agent$/i.test(program) && !config.input) {
-      const doc = editor?.document ?? (await vscode.workspace.openTextDocument(programUri));
-      const agents = unitsOf(doc);
-      const name = typeof config.task === 'number' ? agents[config.task]?.title : config.task;
+      const name = chosen?.title ?? (typeof config.task === 'string' ? config.task : undefined);
       const question = await vscode.window.showInputBox({ title: `Question for ${name ?? 'the agent'}`, prompt: 'The agent answers this question (the launch configuration\'s "input").', ignoreFocusOut: true });
       if (!question) return undefined;
       config.input = question;

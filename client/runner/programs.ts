@@ -1,11 +1,8 @@
-// The runnable units of an open document: the programs of a task library (from the language server's
-// `art/programs` request when it answers, else parsed here with core) and the agents of a spec. They place the
-// CodeLenses and resolve the debug configuration's `task` to the program at the cursor.
+// The runnable units of an open document, as the language server lists them (`art/programs`): the programs of a
+// task library and the agents of a spec. The CodeLenses, the dynamic debug configurations and F5 all use this one
+// list, so a program offered is a program that runs, and one that cannot run says why.
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { parseAgentFile } from '../../core/agent/parse';
-import { programTitle } from '../../core/art/ast';
-import { parseArt } from '../../core/art/parse';
 import { programsRequest } from '../protocol';
 
 export interface RunUnit {
@@ -16,54 +13,44 @@ export interface RunUnit {
   /** The line the CodeLens sits on. */
   line: number;
   range: vscode.Range;
+  /** Why it cannot run (the `%s` template, a program with no `Input:`); undefined when it can. */
+  notRunnable?: string;
 }
 
-const LSP_TIMEOUT_MS = 1500;
+const LSP_TIMEOUT_MS = 3000;
 
 export function isRunnable(doc: vscode.TextDocument): boolean {
   return doc.languageId === 'art' || doc.languageId === 'art-agent' || /\.(art|agent)$/i.test(doc.uri.path);
 }
 
-/** Parsed here with core: synchronous, always available. */
-export function unitsOf(doc: vscode.TextDocument): RunUnit[] {
-  const text = doc.getText();
-  const range = (start: number, end: number) => new vscode.Range(doc.positionAt(start), doc.positionAt(end));
-  if (doc.languageId === 'art-agent' || /\.agent$/i.test(doc.uri.path)) {
-    return parseAgentFile(text).agents.map((a, i) => ({ task: i, title: a.name || `agent ${i}`, kind: 'agent', line: doc.positionAt(a.span.start).line, range: range(a.span.start, a.span.end) }));
-  }
-  const units: RunUnit[] = [];
-  parseArt(text).programs.forEach((p, i) => {
-    if (p.template || !p.input) return;
-    const head = p.description ?? p.input;
-    units.push({ task: i, title: programTitle(p, i), kind: 'program', line: doc.positionAt(head.span.start).line, range: range(p.span.start, p.span.end) });
-  });
-  return units;
-}
-
-/** The language server's view when it answers in time (it knows the workspace tools), else core's. */
-export async function unitsFromServer(doc: vscode.TextDocument, client: LanguageClient | undefined): Promise<RunUnit[]> {
-  if (client?.isRunning() && doc.languageId === 'art') {
-    try {
-      const answer = await Promise.race([
-        client.sendRequest(programsRequest, { textDocument: { uri: doc.uri.toString() } }),
-        new Promise<null>(resolve => setTimeout(() => resolve(null), LSP_TIMEOUT_MS)),
-      ]);
-      if (answer && answer.version === doc.version) {
-        return answer.programs
-          .filter(p => !p.template)
-          .map(p => ({
-            task: p.index,
-            title: p.title,
-            kind: 'program' as const,
-            line: p.headerRange.start.line,
-            range: new vscode.Range(p.range.start.line, p.range.start.character, p.range.end.line, p.range.end.character),
-          }));
-      }
-    } catch {
-      /* an older server or a failed request: parse here */
+/**
+ * The units of `doc` from the language server; an empty list (and a line in the log) when it is not running or does
+ * not answer in time, or when the document changed while it answered.
+ */
+export async function unitsOf(doc: vscode.TextDocument, client: LanguageClient | undefined, log?: vscode.LogOutputChannel): Promise<RunUnit[]> {
+  if (!client?.isRunning()) return [];
+  try {
+    const answer = await Promise.race([
+      client.sendRequest(programsRequest, { textDocument: { uri: doc.uri.toString() } }),
+      new Promise<'timeout'>(resolve => setTimeout(() => resolve('timeout'), LSP_TIMEOUT_MS)),
+    ]);
+    if (answer === 'timeout') {
+      log?.warn(`art/programs: no answer within ${LSP_TIMEOUT_MS} ms for ${doc.uri.fsPath}`);
+      return [];
     }
+    if (!answer || answer.version !== doc.version) return [];
+    return answer.programs.map(p => ({
+      task: p.index,
+      title: p.title,
+      kind: p.kind,
+      line: p.headerRange.start.line,
+      range: new vscode.Range(p.range.start.line, p.range.start.character, p.range.end.line, p.range.end.character),
+      notRunnable: p.notRunnable,
+    }));
+  } catch (e) {
+    log?.warn(`art/programs failed for ${doc.uri.fsPath}: ${e instanceof Error ? e.message : String(e)}`);
+    return [];
   }
-  return unitsOf(doc);
 }
 
 /** The unit at `position`: the one containing it, else the nearest one above it, else the first. */

@@ -1,4 +1,5 @@
 // Speaks LSP to the real built server (dist/server.js --stdio) on corpus files and broken variants of them.
+import type { ProgramsResult } from '../../server/protocol';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -299,11 +300,23 @@ describe('.art completion, hover, navigation', () => {
     assert.equal(nameAt('[compare]')?.length, 'compare'.length);
   });
 
-  test('art/programs lists each program with its steps', async () => {
-    const r = await client.request<{ version: number; programs: { title: string; template: boolean; steps: { name: string; isTool: boolean }[] }[] }>('art/programs', { textDocument: { uri: u } });
+  test('art/programs lists each program, and says why the template and a program without Input cannot run', async () => {
+    const r = await client.request<ProgramsResult>('art/programs', { textDocument: { uri: u } });
     assert.equal(r.programs[0].title, 'Aqua-rat');
-    assert.deepEqual(r.programs[0].steps.map((s) => s.isTool), [true, true, false, false]);
-    assert.equal(r.programs[r.programs.length - 1].template, true);
+    assert.equal(r.programs[0].kind, 'program');
+    assert.equal(r.programs[0].notRunnable, undefined);
+    assert.match(r.programs[r.programs.length - 1].notRunnable ?? '', /template/);
+    const w = uri('no-input.art');
+    await client.open(w, 'Description: (Toy) no input here\nQ1: [EOQ]\nAns: 1\n');
+    const n = await client.request<ProgramsResult>('art/programs', { textDocument: { uri: w } });
+    assert.match(n.programs[0].notRunnable ?? '', /no `Input:`/);
+  });
+
+  test('art/programs lists the agents of a spec', async () => {
+    const w = uri('two.agent');
+    await client.open(w, '(define A (:states (Q (:text "[Q]"))) (:behavior (next Q)))\n(define B (:states (Q (:text "[Q]"))) (:behavior (next Q)))\n', 'art-agent');
+    const r = await client.request<ProgramsResult>('art/programs', { textDocument: { uri: w } });
+    assert.deepEqual(r.programs.map((p) => [p.kind, p.title, p.index, p.headerRange.start.line]), [['agent', 'A', 0, 0], ['agent', 'B', 1, 1]]);
   });
 });
 

@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/runner/demonstration';
-import { DEBUG_TYPE, SET_TOOL_OUTPUT, STATE_REQUEST, type StateResponseBody } from './protocol';
+import { DEBUG_TYPE, SetToolOutputRequest, StateRequest } from './protocol';
 import type { ProgramStreams } from './streamEditor';
 import type { TraceView } from './traceView';
 import { typedText } from '../../core/runner/typedText';
@@ -42,7 +42,7 @@ export async function overrideToolOutput(text?: string): Promise<boolean> {
     void vscode.window.showWarningMessage('ART Studio: no ART debug session is active.');
     return false;
   }
-  const state = (await session.customRequest(STATE_REQUEST)) as StateResponseBody;
+  const state = (await session.customRequest(StateRequest.command)) as StateRequest.Response;
   if (state.state !== 'paused' || !state.call) {
     void vscode.window.showWarningMessage('ART Studio: the run is not paused at a tool call.');
     return false;
@@ -57,7 +57,7 @@ export async function overrideToolOutput(text?: string): Promise<boolean> {
       ignoreFocusOut: true,
     }));
   if (value === undefined) return false;
-  await session.customRequest(SET_TOOL_OUTPUT, { text: typedText(value) });
+  await session.customRequest(SetToolOutputRequest.command, { text: typedText(value) } satisfies SetToolOutputRequest.Arguments);
   return true;
 }
 

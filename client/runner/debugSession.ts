@@ -18,11 +18,8 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { LaunchError, prepareRun, type PreparedRun, type RunConfig } from '../../core/runner/launch';
 import { StreamedText } from '../../core/runner/streamedText';
-import type { Breakpoints, PauseReason, RunResult, Snapshot, StepView, ToolCall } from '../../core/runner/types';
-import {
-  END_EVENT, SET_TOOL_INPUT, SET_TOOL_OUTPUT, SKIP_TOOL, STATE_REQUEST, TEXT_EVENT,
-  type ArtLaunchArguments, type EndEventBody, type StateResponseBody, type TextArguments, type TextEventBody,
-} from './protocol';
+import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView } from '../../core/runner/types';
+import { EndEvent, SetToolInputRequest, SetToolOutputRequest, SkipToolRequest, StateRequest, TextEvent, type ArtLaunchArguments } from './protocol';
 import { SourceMap, lineAt } from './sourceMap';
 import { typedText } from '../../core/runner/typedText';
 
@@ -45,21 +42,11 @@ export interface ArtDebugSessionOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-interface PauseView {
-  reason: PauseReason;
-  call?: ToolCall;
-  snapshot: Snapshot;
-  description: string;
-  /** Whether the paused call's tool has run. */
-  phase?: 'before' | 'after';
-}
-
 export class ArtDebugSession extends LoggingDebugSession {
   private run: PreparedRun | undefined;
   private running: Promise<void> | undefined;
   private args: ArtLaunchArguments | undefined;
   private runNumber = 0;
-  private pause: PauseView | undefined;
   private restarting = false;
   private noDebug = false;
   private configured!: () => void;
@@ -178,7 +165,6 @@ export class ArtDebugSession extends LoggingDebugSession {
     const run = await prepareRun(config);
     this.run = run;
     this.runNumber++;
-    this.pause = undefined;
     this.console.reset();
     this.sentText = '';
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
@@ -208,17 +194,17 @@ export class ArtDebugSession extends LoggingDebugSession {
     r.on('paused', p => {
       if (this.run !== run) return;
       this.flush(true);
-      const phase = p.call ? (p.call.durationMs !== undefined || p.call.error !== undefined || p.call.override !== undefined || p.call.skipped ? 'after' : 'before') : undefined;
-      this.pause = { ...p, phase };
-      const ev = new StoppedEvent(stopReason(p.reason, p.call, this.functionBreakpoints), THREAD_ID) as DebugProtocol.StoppedEvent;
+      const ev = new StoppedEvent(stopReason(p), THREAD_ID) as DebugProtocol.StoppedEvent;
       ev.body.description = p.description;
       ev.body.text = p.call ? `[${p.call.tool}]` : undefined;
       ev.body.allThreadsStopped = true;
       this.sendEvent(ev);
     });
-    r.on('resumed', () => {
-      if (this.run === run) this.pause = undefined;
-    });
+  }
+
+  /** The pause of the current run, as the runner reports it (the adapter keeps no copy). */
+  private get pause(): PauseInfo | undefined {
+    return this.run?.runner.paused ?? undefined;
   }
 
   /** Sends the text streamed since the last flush: to the Debug Console (whole lines unless `all`) and the client. */
@@ -233,21 +219,20 @@ export class ArtDebugSession extends LoggingDebugSession {
       let from = 0;
       const max = Math.min(text.length, this.sentText.length);
       while (from < max && text.charCodeAt(from) === this.sentText.charCodeAt(from)) from++;
-      const body: TextEventBody = { run: this.runNumber, kind: run.runner.protocol.kind, from, text: text.slice(from), length: text.length };
+      const body: TextEvent.Body = { run: this.runNumber, kind: run.runner.protocol.kind, from, text: text.slice(from), length: text.length };
       this.sentText = text;
-      this.sendEvent(new Event(TEXT_EVENT, body));
+      this.sendEvent(new Event(TextEvent.event, body));
     }
   }
 
   private async ended(run: PreparedRun, result: RunResult): Promise<void> {
     if (this.run === run) this.flush(true);
-    this.pause = undefined;
     await run.dispose().catch(() => undefined);
     const s = result.snapshot;
     const tokens = `${s.requests} request${s.requests === 1 ? '' : 's'}, ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens`;
     if (result.reason === 'finished') this.sendEvent(new OutputEvent(`\n${this.console.text.endsWith('\n') ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n(${tokens})\n`, 'console'));
     else this.sendEvent(new OutputEvent(`\nThe run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`, result.reason === 'stopped' ? 'console' : 'stderr'));
-    const body: EndEventBody = {
+    const body: EndEvent.Body = {
       run: this.runNumber,
       reason: result.reason,
       answer: result.answer,
@@ -262,7 +247,7 @@ export class ArtDebugSession extends LoggingDebugSession {
       requests: s.requests,
       tracePath: run.tracePath,
     };
-    this.sendEvent(new Event(END_EVENT, body));
+    this.sendEvent(new Event(EndEvent.event, body));
     if (this.run === run) this.run = undefined;
     if (!this.restarting) {
       this.sendEvent(new ExitedEvent(result.reason === 'finished' ? 0 : 1));
@@ -376,7 +361,7 @@ export class ArtDebugSession extends LoggingDebugSession {
       response.body = { stackFrames: [], totalFrames: 0 };
       return this.sendResponse(response);
     }
-    const step = currentStep(p);
+    const step = p.step;
     // An agent's call is at its env-input state, which the program shows only once the tool's output is written.
     const label = p.call?.state ?? step?.label;
     const tool = p.call?.tool ?? step?.name;
@@ -387,11 +372,11 @@ export class ArtDebugSession extends LoggingDebugSession {
   }
 
   /** The source and line of the step: the file's own line when the run replays its program, else the generated text. */
-  private frameLocation(run: PreparedRun, p: PauseView, step: StepView | undefined): [Source, number, number] {
+  private frameLocation(run: PreparedRun, p: PauseInfo, step: StepView | undefined): [Source, number, number] {
     if (run.language !== 'trace') {
       const map = new SourceMap(run.language, run.text);
       let line: number | undefined;
-      if (run.language === 'art' && run.ownProgram) line = step ? map.stepLine(run.unit, stepNumber(step, p)) : map.programLine(run.unit);
+      if (run.language === 'art' && run.ownProgram) line = step ? map.stepLine(run.unit, step.number) : map.programLine(run.unit);
       if (run.language === 'agent') {
         const state = p.call?.state ?? step?.label;
         line = state ? map.stateLine(run.unit, state) : undefined;
@@ -480,19 +465,16 @@ export class ArtDebugSession extends LoggingDebugSession {
     }
   }
 
-  /** Changes the paused call's output or input (what the model then sees) and the view of it. */
+  /** Changes the paused call's output or input (what the model then sees); the runner keeps it, the views read it there. */
   private setCallField(name: string, value: string): void {
     const run = this.run;
     const p = this.pause;
     if (!run || !p?.call) throw new Error('the run is not paused at a tool call');
     if (name === 'output') {
       run.runner.setToolOutput(value);
-      p.call.override = value;
     } else if (name === 'input') {
       if (p.phase !== 'before') throw new Error('the input can only be changed before the tool runs (launch with "pauseBeforeTool": true)');
       run.runner.setToolInput(value);
-      p.call.input = value;
-      p.call.inputEdited = true;
     } else {
       throw new Error(`"${name}" cannot be changed: set "output" (or "input" before the tool runs)`);
     }
@@ -510,23 +492,22 @@ export class ArtDebugSession extends LoggingDebugSession {
 
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
     try {
-      const text = (args as TextArguments | undefined)?.text;
+      const text = (args as SetToolOutputRequest.Arguments | undefined)?.text;
       switch (command) {
-        case SET_TOOL_OUTPUT:
-        case SET_TOOL_INPUT:
+        case SetToolOutputRequest.command:
+        case SetToolInputRequest.command:
           if (typeof text !== 'string') throw new Error(`${command} needs { "text": string }`);
-          this.setCallField(command === SET_TOOL_OUTPUT ? 'output' : 'input', text);
+          this.setCallField(command === SetToolOutputRequest.command ? 'output' : 'input', text);
           // The Variables view shows the new value.
           this.sendEvent(new InvalidatedEvent(['variables'], THREAD_ID));
           break;
-        case SKIP_TOOL:
+        case SkipToolRequest.command:
           if (!this.run || this.pause?.phase !== 'before') throw new Error('a tool can only be skipped before it runs (launch with "pauseBeforeTool": true)');
           this.run.runner.skipTool();
-          this.pause.call!.skipped = true;
           break;
-        case STATE_REQUEST: {
+        case StateRequest.command: {
           const r = this.run?.runner;
-          const body: StateResponseBody = {
+          const body: StateRequest.Response = {
             run: this.runNumber,
             state: r?.state ?? 'idle',
             kind: r?.protocol.kind,
@@ -549,35 +530,19 @@ export class ArtDebugSession extends LoggingDebugSession {
   }
 }
 
-/** DAP stop reasons: `tool call` around tool calls, the usual ones otherwise. */
-function stopReason(reason: PauseReason, call: ToolCall | undefined, functionBreakpoints: string[]): string {
+/** DAP stop reasons: `tool call` around tool calls, the breakpoint kind the runner reports, the usual ones otherwise. */
+function stopReason(p: PauseInfo): string {
+  const reason: PauseReason = p.reason;
   switch (reason) {
     case 'before-tool':
     case 'after-tool':
     case 'tool-error':
       return 'tool call';
     case 'breakpoint':
-      if (call && functionBreakpoints.some(f => f.trim().toLowerCase().replace(/\s+/g, ' ') === call.tool.trim().toLowerCase().replace(/\s+/g, ' '))) return 'function breakpoint';
-      return 'breakpoint';
+      return p.breakpoint === 'tool' ? 'function breakpoint' : 'breakpoint';
     default:
       return reason;
   }
-}
-
-/** The step the pause is at: the call's step, else the last step of the program so far. */
-function currentStep(p: PauseView): StepView | undefined {
-  const steps = p.snapshot.steps;
-  if (p.call) return steps.find(s => s.callId === p.call!.id) ?? steps.find(s => stepNumber(s, p) === p.call!.step) ?? steps[steps.length - 1];
-  return steps[steps.length - 1];
-}
-
-/** ART: k of `Qk`; agents and triggers: the position. */
-function stepNumber(s: StepView, p: PauseView): number {
-  if (p.snapshot.kind === 'art') {
-    const k = Number(s.label.replace(/^Q/, ''));
-    if (Number.isInteger(k)) return k;
-  }
-  return s.index;
 }
 
 function withMessage(bp: Breakpoint, message: string): DebugProtocol.Breakpoint {

@@ -40,56 +40,76 @@ export interface ArtLaunchArguments extends DebugProtocol.LaunchRequestArguments
   replayDelayMs?: number;
 }
 
-/** Custom event: the program text changed; replace everything from `from` (a UTF-16 offset) with `text`. */
-export const TEXT_EVENT = 'art/text';
-export interface TextEventBody {
-  /** Starts at 1 with each run (a restart begins a new document). */
-  run: number;
-  /** `art` text is an ART program; agent and trigger runs are transcripts. */
-  kind: RunKind;
-  from: number;
-  text: string;
-  /** The whole program's length after the change (a check for the client). */
-  length: number;
+// Custom messages, each declared once as a namespace (as server/protocol.ts declares the LSP ones): its name and
+// the shape of its body or arguments. The adapter sends them; the VS Code client and other DAP clients read them.
+
+/** Event: the program text changed; replace everything from `from` (a UTF-16 offset) with `text`. */
+export namespace TextEvent {
+  export const event = 'art/text' as const;
+  export interface Body {
+    /** Starts at 1 with each run (a restart begins a new document). */
+    run: number;
+    /** `art` text is an ART program; agent and trigger runs are transcripts. */
+    kind: RunKind;
+    from: number;
+    text: string;
+    /** The whole program's length after the change (a check for the client). */
+    length: number;
+  }
 }
 
-/** Custom event: the run ended. */
-export const END_EVENT = 'art/end';
-export interface EndEventBody {
-  run: number;
-  reason: EndReason;
-  answer: string | null;
-  error?: string;
-  kind: RunKind;
-  language: 'art' | 'agent' | 'trace';
-  /** The source file and the program's index in it. */
-  program: string;
-  unit: number;
-  text: string;
-  calls: ToolCall[];
-  usage: Usage;
-  requests: number;
-  tracePath?: string;
+/** Event: the run ended. */
+export namespace EndEvent {
+  export const event = 'art/end' as const;
+  export interface Body {
+    run: number;
+    reason: EndReason;
+    answer: string | null;
+    error?: string;
+    kind: RunKind;
+    language: 'art' | 'agent' | 'trace';
+    /** The source file and the program's index in it. */
+    program: string;
+    unit: number;
+    text: string;
+    calls: ToolCall[];
+    usage: Usage;
+    requests: number;
+    tracePath?: string;
+  }
 }
 
-/** Custom requests (customRequest in VS Code): act on the paused tool call. */
-export const SET_TOOL_OUTPUT = 'art/setToolOutput';
-export const SET_TOOL_INPUT = 'art/setToolInput';
-export const SKIP_TOOL = 'art/skipTool';
-export interface TextArguments {
-  text: string;
+/** Request: the output the model sees for the paused tool call (before or after the tool runs). */
+export namespace SetToolOutputRequest {
+  export const command = 'art/setToolOutput' as const;
+  export interface Arguments {
+    text: string;
+  }
 }
 
-/** Custom request: where the run stands. */
-export const STATE_REQUEST = 'art/state';
-export interface StateResponseBody {
-  run: number;
-  state: 'idle' | 'running' | 'paused' | 'finished';
-  kind?: RunKind;
-  program?: string;
-  text: string;
-  call?: ToolCall;
-  /** The paused call's phase: before the tool runs (input editable) or after. */
-  phase?: 'before' | 'after';
-  tracePath?: string;
+/** Request: the paused call's input, before the tool runs (launch with `pauseBeforeTool`). */
+export namespace SetToolInputRequest {
+  export const command = 'art/setToolInput' as const;
+  export type Arguments = SetToolOutputRequest.Arguments;
+}
+
+/** Request: do not run the paused tool; the model writes its output (before the tool runs). */
+export namespace SkipToolRequest {
+  export const command = 'art/skipTool' as const;
+}
+
+/** Request: where the run stands. */
+export namespace StateRequest {
+  export const command = 'art/state' as const;
+  export interface Response {
+    run: number;
+    state: 'idle' | 'running' | 'paused' | 'finished';
+    kind?: RunKind;
+    program?: string;
+    text: string;
+    call?: ToolCall;
+    /** The paused call's phase: before the tool runs (input editable) or after. */
+    phase?: 'before' | 'after';
+    tracePath?: string;
+  }
 }

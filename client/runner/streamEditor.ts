@@ -3,7 +3,7 @@
 // for "Save as Demonstration" and "Open Trace". When the developer edits the streamed document, it stops following
 // the run, so a correction is never overwritten.
 import * as vscode from 'vscode';
-import { DEBUG_TYPE, END_EVENT, TEXT_EVENT, type EndEventBody, type TextEventBody } from './protocol';
+import { DEBUG_TYPE, EndEvent, TextEvent } from './protocol';
 
 interface Stream {
   run: number;
@@ -14,7 +14,7 @@ interface Stream {
   queue: Promise<void>;
 }
 
-export interface FinishedRun extends EndEventBody {
+export interface FinishedRun extends EndEvent.Body {
   sessionName: string;
   /** The streamed document, when there is one. */
   document?: vscode.TextDocument;
@@ -35,8 +35,8 @@ export class ProgramStreams implements vscode.Disposable {
     this.subscriptions.push(
       vscode.debug.onDidReceiveDebugSessionCustomEvent(e => {
         if (e.session.type !== DEBUG_TYPE) return;
-        if (e.event === TEXT_EVENT) this.onText(e.session, e.body as TextEventBody);
-        else if (e.event === END_EVENT) this.onEnd(e.session, e.body as EndEventBody);
+        if (e.event === TextEvent.event) this.onText(e.session, e.body as TextEvent.Body);
+        else if (e.event === EndEvent.event) this.onEnd(e.session, e.body as EndEvent.Body);
       }),
       vscode.debug.onDidTerminateDebugSession(s => {
         // Keep the entry until its queue drained; documents stay open for the developer.
@@ -61,13 +61,13 @@ export class ProgramStreams implements vscode.Disposable {
     return st;
   }
 
-  private onText(session: vscode.DebugSession, body: TextEventBody): void {
+  private onText(session: vscode.DebugSession, body: TextEvent.Body): void {
     if (!this.enabled()) return;
     const st = this.stream(session, body.run);
     st.queue = st.queue.then(() => this.apply(st, body)).catch(e => this.log.warn(`streamed program: ${(e as Error).message}`));
   }
 
-  private async apply(st: Stream, body: TextEventBody): Promise<void> {
+  private async apply(st: Stream, body: TextEvent.Body): Promise<void> {
     if (st.detached) return;
     st.doc ??= Promise.resolve(
       vscode.workspace.openTextDocument({ language: body.kind === 'art' ? 'art' : 'plaintext', content: '' }).then(async doc => {
@@ -92,7 +92,7 @@ export class ProgramStreams implements vscode.Disposable {
     st.written = next;
   }
 
-  private onEnd(session: vscode.DebugSession, body: EndEventBody): void {
+  private onEnd(session: vscode.DebugSession, body: EndEvent.Body): void {
     const st = this.streams.get(session.id);
     const done = async () => {
       const document = st && st.run === body.run ? await st.doc : undefined;

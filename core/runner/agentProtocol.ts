@@ -112,6 +112,7 @@ export class AgentProtocol implements Protocol {
       const end = next ? next.offset : this.violation ? this.violation.violation.offset : full.length;
       return {
         index: i + 1,
+        number: i + 1,
         label: ev.state,
         name: null,
         text: full.slice(ev.end, end).trim(),

@@ -84,6 +84,7 @@ export class ArtProtocol implements Protocol {
     const shift = this.header.length;
     return scan.steps.map((s, i) => ({
       index: i + 1,
+      number: s.number,
       label: `Q${s.number}`,
       name: s.name,
       text: s.instruction.trim(),

@@ -74,6 +74,7 @@ export class MultiToolProtocol implements Protocol {
       const input = triggerInput(written, m.index!);
       return {
         index: i + 1,
+        number: i + 1,
         label: `<<${m[1]}>>`,
         name: m[1].trim(),
         text: written.slice(input.start, input.end),

@@ -9,7 +9,7 @@ import type { CompletionResult, Usage } from '../model/types';
 import type { ToolResult } from '../tools/types';
 import type { Boundary, Detection, Protocol, StreamEndAction } from './protocol';
 import { replaceInput } from './protocol';
-import type { Breakpoints, EndReason, PauseReason, RunResult, RunState, RunnerOptions, Snapshot, StepView, ToolCall, TraceRecord } from './types';
+import type { BreakpointKind, Breakpoints, EndReason, PauseInfo, PauseReason, RunResult, RunState, RunnerOptions, Snapshot, StepView, ToolCall, TraceRecord } from './types';
 
 export interface RunnerEvents {
   /** A request is about to be sent. */
@@ -26,7 +26,7 @@ export interface RunnerEvents {
   toolEnd: [{ call: ToolCall; at: number }];
   /** A call is over and its output (or the fallback marker) was appended. */
   toolDone: [{ call: ToolCall }];
-  paused: [{ reason: PauseReason; call?: ToolCall; snapshot: Snapshot; description: string }];
+  paused: [PauseInfo];
   resumed: [{ step: boolean }];
   retry: [{ attempt: number; delayMs: number; reason: string }];
   usage: [{ request: Usage | undefined; total: Usage }];
@@ -62,6 +62,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private breakpoints: Required<Breakpoints> = { steps: [], states: [], tools: [] };
   private result: RunResult | null = null;
   private currentCall: ToolCall | undefined;
+  /** The pause the run is at; its call is the live ToolCall, so edits made during the pause show. */
+  private pauseInfo: Omit<PauseInfo, 'call'> | null = null;
   private unsubscribeRetries: (() => void) | undefined;
 
   constructor(
@@ -102,6 +104,15 @@ export class Runner extends EventEmitter<RunnerEvents> {
       requests: this.requests,
     };
   }
+
+  /** Where the paused run stands, or null while it runs. The call reflects the edits made during the pause. */
+  get paused(): PauseInfo | null {
+    if (!this.pauseInfo) return null;
+    const call = this.pauseCall;
+    return { ...this.pauseInfo, call: call ? { ...call } : undefined };
+  }
+
+  private pauseCall: ToolCall | undefined;
 
   // ---- control (the debugger's buttons) ----
 
@@ -279,7 +290,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
       case 'boundary':
         if (action.call) return this.callTool(action);
         this.markStep(action);
-        await this.pauseAt(this.breakpointAt(action) ? 'breakpoint' : 'step');
+        const kind = this.breakpointKind(action);
+        await this.pauseAt(kind ? 'breakpoint' : 'step', undefined, { breakpoint: kind });
         this.append(this.protocol.resumeAfter(this.written, action));
         return null;
     }
@@ -301,15 +313,20 @@ export class Runner extends EventEmitter<RunnerEvents> {
   }
 
   private breakpointAt(b: Boundary): boolean {
-    if (b.state !== undefined) return this.breakpoints.states.includes(b.state);
-    return this.protocol.kind === 'art' && this.breakpoints.steps.includes(b.step);
+    return this.breakpointKind(b) !== undefined;
+  }
+
+  /** The breakpoint that holds at a boundary: its agent state's, or its ART step's. */
+  private breakpointKind(b: Boundary): BreakpointKind | undefined {
+    if (b.state !== undefined) return this.breakpoints.states.includes(b.state) ? 'state' : undefined;
+    return this.protocol.kind === 'art' && this.breakpoints.steps.includes(b.step) ? 'step' : undefined;
   }
 
   private markStep(b: Boundary): void {
     if (this.handled.has(b.key)) return;
     this.handled.add(b.key);
     const steps = this.stepViews();
-    this.emit('step', { step: steps.find(s => s.label === b.label && s.index === b.step) ?? steps[steps.length - 1], label: b.label, number: b.step });
+    this.emit('step', { step: steps.find(s => s.label === b.label && s.number === b.step) ?? steps[steps.length - 1], label: b.label, number: b.step });
   }
 
   private async callTool(b: Boundary): Promise<RunResult | null> {
@@ -319,10 +336,10 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const call: ToolCall = { id: this.calls.length + 1, tool: dc.tool, input: dc.input, previousAnswer: dc.previousAnswer, step: dc.step, state: dc.state };
     this.calls.push(call);
     this.currentCall = call;
-    this.emit('step', { step: this.stepViews().find(s => s.index === b.step), label: b.label, number: b.step });
+    this.emit('step', { step: this.stepViews().find(s => s.number === b.step), label: b.label, number: b.step });
 
     // Before the tool: the input can be edited, the output set, or the tool skipped.
-    const toolBreak = this.breakpoints.tools.includes(normalizeName(dc.tool)) || this.breakpointAt(b);
+    const toolBreak: BreakpointKind | undefined = this.breakpoints.tools.includes(normalizeName(dc.tool)) ? 'tool' : this.breakpointKind(b);
     if (this.opts.pauseBeforeTool || toolBreak || this.stepping || this.pauseRequested) {
       this.pending = {
         call,
@@ -334,7 +351,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
           dc.input = text;
         },
       };
-      await this.pauseAt(toolBreak ? 'breakpoint' : this.opts.pauseBeforeTool ? 'before-tool' : this.pauseRequested ? 'pause' : 'step', call);
+      await this.pauseAt(toolBreak ? 'breakpoint' : this.opts.pauseBeforeTool ? 'before-tool' : this.pauseRequested ? 'pause' : 'step', call, { phase: 'before', breakpoint: toolBreak });
     }
 
     if (call.skipped || call.override !== undefined) {
@@ -349,7 +366,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const pauseAfter = !call.skipped && (failed ? (this.opts.pauseOnToolError ?? true) || this.pauseAfterTool : this.pauseAfterTool);
     if (pauseAfter || this.stepping || this.pauseRequested) {
       this.pending = { call, phase: 'after', written: () => this.written };
-      await this.pauseAt(call.error !== undefined ? 'tool-error' : this.pauseAfterTool ? 'after-tool' : this.pauseRequested ? 'pause' : 'step', call);
+      await this.pauseAt(call.error !== undefined ? 'tool-error' : this.pauseAfterTool ? 'after-tool' : this.pauseRequested ? 'pause' : 'step', call, { phase: 'after' });
     }
     const output = call.override ?? (call.error !== undefined || call.skipped ? null : call.output ?? '');
     if (output === null) {
@@ -456,17 +473,26 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.emit('usage', { request: u, total: { ...this.usage } });
   }
 
-  private async pauseAt(reason: PauseReason, call?: ToolCall): Promise<void> {
+  private async pauseAt(reason: PauseReason, call?: ToolCall, at: { phase?: 'before' | 'after'; breakpoint?: BreakpointKind } = {}): Promise<void> {
     if (this.stopped) throw new Stopped();
     this.runState = 'paused';
     this.stepping = false;
     this.pauseRequested = false;
     this.trace({ t: 'pause', at: Date.now(), reason, callId: call?.id, step: call?.step });
     const resumed = new Promise<Resume>(resolve => (this.resumeFn = resolve));
-    this.emit('paused', { reason, call: call ? { ...call } : undefined, snapshot: this.snapshot(), description: describePause(reason, call) });
+    const snapshot = this.snapshot();
+    const steps = snapshot.steps;
+    const step = (call && (steps.find(s => s.callId === call.id) ?? steps.find(s => s.number === call.step))) || steps[steps.length - 1];
+    this.pauseInfo = { reason, snapshot, description: describePause(reason, call), step };
+    if (at.phase) this.pauseInfo.phase = at.phase;
+    if (at.breakpoint) this.pauseInfo.breakpoint = at.breakpoint;
+    this.pauseCall = call;
+    this.emit('paused', this.paused!);
     const how = await resumed;
     this.resumeFn = null;
     this.pending = null;
+    this.pauseInfo = null;
+    this.pauseCall = undefined;
     if (this.stopped) throw new Stopped();
     this.runState = 'running';
     if (how === 'step') this.stepping = true;
@@ -489,7 +515,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const steps = this.protocol.steps(this.written);
     // Link each step to its call.
     for (const c of this.calls) {
-      const s = steps.find(v => v.index === c.step || (this.protocol.kind === 'art' && v.label === `Q${c.step}`));
+      const s = steps.find(v => v.number === c.step);
       if (s) s.callId = c.id;
     }
     return steps;

@@ -42,6 +42,8 @@ export interface ToolCall {
 export interface StepView {
   /** 1-based position in the run. */
   index: number;
+  /** The step's number as calls and breakpoints name it: ART's k of `Qk`; agents and triggers: `index`. */
+  number: number;
   /** `Q3`, the agent state's name, or `<<Calculator>>`. */
   label: string;
   /** ART step name (`generate python code`), the tool of a trigger, or null. */
@@ -87,6 +89,24 @@ export type PauseReason =
   | 'after-tool'
   /** After a tool failed or timed out: the error is shown; continuing lets the model write the output. */
   | 'tool-error';
+
+/** Which breakpoint a pause at a breakpoint hit. */
+export type BreakpointKind = 'step' | 'state' | 'tool';
+
+/** Where a paused run stands, as the runner knows it: shells (the debug adapter, the CLI) only translate it. */
+export interface PauseInfo {
+  reason: PauseReason;
+  /** At a tool call: before the tool runs (input editable, tool skippable) or after it ran (or failed). */
+  phase?: 'before' | 'after';
+  /** At a breakpoint: the kind that hit (a `Qk:` line, an agent state, a tool name). */
+  breakpoint?: BreakpointKind;
+  /** The call paused at, with any override or edit made during this pause. */
+  call?: ToolCall;
+  /** The step paused at: the call's step, else the last step so far. */
+  step?: StepView;
+  snapshot: Snapshot;
+  description: string;
+}
 
 export type EndReason =
   | 'finished'

@@ -193,12 +193,35 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
     assert.deepEqual(seen, ['entry:-:0', 'step:generate python code:1', 'breakpoint:code execute:2']);
     const r2 = runner({ breakpoints: { steps: [2] } });
     const seen2: string[] = [];
-    r2.on('paused', ({ reason, call }) => {
-      seen2.push(`${reason}:${call?.tool}`);
+    r2.on('paused', ({ reason, call, breakpoint, phase }) => {
+      seen2.push(`${reason}:${call?.tool}:${breakpoint}:${phase}`);
       r2.continue();
     });
     await r2.run();
-    assert.deepEqual(seen2, ['breakpoint:code execute']);
+    assert.deepEqual(seen2, ['breakpoint:code execute:step:before']);
+  });
+
+  test('a pause says its phase, the breakpoint kind and its step; edits show in runner.paused', async () => {
+    const r = runner({ breakpoints: { tools: ['code execute'] }, pauseAfterTool: true });
+    const seen: string[] = [];
+    r.on('paused', p => {
+      seen.push(`${p.reason}:${p.call?.tool}:${p.phase}:${p.breakpoint ?? '-'}:${p.step?.label}:${p.step?.number}`);
+      assert.deepEqual(r.paused?.call, p.call);
+      if (p.phase === 'after' && p.call?.tool === 'code execute') {
+        r.setToolOutput('99');
+        assert.equal(r.paused?.call?.override, '99', 'the override is the runner\'s, read back through paused');
+      }
+      r.continue();
+    });
+    const result = await r.run();
+    assert.equal(r.paused, null, 'not paused once the run is over');
+    assert.equal(result.reason, 'finished', result.error);
+    assert.deepEqual(seen, [
+      'after-tool:generate python code:after:-:Q1:1',
+      'breakpoint:code execute:before:tool:Q2:2',
+      'after-tool:code execute:after:-:Q2:2',
+    ]);
+    assert.match(result.snapshot.text, /\n#2: 99\n/);
   });
 
   test('control calls outside a tool pause fail with a clear message', async () => {

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  Breakpoint, Event, ExitedEvent, InitializedEvent, InvalidatedEvent, LoggingDebugSession, OutputEvent, Scope, Source, StackFrame,
+  Breakpoint, ErrorDestination, Event, ExitedEvent, InitializedEvent, InvalidatedEvent, LoggingDebugSession, OutputEvent, Scope, Source, StackFrame,
   StoppedEvent, TerminatedEvent, Thread,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
@@ -47,6 +47,7 @@ export class ArtDebugSession extends LoggingDebugSession {
   private running: Promise<void> | undefined;
   private args: ArtLaunchArguments | undefined;
   private runNumber = 0;
+  private launching = false;
   private restarting = false;
   private noDebug = false;
   private configured!: () => void;
@@ -87,13 +88,32 @@ export class ArtDebugSession extends LoggingDebugSession {
   }
 
   protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: ArtLaunchArguments): Promise<void> {
+    if (this.run || this.launching) {
+      // One run per debug session: a second launch would leave the first paused forever, its trace and tools open.
+      return this.sendErrorResponse(response, { id: 1007, format: 'a run is already going on in this debug session: stop it or restart it, or start another session', showUser: true });
+    }
+    this.launching = true;
     await Promise.race([this.configurationDone, new Promise(r => setTimeout(r, CONFIGURATION_WAIT_MS))]);
     try {
       await this.startRun(args);
       this.sendResponse(response);
     } catch (e) {
       this.sendErrorResponse(response, { id: 1001, format: launchMessage(e), showUser: true });
+    } finally {
+      this.launching = false;
     }
+  }
+
+  /**
+   * A request whose handler threw (arguments that are not what DAP specifies) gets a one-line answer instead of the
+   * library's `{_stack}`: what failed, not the adapter's internals.
+   */
+  protected override sendErrorResponse(response: DebugProtocol.Response, codeOrMessage: number | DebugProtocol.Message, format?: string, variables?: unknown, dest?: ErrorDestination): void {
+    if (codeOrMessage === 1104 && format === '{_stack}') {
+      const format = `the "${response.command}" request could not be handled: its arguments are not what the Debug Adapter Protocol specifies`;
+      return super.sendErrorResponse(response, { id: 1104, format, showUser: true });
+    }
+    super.sendErrorResponse(response, codeOrMessage as number, format, variables, dest);
   }
 
   protected override async restartRequest(response: DebugProtocol.RestartResponse, args: DebugProtocol.RestartArguments): Promise<void> {
@@ -174,7 +194,13 @@ export class ArtDebugSession extends LoggingDebugSession {
     this.running = run.runner
       .run()
       .then(result => this.ended(run, result))
-      .catch(e => this.sendEvent(new OutputEvent(`internal error at the end of the run: ${(e as Error).message}\n`, 'stderr')));
+      .catch(e => {
+        // Whatever went wrong, the session ends: the client must not wait on a run that is gone.
+        this.sendEvent(new OutputEvent(`The run failed: ${(e as Error).message}\n`, 'stderr'));
+        if (this.run === run) this.run = undefined;
+        void run.dispose().catch(() => undefined);
+        if (!this.restarting) this.sendEvent(new TerminatedEvent());
+      });
   }
 
   private wire(run: PreparedRun): void {
@@ -265,7 +291,7 @@ export class ArtDebugSession extends LoggingDebugSession {
   // ---- breakpoints ----
 
   protected override setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
-    const path = args.source.path ? resolve(args.source.path) : undefined;
+    const path = typeof args.source?.path === 'string' ? resolve(args.source.path) : undefined;
     const lines = args.breakpoints?.map(b => b.line) ?? args.lines ?? [];
     const map = path ? this.sourceMapOf(path) : undefined;
     const breakpoints: DebugProtocol.Breakpoint[] = lines.map(line => {
@@ -456,6 +482,7 @@ export class ArtDebugSession extends LoggingDebugSession {
   protected override setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): void {
     try {
       if (args.variablesReference !== TOOL_SCOPE || !this.pause?.call) throw new Error('only the paused tool call\'s output and input can be changed');
+      if (typeof args.value !== 'string') throw new Error('setVariable needs the new value as a string');
       const value = typedText(args.value);
       this.setCallField(args.name, value);
       response.body = { value };
@@ -481,7 +508,7 @@ export class ArtDebugSession extends LoggingDebugSession {
   }
 
   protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments): void {
-    const name = args.expression.trim();
+    const name = typeof args.expression === 'string' ? args.expression.trim() : '';
     const v = [...this.toolVariables(), ...this.programVariables()].find(x => x.name === name || (name.startsWith('#') && x.name === name.replace(/:$/, '')));
     if (!v) {
       return this.sendErrorResponse(response, { id: 1005, format: this.pause ? `"${name}" is not a variable of this stop: try output, input, #1 or Ans` : 'the run is not paused', showUser: false });

@@ -13,6 +13,7 @@ import { ArtProtocol } from './artProtocol';
 import { MultiToolProtocol } from './multitoolProtocol';
 import type { Protocol } from './protocol';
 import { Runner } from './runner';
+import { traceRecordProblem } from './traceSchema';
 import type { RunResult, ToolCall, ToolLookup, TraceRecord, TraceSink } from './types';
 
 /** Appends records to a JSONL file as they happen (synchronously, so a crash loses nothing written before it). */
@@ -56,7 +57,6 @@ export interface ParsedTrace {
   errors: { line: number; message: string }[];
 }
 
-const KINDS = new Set(['run', 'request', 'chunk', 'completion', 'tool', 'correction', 'pause', 'edit', 'retry', 'end']);
 
 export function parseTrace(text: string): ParsedTrace {
   const records: TraceRecord[] = [];
@@ -64,9 +64,10 @@ export function parseTrace(text: string): ParsedTrace {
   text.split(/\r?\n/).forEach((line, i) => {
     if (!line.trim()) return;
     try {
-      const r = JSON.parse(line) as TraceRecord;
-      if (!r || typeof r !== 'object' || !KINDS.has((r as { t?: string }).t ?? '')) errors.push({ line: i + 1, message: 'not a trace record (no known "t")' });
-      else records.push(r);
+      const r: unknown = JSON.parse(line);
+      const problem = traceRecordProblem(r);
+      if (problem) errors.push({ line: i + 1, message: problem });
+      else records.push(r as TraceRecord);
     } catch (err) {
       errors.push({ line: i + 1, message: `not JSON: ${err instanceof Error ? err.message : String(err)}` });
     }

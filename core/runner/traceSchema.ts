@@ -1,0 +1,63 @@
+// The shape of the trace records a replay reads, checked when a trace is read: a trace written by hand, cut short or
+// from another version fails with the line and the field at fault, not deep inside the replay. Fields the replay
+// does not read are not checked, and unknown fields pass (a newer writer may add some).
+import { z } from 'zod';
+
+const n = z.number().int().nonnegative();
+const usage = z.looseObject({ promptTokens: z.number(), completionTokens: z.number() });
+
+const call = z.looseObject({
+  id: n,
+  tool: z.string(),
+  input: z.string(),
+  step: z.number(),
+  output: z.string().optional(),
+  error: z.string().optional(),
+  override: z.string().optional(),
+});
+
+const agentConfig = z.looseObject({
+  agent: z.looseObject({
+    name: z.string(),
+    states: z.array(z.looseObject({ name: z.string(), text: z.string() })),
+    positions: z.array(z.looseObject({ state: n })),
+    initial: z.array(n),
+    follow: z.array(z.array(n)),
+    final: z.array(z.boolean()),
+  }),
+  question: z.string(),
+  preamble: z.string().optional(),
+});
+
+const run = z.looseObject({ t: z.literal('run'), kind: z.enum(['art', 'agent', 'multitool']), prompt: z.string(), header: z.string(), config: z.looseObject({}).optional() });
+
+const RECORDS = {
+  run,
+  request: z.looseObject({ n, prompt: z.string(), stop: z.array(z.string()) }),
+  chunk: z.looseObject({ n, text: z.string() }),
+  completion: z.looseObject({ n, text: z.string().optional(), finishReason: z.string().optional(), usage: usage.optional() }),
+  tool: z.looseObject({ call }),
+  correction: z.looseObject({}),
+  pause: z.looseObject({}),
+  edit: z.looseObject({ what: z.enum(['input', 'output', 'skip']), callId: n, text: z.string().optional() }),
+  retry: z.looseObject({}),
+  end: z.looseObject({}),
+} as const;
+
+export type TraceRecordKind = keyof typeof RECORDS;
+
+/** The problem with a parsed JSON line as a trace record, in one line, or null when it is one. */
+export function traceRecordProblem(value: unknown): string | null {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return 'not a trace record (not a JSON object)';
+  const t = (value as { t?: unknown }).t;
+  if (typeof t !== 'string' || !(t in RECORDS)) return `not a trace record (no known "t"${typeof t === 'string' ? `: "${t}"` : ''})`;
+  let schema: z.ZodType = RECORDS[t as TraceRecordKind];
+  if (t === 'run' && (value as { kind?: unknown }).kind === 'agent') schema = run.extend({ config: agentConfig });
+  const r = schema.safeParse(value);
+  return r.success ? null : `a "${t}" record ${describeIssue(r.error.issues[0])}`;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const at = issue.path.length ? `"${issue.path.join('.')}"` : 'the record';
+  return `with a bad ${at}: ${issue.message.replace(/^Invalid input: /, '')}`;
+}

@@ -1,6 +1,7 @@
 // Questions the features ask of an `.art` syntax tree: what is at this offset, which answer does `#k` mean.
 import type { Answer, ArtDocument, Program, Reference, Step } from '../core/art';
 import { contains } from './convert';
+import { isEoqName as isEoqNameCore } from '../core/art/ast';
 
 /** Index of the last program starting at or before `offset` (-1 when none): the program being written there. */
 export function programIndexBefore(doc: ArtDocument, offset: number): number {
@@ -69,7 +70,8 @@ export function referencesTo(program: Program, answer: Answer): Reference[] {
 }
 
 /** `[EOQ]`, compared as names are (case-insensitive, spaces folded). */
-export const isEoqName = (name: string | null): boolean => name !== null && name.trim().toUpperCase() === 'EOQ';
+/** Core's isEoqName for a name that may be absent. */
+export const isEoqName = (name: string | null): boolean => name !== null && isEoqNameCore(name);
 
 /** First line of a text, shortened for a detail column. */
 export function firstLine(text: string, max = 60): string {

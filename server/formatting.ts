@@ -5,6 +5,7 @@ import { formatArt } from '../core/art/format';
 import { formatAgentText } from './agentCore';
 import { toLspEdit } from './convert';
 import { isArt, target, type ServerContext } from './context';
+import { commonPrefixLength, commonSuffixLength } from '../core/common/text';
 
 export function formatting(ctx: ServerContext, params: DocumentFormattingParams): LspTextEdit[] | null {
   const t = target(ctx, params.textDocument.uri);
@@ -20,14 +21,9 @@ export function formatting(ctx: ServerContext, params: DocumentFormattingParams)
 
 /** One edit covering only what differs between `before` and `after` (common prefix and suffix kept). */
 export function minimalEdit(before: string, after: string): { span: { start: number; end: number }; newText: string } {
-  let start = 0;
-  const max = Math.min(before.length, after.length);
-  while (start < max && before.charCodeAt(start) === after.charCodeAt(start)) start++;
-  let endBefore = before.length;
-  let endAfter = after.length;
-  while (endBefore > start && endAfter > start && before.charCodeAt(endBefore - 1) === after.charCodeAt(endAfter - 1)) {
-    endBefore--;
-    endAfter--;
-  }
+  const start = commonPrefixLength(before, after);
+  const tail = commonSuffixLength(before, after, Math.min(before.length, after.length) - start);
+  const endBefore = before.length - tail;
+  const endAfter = after.length - tail;
   return { span: { start, end: endBefore }, newText: after.slice(start, endAfter) };
 }

@@ -22,6 +22,7 @@ import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView } from '.
 import { EndEvent, SetToolInputRequest, SetToolOutputRequest, SkipToolRequest, StateRequest, TextEvent, type ArtLaunchArguments } from './protocol';
 import { SourceMap, lineAt } from './sourceMap';
 import { typedText } from '../../core/runner/typedText';
+import { commonPrefixLength } from '../../core/common/text';
 
 const THREAD_ID = 1;
 const TOOL_SCOPE = 1;
@@ -242,9 +243,7 @@ export class ArtDebugSession extends LoggingDebugSession {
     const text = run.runner.text;
     this.console.update(text, all);
     if (text !== this.sentText) {
-      let from = 0;
-      const max = Math.min(text.length, this.sentText.length);
-      while (from < max && text.charCodeAt(from) === this.sentText.charCodeAt(from)) from++;
+      const from = commonPrefixLength(text, this.sentText);
       const body: TextEvent.Body = { run: this.runNumber, kind: run.runner.protocol.kind, from, text: text.slice(from), length: text.length };
       this.sentText = text;
       this.sendEvent(new Event(TextEvent.event, body));

@@ -7,6 +7,7 @@
 // StreamMonitor does this chunk by chunk; a tail that could still be the start of a prompt text is held back
 // until the next chunk (or end()) decides it, so any chunking of a text gives exactly the batch result.
 import { positionState, type CompiledAgent } from './compile';
+import { commonPrefixLength } from '../common/text';
 
 export interface Violation {
   /** Where the offending prompt text (or the text before the first state) starts; text.length at the end. */
@@ -55,11 +56,7 @@ const isSpace = (c: string) => /\s/.test(c);
 export function commonPrefix(texts: string[]): string {
   if (!texts.length) return '';
   let prefix = texts[0];
-  for (const t of texts.slice(1)) {
-    let i = 0;
-    while (i < prefix.length && i < t.length && prefix[i] === t[i]) i++;
-    prefix = prefix.slice(0, i);
-  }
+  for (const t of texts.slice(1)) prefix = prefix.slice(0, commonPrefixLength(prefix, t));
   return prefix;
 }
 

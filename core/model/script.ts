@@ -2,6 +2,7 @@
 // slots the environment fills (tool outputs). Given any later prompt of the same run, `locate` finds where in the
 // recording the prompt ends, even when the slots hold other text than recorded (tools re-executed, outputs
 // overridden), and `rest` gives what the model writes from there. The replay model and the test server use it.
+import { commonPrefixLength } from '../common/text';
 
 export type ScriptPart =
   | { kind: 'model'; text: string }
@@ -121,7 +122,7 @@ export class ContinuationScript {
     if (i >= this.parts.length) return g === written.length ? { part: this.parts.length, offset: 0 } : null;
     const p = this.parts[i];
     if (p.kind === 'model') {
-      const k = commonPrefix(written, g, p.text);
+      const k = commonPrefixLength(written.slice(g), p.text);
       if (k === p.text.length) return this.align(written, g + k, i + 1);
       if (g + k === written.length) return { part: i, offset: k };
       return null;
@@ -155,13 +156,6 @@ function leadIns(text: string): string[] {
   const nl = text.lastIndexOf('\n');
   const line = nl >= 0 ? text.slice(nl) : text;
   return [line.length <= 24 ? line : text.slice(-14)];
-}
-
-function commonPrefix(a: string, from: number, b: string): number {
-  const n = Math.min(a.length - from, b.length);
-  let k = 0;
-  while (k < n && a.charCodeAt(from + k) === b.charCodeAt(k)) k++;
-  return k;
 }
 
 /** Splits text into token-like pieces (words with their leading space, single punctuation, line breaks). */

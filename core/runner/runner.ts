@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { normalizeName } from '../art/ast';
 import type { CompletionResult, Usage } from '../model/types';
+import { formatMs } from '../tools/common';
 import type { ToolResult } from '../tools/types';
 import type { Boundary, Detection, Protocol, StreamEndAction } from './protocol';
 import { replaceInput } from './protocol';
@@ -539,10 +540,6 @@ export class Runner extends EventEmitter<RunnerEvents> {
       this.opts.log?.(`could not write the trace: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-}
-
-function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** The text a debugger shows with a stop (DAP `stopped` description). */

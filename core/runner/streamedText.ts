@@ -3,6 +3,7 @@
 // tail. So only whole lines are printed while the model streams (a cut almost always falls inside the last line),
 // the rest when the run pauses or ends; if printed text was taken back after all, a marker says so and the
 // program goes on from the point where it still agrees.
+import { commonPrefixLength } from '../common/text';
 
 export class StreamedText {
   private printed = '';
@@ -17,8 +18,7 @@ export class StreamedText {
   /** Prints what `current` adds to the printed text: whole lines only, or everything with `all`. */
   update(current: string, all = false): void {
     if (!current.startsWith(this.printed)) {
-      let common = 0;
-      while (common < this.printed.length && common < current.length && this.printed.charCodeAt(common) === current.charCodeAt(common)) common++;
+      const common = commonPrefixLength(this.printed, current);
       const back = this.printed.length - common;
       const lineStart = current.lastIndexOf('\n', common - 1) + 1;
       this.write(`${this.printed.endsWith('\n') ? '' : '\n'}[… ${back} character${back === 1 ? '' : 's'} taken back; the program goes on from here:]\n`);

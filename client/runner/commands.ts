@@ -62,9 +62,8 @@ export async function overrideToolOutput(text?: string): Promise<boolean> {
 }
 
 /**
- * Appends the last finished ART run to a task library: the streamed document's text when it is open (it may have
- * been corrected), else the run's program. One WorkspaceEdit on the library's document (undoable, on top of any
- * unsaved edits; the file is not saved).
+ * Appends the last finished ART run's program to a task library. One WorkspaceEdit on the library's document
+ * (undoable, on top of any unsaved edits; the file is not saved), so the program can be corrected there.
  */
 export async function saveAsDemonstration(streams: ProgramStreams, target?: vscode.Uri): Promise<vscode.Range | undefined> {
   const run = streams.last;
@@ -72,7 +71,7 @@ export async function saveAsDemonstration(streams: ProgramStreams, target?: vsco
     void vscode.window.showWarningMessage('ART Studio: no run has finished yet: run a program to the end first.');
     return undefined;
   }
-  const text = run.document && !run.document.isClosed ? run.document.getText() : run.text;
+  const text = run.text;
   let program: string;
   try {
     program = demonstrationText({ kind: run.kind, text });

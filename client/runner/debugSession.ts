@@ -445,11 +445,9 @@ export class ArtDebugSession extends LoggingDebugSession {
       { name: 'input', value: c.input, readOnly: !before },
     ];
     if (c.previousAnswer !== undefined) vars.push({ name: 'previous answer', value: c.previousAnswer, readOnly: true });
-    vars.push(
-      { name: 'output', value: c.override ?? c.output ?? '', readOnly: false },
-      { name: 'error', value: c.error ?? '', readOnly: true },
-      { name: 'duration', value: c.durationMs !== undefined ? `${c.durationMs} ms` : before ? '(not run yet)' : '', readOnly: true },
-    );
+    vars.push({ name: 'output', value: c.override ?? c.output ?? '', readOnly: false });
+    if (c.error !== undefined) vars.push({ name: 'error', value: c.error, readOnly: true });
+    vars.push({ name: 'duration', value: c.durationMs !== undefined ? `${c.durationMs} ms` : before ? '(not run yet)' : '', readOnly: true });
     if (c.override !== undefined && c.output !== undefined) vars.push({ name: 'tool output', value: c.output, readOnly: true });
     return vars;
   }

@@ -1,31 +1,36 @@
-// The generated program in an untitled editor beside the source, growing as the model writes it (the session's
-// `art/text` events are applied as edits), and what each finished run left behind: its program, answer and trace,
-// for "Save as Demonstration" and "Open Trace". When the developer edits the streamed document, it stops following
-// the run, so a correction is never overwritten.
+// The program a run writes, shown beside the source in a read-only document of its own (scheme `art-run`) that
+// grows as the model writes it (the session's `art/text` events). It is not a file: it is never dirty, never asks
+// to be saved, is not checked (no Problems entries, no status bar counts) and gets no Run/Debug lenses. What each
+// finished run left behind (its program, answer and trace) is kept for "Save as Demonstration" and "Open Trace".
 import * as vscode from 'vscode';
 import { DEBUG_TYPE, EndEvent, TextEvent } from './protocol';
 
+/** The URI scheme of streamed programs. */
+export const RUN_SCHEME = 'art-run';
+
 interface Stream {
   run: number;
-  doc?: Promise<vscode.TextDocument | undefined>;
-  /** The text this stream last wrote; a document that differs was edited by the developer. */
-  written: string;
-  detached: boolean;
-  queue: Promise<void>;
+  uri: vscode.Uri;
+  text: string;
+  shown: boolean;
 }
 
 export interface FinishedRun extends EndEvent.Body {
   sessionName: string;
-  /** The streamed document, when there is one. */
-  document?: vscode.TextDocument;
+  /** The streamed document, when one was shown. */
+  uri?: vscode.Uri;
 }
 
-export class ProgramStreams implements vscode.Disposable {
+export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentContentProvider {
   private readonly streams = new Map<string, Stream>();
+  /** Text of every streamed document still open, by URI (a finished run's document stays readable). */
+  private readonly texts = new Map<string, string>();
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly ended = new vscode.EventEmitter<FinishedRun>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** Fires when a run ends (after its last text was applied). */
   readonly onDidEndRun = this.ended.event;
+  readonly onDidChange = this.changed.event;
   last: FinishedRun | undefined;
 
   constructor(
@@ -33,75 +38,62 @@ export class ProgramStreams implements vscode.Disposable {
     private readonly enabled: () => boolean,
   ) {
     this.subscriptions.push(
+      vscode.workspace.registerTextDocumentContentProvider(RUN_SCHEME, this),
       vscode.debug.onDidReceiveDebugSessionCustomEvent(e => {
         if (e.session.type !== DEBUG_TYPE) return;
         if (e.event === TextEvent.event) this.onText(e.session, e.body as TextEvent.Body);
         else if (e.event === EndEvent.event) this.onEnd(e.session, e.body as EndEvent.Body);
       }),
-      vscode.debug.onDidTerminateDebugSession(s => {
-        // Keep the entry until its queue drained; documents stay open for the developer.
-        const st = this.streams.get(s.id);
-        if (st) void st.queue.then(() => this.streams.delete(s.id));
+      vscode.debug.onDidTerminateDebugSession(s => this.streams.delete(s.id)),
+      vscode.workspace.onDidCloseTextDocument(d => {
+        if (d.uri.scheme === RUN_SCHEME) this.texts.delete(d.uri.toString());
       }),
       this.ended,
+      this.changed,
     );
   }
 
-  /** The streamed document of a session's current run. */
-  async documentOf(session: vscode.DebugSession): Promise<vscode.TextDocument | undefined> {
-    return this.streams.get(session.id)?.doc;
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
   }
 
-  private stream(session: vscode.DebugSession, run: number): Stream {
+  private stream(session: vscode.DebugSession, body: TextEvent.Body): Stream {
     let st = this.streams.get(session.id);
-    if (!st || st.run !== run) {
-      st = { run, written: '', detached: false, queue: st?.queue ?? Promise.resolve() };
+    if (!st || st.run !== body.run) {
+      const name = session.name.replace(/[\\/:*?"<>|]+/g, ' ').trim() || 'run';
+      // The extension gives the language: `art-run` (highlighted as ART, not checked); agent and trigger runs are transcripts.
+      const ext = body.kind === 'art' ? 'art-run' : 'txt';
+      const uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${name} (run ${body.run}).${ext}`, query: session.id });
+      st = { run: body.run, uri, text: '', shown: false };
       this.streams.set(session.id, st);
     }
     return st;
   }
 
   private onText(session: vscode.DebugSession, body: TextEvent.Body): void {
-    if (!this.enabled()) return;
-    const st = this.stream(session, body.run);
-    st.queue = st.queue.then(() => this.apply(st, body)).catch(e => this.log.warn(`streamed program: ${(e as Error).message}`));
-  }
-
-  private async apply(st: Stream, body: TextEvent.Body): Promise<void> {
-    if (st.detached) return;
-    st.doc ??= Promise.resolve(
-      vscode.workspace.openTextDocument({ language: body.kind === 'art' ? 'art' : 'plaintext', content: '' }).then(async doc => {
-        await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
-        return doc;
-      }),
-    );
-    const doc = await st.doc;
-    if (!doc || doc.isClosed) return;
-    if (doc.getText() !== st.written) {
-      st.detached = true;
-      this.log.info('The streamed program was edited: it no longer follows the run (the edits are kept).');
-      return;
-    }
-    const next = st.written.slice(0, body.from) + body.text;
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(doc.uri, new vscode.Range(doc.positionAt(body.from), doc.positionAt(doc.getText().length)), body.text);
-    if (!(await vscode.workspace.applyEdit(edit))) {
-      st.detached = true;
-      return;
-    }
-    st.written = next;
+    const st = this.stream(session, body);
+    st.text = st.text.slice(0, body.from) + body.text;
+    if (st.text.length !== body.length) this.log.warn(`streamed program: expected ${body.length} characters, have ${st.text.length}`);
+    this.texts.set(st.uri.toString(), st.text);
+    if (!st.shown && this.enabled()) {
+      st.shown = true;
+      void vscode.workspace.openTextDocument(st.uri).then(
+        doc => vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false }),
+        e => this.log.warn(`streamed program: ${(e as Error).message}`),
+      );
+    } else this.changed.fire(st.uri);
   }
 
   private onEnd(session: vscode.DebugSession, body: EndEvent.Body): void {
     const st = this.streams.get(session.id);
-    const done = async () => {
-      const document = st && st.run === body.run ? await st.doc : undefined;
-      const finished: FinishedRun = { ...body, sessionName: session.name, document: document && !document.isClosed ? document : undefined };
-      this.last = finished;
-      this.ended.fire(finished);
-    };
-    if (st) st.queue = st.queue.then(done, done);
-    else void done();
+    const uri = st && st.run === body.run && st.shown ? st.uri : undefined;
+    if (uri) {
+      this.texts.set(uri.toString(), body.text);
+      this.changed.fire(uri);
+    }
+    const finished: FinishedRun = { ...body, sessionName: session.name, uri };
+    this.last = finished;
+    this.ended.fire(finished);
   }
 
   dispose(): void {

@@ -134,9 +134,13 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
     const output = messages.filter(m => m.event === 'output').map(m => m.body.output).join('');
     assert.match(output, /Answer: 18/);
 
-    // The program streamed into an untitled ART editor.
-    const streamed = await until(() => vscode.workspace.textDocuments.find(d => d.isUntitled && d.languageId === 'art' && d.getText().endsWith('Ans: 18')), 'the streamed program');
+    // The program streamed into a read-only document of its own: highlighted as ART, never dirty, never checked.
+    const streamed = await until(() => vscode.workspace.textDocuments.find(d => d.uri.scheme === 'art-run' && d.getText().endsWith('Ans: 18')), 'the streamed program');
     assert.match(streamed.getText(), /^Description: \(Elementary Math\)[\s\S]*\n#2: 42\n/);
+    assert.equal(streamed.languageId, 'art-run');
+    assert.equal(streamed.isDirty, false);
+    assert.deepEqual(vscode.languages.getDiagnostics(streamed.uri), [], 'no Problems entries from the run');
+    assert.ok(!vscode.workspace.textDocuments.some(d => d.isUntitled), 'no untitled editor left behind');
   });
 
   it('Save as Demonstration appends the finished program to a library with one undoable edit', async () => {

@@ -1,5 +1,11 @@
 // Unit and protocol tests: node's own test runner over test/**/*.test.ts, TypeScript through tsx.
-// Usage: node scripts/test.mjs [--no-build] [substring filter...]
+// Usage: node scripts/test.mjs [--no-build] [--corpus] [substring filter...]
+//
+// test/corpus (the papers' examples and the real ART library, in shared/corpus beside the checkout or ART_CORPUS)
+// runs only with --corpus (`npm run test:corpus`; the full test line runs it as its own step), and then alone. When
+// the corpus is not there the suite prints one line `corpus suite: ...` saying what is missing and where it looked,
+// and is not run: that fails under CI=true (CI must have the corpus) and exits 0 on a developer machine, where
+// scripts/test-all.mjs reports the step as NOT RUN (never as passed).
 //
 // The bundles in dist/ (debug adapter, CLI, language server) are built once, before any test file starts, so every
 // file tests the same, current sources; the test files themselves must not rebuild dist/ under each other's feet
@@ -18,7 +24,8 @@ const FILE_TIMEOUT_MS = 300_000 * Number(process.env.ART_TEST_LIMIT_SCALE ?? 1);
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
 const build = !args.includes('--no-build');
-const filters = args.filter(a => a !== '--no-build');
+const corpus = args.includes('--corpus');
+const filters = args.filter(a => a !== '--no-build' && a !== '--corpus');
 const files = [];
 (function walk(dir) {
   for (const name of readdirSync(dir).sort()) {
@@ -28,8 +35,19 @@ const files = [];
     else if (name.endsWith('.test.ts')) files.push(relative(root, p));
   }
 })(join(root, 'test'));
-const chosen = filters.length ? files.filter(f => filters.some(s => f.includes(s))) : files;
-if (!chosen.length) { console.error('no test files match'); process.exit(1); }
+const inCorpusSuite = f => f.startsWith(join('test', 'corpus') + '/');
+const suite = files.filter(f => inCorpusSuite(f) === corpus);
+const chosen = filters.length ? suite.filter(f => filters.some(s => f.includes(s))) : suite;
+if (!chosen.length) { console.error(`no test files match${corpus ? ' in test/corpus' : ' (test/corpus runs with --corpus)'}`); process.exit(1); }
+if (corpus) {
+  // The same check the suite's files make (test/support/corpus.ts), asked once so the line is printed once.
+  const probe = spawnSync(process.execPath, ['--import', 'tsx', '-e', "process.stdout.write(require('./test/support/corpus.ts').corpusMissing() ?? '')"], { cwd: root, encoding: 'utf8' });
+  if (probe.status !== 0) { console.error(probe.stderr.trim()); process.exit(1); }
+  if (probe.stdout) {
+    console.log(`${probe.stdout} (not run${process.env.CI === 'true' ? '; CI=true: failed' : ''})`);
+    process.exit(process.env.CI === 'true' ? 1 : 0);
+  }
+}
 const env = { ...process.env };
 if (build) {
   const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
-import { CORPUS } from '../support/art';
+import { fixturePath } from '../support/fixtures';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
 const art = (...args: string[]) => {
@@ -21,23 +21,23 @@ const write = (name: string, text: string) => {
 
 describe('art check', () => {
   test('a clean library: no output, exit 0', () => {
-    const r = art('check', join(CORPUS, 'programs/arithmetic.art'), join(CORPUS, 'agents/react.agent'));
+    const r = art('check', fixturePath('programs/arithmetic.art'), fixturePath('agents/react.agent'));
     assert.equal(r.out, '');
     assert.equal(r.code, 0);
   });
 
   test('errors: path:line:col: severity: message [code], exit 1', () => {
-    const f = join(CORPUS, 'art-library/code.art');
+    const f = fixturePath('check/errors.art');
     const r = art('check', f);
     assert.equal(r.code, 1);
     const lines = r.out.trim().split('\n');
     assert.equal(lines.length, 2);
-    assert.match(lines[0], new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:104:1: error: .+ \\[missing-answer\\]$`));
-    assert.match(lines[1], /:118:1: error: .+ \[malformed-query\]$/);
+    assert.match(lines[0], new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:4:1: error: .+ \\[missing-answer\\]$`));
+    assert.match(lines[1], /:11:1: error: .+ \[malformed-query\]$/);
   });
 
   test('warnings only: exit 0', () => {
-    const r = art('check', join(CORPUS, 'art-library/cot-additional.art'));
+    const r = art('check', fixturePath('check/warnings.art'));
     assert.equal(r.code, 0);
     assert.match(r.out, /warning: .+ \[duplicate-program\]/);
   });
@@ -56,7 +56,7 @@ describe('art check', () => {
 
 describe('art parse', () => {
   test('.art: preamble, programs, steps with ranges, template flag', () => {
-    const r = art('parse', '--json', join(CORPUS, 'art-library/arithmetic.art'));
+    const r = art('parse', '--json', fixturePath('programs/arithmetic.art'));
     assert.equal(r.code, 0);
     const tree = JSON.parse(r.out);
     assert.ok(tree.preamble.text.startsWith('In these examples'));
@@ -71,7 +71,7 @@ describe('art parse', () => {
   });
 
   test('.agent: states, initial and final state, behavior', () => {
-    const r = art('parse', '--json', join(CORPUS, 'agents/react.agent'));
+    const r = art('parse', '--json', fixturePath('agents/react.agent'));
     const tree = JSON.parse(r.out);
     const a = tree.agents[0];
     assert.equal(a.name, 'react-agent');
@@ -83,11 +83,11 @@ describe('art parse', () => {
 });
 
 describe('art monitor', () => {
-  const spec = join(CORPUS, 'agents/react.agent');
-  const trace = readFileSync(join(CORPUS, 'traces/react-milhouse.txt'), 'utf8');
+  const spec = fixturePath('agents/react.agent');
+  const trace = readFileSync(fixturePath('traces/react-milhouse.txt'), 'utf8');
 
   test('a trace that follows the spec: exit 0', () => {
-    const r = art('monitor', '--json', spec, join(CORPUS, 'traces/react-milhouse.txt'));
+    const r = art('monitor', '--json', spec, fixturePath('traces/react-milhouse.txt'));
     assert.equal(r.code, 0);
     const out = JSON.parse(r.out);
     assert.equal(out.valid, true);
@@ -119,8 +119,8 @@ describe('art errors', () => {
     ['unknown extension', ['check', write('x.txt', 'hi')], /x\.txt: unknown file type '\.txt'/],
     ['a directory', ['check', tmp], /is a directory/],
     ['unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
-    ['monitor without a trace', ['monitor', join(CORPUS, 'agents/react.agent')], /give a spec \(\.agent\) and a trace/],
-    ['monitor with an .art spec', ['monitor', join(CORPUS, 'programs/cot.art'), join(CORPUS, 'traces/react-milhouse.txt')], /must be an agent spec/],
+    ['monitor without a trace', ['monitor', fixturePath('agents/react.agent')], /give a spec \(\.agent\) and a trace/],
+    ['monitor with an .art spec', ['monitor', fixturePath('programs/cot.art'), fixturePath('traces/react-milhouse.txt')], /must be an agent spec/],
   ] as const) {
     test(`${name}: one line on stderr, exit 2`, () => {
       const r = art(...args);

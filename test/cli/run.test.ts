@@ -1,4 +1,4 @@
-// `art run` as a user runs it: the built CLI (dist/cli.js) in a child process, replaying a corpus program with its
+// `art run` as a user runs it: the built CLI (dist/cli.js) in a child process, replaying a fixture program with its
 // tools re-executed, interactively with overrides typed on stdin, against the scripted OpenAI-compatible server,
 // and failing with one clear line.
 import { after, before, describe, test } from 'node:test';
@@ -8,10 +8,10 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScriptedServer } from '../support/scriptedServer';
-import { CODEGEN_SCRIPT, DUCKS_SCRIPT, corpusPath } from '../core/runner/helpers';
+import { CODEGEN_SCRIPT, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
 
 const CLI = join(__dirname, '../../dist/cli.js');
-const PROGRAM = corpusPath('programs/arithmetic.art');
+const PROGRAM = fixturePath('programs/arithmetic.art');
 const work = mkdtempSync(join(tmpdir(), 'art-cli-run-'));
 
 function art(args: string[], stdin?: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -1,16 +1,16 @@
 // Every snippet in snippets/ expands to text the language core accepts: ART snippets (placed where they go in a
-// program) have no error diagnostics, agent snippets parse and check clean, and the paper agents are the specs
-// of the corpus, form for form.
+// program) have no error diagnostics, agent snippets parse and check clean, and the paper agents are the fixture
+// specs (test/fixtures/agents), form for form; the corpus suite checks those against the paper's own.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArt, checkArt, ToolCatalog } from '../../core/art';
 import { parseAgentFile, checkAgentFile } from '../../core/agent';
-import { corpusPath } from '../support/corpus';
+import { fixturePath } from '../support/fixtures';
 
 const root = join(__dirname, '..', '..');
-const corpusAgents = corpusPath('agents');
+const fixtureAgents = fixturePath('agents');
 
 interface Snippet {
   prefix: string | string[];
@@ -202,9 +202,9 @@ describe('agent snippets', () => {
   }
 
   for (const [name, file] of Object.entries(PAPER_AGENTS)) {
-    test(`${name} is the corpus spec ${file}`, () => {
-      const path = join(corpusAgents, file);
-      assert.ok(existsSync(path), `corpus file missing: ${path}`);
+    test(`${name} is the fixture spec ${file}`, () => {
+      const path = join(fixtureAgents, file);
+      assert.ok(existsSync(path), `fixture file missing: ${path}`);
       const normalize = (t: string) => t.replace(/;.*$/gm, '').replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')').trim();
       const snippet = snippets.get(name);
       assert.ok(snippet, `missing snippet ${name}`);

@@ -1,4 +1,4 @@
-// An agent spec through the debug adapter: ReACT from the corpus spec against the scripted server, the real
+// An agent spec through the debug adapter: ReACT from the fixture spec against the scripted server, the real
 // Search/Lookup tools over a small corpus; each `:env-input` state is a tool call that stops the run, the frame
 // points at the state's line in the spec, and the decoding monitor's correction is shown in the Debug Console.
 import { after, before, describe, test } from 'node:test';
@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ContinuationScript } from '../../core/model/script';
 import { ScriptedServer } from '../support/scriptedServer';
-import { corpusPath, tempCorpus } from '../core/runner/helpers';
+import { fixturePath, tempCorpus } from '../core/runner/helpers';
 import { DapClient, DapError } from './dapClient';
 
-const SPEC = corpusPath('agents/react.agent');
+const SPEC = fixturePath('agents/react.agent');
 const QUESTION = 'Who was Milhouse named after?';
 const HEADER = `[Question] ${QUESTION}\n`;
 const TAIL =

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ScriptedServer } from '../support/scriptedServer';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, corpusPath } from '../core/runner/helpers';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
 import { DapClient } from './dapClient';
 
-const PROGRAM = corpusPath('programs/arithmetic.art');
+const PROGRAM = fixturePath('programs/arithmetic.art');
 const KEY = 'sk-test-0123456789abcdef';
 
 describe('debug adapter over stdio: generate mode against the scripted server', () => {

@@ -1,4 +1,4 @@
-// The debug adapter as a DAP client sees it: dist/debugAdapter.js over stdio, replaying the arithmetic corpus
+// The debug adapter as a DAP client sees it: dist/debugAdapter.js over stdio, replaying the arithmetic fixture
 // program (no endpoint) with its tools really executed: [generate python code] answered from the recording,
 // [code execute] running the code with /usr/bin/python3.
 import { after, before, describe, test } from 'node:test';
@@ -7,11 +7,12 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { corpusPath } from '../support/corpus';
+import { requireDebianPackage } from '../support/debian';
+import { fixturePath } from '../support/fixtures';
 import { ADAPTER, DapClient, DapError } from './dapClient';
 
-const PROGRAM = corpusPath('programs/arithmetic.art');
-/** The "Elementary Math" program (Janet's ducks): generate python code, code execute, Ans: 18. */
+const PROGRAM = fixturePath('programs/arithmetic.art');
+/** The "Elementary Math" program (eggs sold at the market): generate python code, code execute, Ans: 18. */
 const DUCKS = 1;
 const lineOf = (prefix: string, nth = 0) => {
   const lines = readFileSync(PROGRAM, 'utf8').split('\n');
@@ -126,6 +127,7 @@ describe('debug adapter over stdio: replay mode', () => {
   });
 
   test('pauseBeforeTool: a stop before the tool runs, its input editable; breakpoints on a Q line and a tool name', async () => {
+    requireDebianPackage('python3-sympy');
     c = DapClient.start({ cwd: work });
     // The Aqua-rat program: its `Q3: [compare]` is a step the model answers (a breakpoint stops there).
     const q3 = lineOf('Q3: [compare]');

@@ -1,4 +1,4 @@
-// The "ART Trace" view's tree, built from the trace of a real run (replayed corpus program, Python really runs,
+// The "ART Trace" view's tree, built from the trace of a real run (replayed fixture program, Python really runs,
 // one output overridden): requests with their chunks and completion, tool calls with override and duration, the
 // end with its tokens.
 import { test } from 'node:test';

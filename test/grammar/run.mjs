@@ -3,11 +3,12 @@
 //  1. vscode-tmgrammar-test over every assertion file test/grammar/**/*.test.art and *.test.agent, with the grammars
 //     of package.json; python-stub.tmLanguage.json stands in for VS Code's Python grammar, which is not installed
 //     here, so the tests assert the embedding (meta.embedded.block.python and where it ends), not Python's own scopes;
-//  2. every corpus and example file tokenized and read by the language core (parseArt, parseAgentFile): the two must
-//     agree on every marker, separator, step name (tool, sub-step, [EOQ]), reference, state, flag and operator, and
-//     the tokenizer must report no error;
+//  2. every fixture (test/fixtures) and example file tokenized and read by the language core (parseArt,
+//     parseAgentFile): the two must agree on every marker, separator, step name (tool, sub-step, [EOQ]), reference,
+//     state, flag and operator, and the tokenizer must report no error;
 //  3. every built-in tool name (core/art/knownTools.ts) gets the tool scope.
 // Prints `grammar: N passed, N failed` last and exits 1 on any failure.
+// `--corpus DIR` runs only part 2, over the .art and .agent files of DIR (the corpus suite, test/corpus, uses it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,6 +24,13 @@ const { createRegistry, loadConfiguration } = require('vscode-tmgrammar-test/dis
 
 if (!process.execArgv.join(' ').includes('tsx')) {
   console.error('run with: node --import tsx test/grammar/run.mjs (it reads files with the TypeScript core)');
+  process.exit(1);
+}
+
+const corpusAt = process.argv.indexOf('--corpus');
+const corpusDir = corpusAt >= 0 ? process.argv[corpusAt + 1] : undefined;
+if (corpusAt >= 0 && !(corpusDir && existsSync(corpusDir))) {
+  console.error(`--corpus: no folder ${corpusDir ?? '(none given)'}`);
   process.exit(1);
 }
 
@@ -42,9 +50,9 @@ function walk(dir, keep, out = []) {
 }
 
 // 1. Assertion files, one run of the tool each so a failure names its file.
-console.log('assertion files (vscode-tmgrammar-test)');
-const cases = walk(here, (n) => /\.test\.(art|agent)$/.test(n));
-if (cases.length === 0) fail('assertion files', 'no test/grammar/**/*.test.art or *.test.agent found');
+if (!corpusDir) console.log('assertion files (vscode-tmgrammar-test)');
+const cases = corpusDir ? [] : walk(here, (n) => /\.test\.(art|agent)$/.test(n));
+if (cases.length === 0 && !corpusDir) fail('assertion files', 'no test/grammar/**/*.test.art or *.test.agent found');
 for (const file of cases) {
   // A timeout: a pathological assertion line can make the tool's own regex backtrack for minutes.
   const r = spawnSync(process.execPath, [cli, '-g', stub, relative(root, file)], { cwd: root, encoding: 'utf8', timeout: 60_000 });
@@ -53,7 +61,7 @@ for (const file of cases) {
   else fail(relative(root, file), out || `exit ${r.status}`);
 }
 
-// 2. Corpus and examples, read by the grammar and by the language core: the two must agree on where every marker,
+// 2. Fixtures and examples (or the corpus), read by the grammar and by the language core: the two must agree on where every marker,
 // step name, reference, state and flag is, so highlighting never tells a reader something the checker does not.
 const { parseArt, ToolCatalog, BUILTIN_TOOLS } = await import('../../core/art/index.ts');
 const { parseAgentFile, stateRefs, KNOWN_FLAGS } = await import('../../core/agent/index.ts');
@@ -186,10 +194,10 @@ function checkAgentText(text) {
   return problems;
 }
 
-console.log('corpus and examples: the grammar and the core agree');
-const corpus = join(root, '..', 'shared', 'corpus');
-if (!existsSync(corpus)) fail('corpus', `missing ${corpus}`);
-const sources = [...walk(corpus, (n) => /\.(art|agent)$/.test(n)), ...walk(join(root, 'examples'), (n) => /\.(art|agent)$/.test(n))];
+const artOrAgent = (n) => /\.(art|agent)$/.test(n);
+console.log(corpusDir ? `${corpusDir}: the grammar and the core agree` : 'fixtures and examples: the grammar and the core agree');
+const sources = corpusDir ? walk(corpusDir, artOrAgent) : [...walk(join(root, 'test', 'fixtures'), artOrAgent), ...walk(join(root, 'examples'), artOrAgent)];
+if (sources.length === 0) fail('sources', `no .art or .agent file in ${corpusDir ?? 'test/fixtures and examples'}`);
 for (const file of sources) {
   const text = readFileSync(file, 'utf8');
   const problems = file.endsWith('.art') ? checkArtFile(text) : checkAgentText(text);
@@ -199,6 +207,10 @@ for (const file of sources) {
 }
 
 // 3. The grammar's tool list against the core's, written as the core accepts them (any case, runs of spaces).
+if (corpusDir) {
+  console.log(`\ngrammar: ${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}
 console.log('tool names');
 const untooled = [];
 for (const tool of BUILTIN_TOOLS) {

@@ -1,11 +1,11 @@
-// Random edits of corpus files sent as didChange, each followed by a request of every kind at a random place:
+// Random edits of fixture files sent as didChange, each followed by a request of every kind at a random place:
 // no handler may throw (guards log `[handler] ...` when one does) and the server stays up.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { CORPUS, LspClient, fileUri } from './lspClient';
+import { FIXTURES, LspClient, fileUri } from './lspClient';
 import { prng } from '../support/random';
 
 let client: LspClient;
@@ -34,8 +34,8 @@ const REQUESTS = [
 for (const [file, languageId, seed] of [['programs/arithmetic.art', 'art', 7], ['agents/reflexion.agent', 'art-agent', 11]] as const) {
   test(`random edits of ${file}: every request answers, nothing throws`, async () => {
     const random = prng(seed);
-    const uri = fileUri(join(CORPUS, `fuzz-${file.replace(/\//g, '-')}`));
-    let doc = TextDocument.create(uri, languageId, 1, readFileSync(join(CORPUS, file), 'utf8'));
+    const uri = fileUri(join(FIXTURES, `fuzz-${file.replace(/\//g, '-')}`));
+    let doc = TextDocument.create(uri, languageId, 1, readFileSync(join(FIXTURES, file), 'utf8'));
     await client.open(uri, doc.getText(), languageId);
     for (let i = 0; i < 120; i++) {
       const len = doc.getText().length;

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { checkArt, parseArt } from '../../core/art';
 import { LineIndex } from '../../core/common/text';
-import { CORPUS, LspClient, fileUri } from './lspClient';
+import { FIXTURES, LspClient, fileUri } from './lspClient';
 import { prng } from '../support/random';
 
 let client: LspClient;
@@ -37,8 +37,8 @@ const expected = (text: string) => {
 
 test('random range edits: published diagnostics equal a fresh check of the final text', async () => {
   const r = prng(42);
-  const uri = fileUri(join(CORPUS, 'art-library/search.art'));
-  let doc = TextDocument.create(uri, 'art', 1, readFileSync(join(CORPUS, 'art-library/search.art'), 'utf8'));
+  const uri = fileUri(join(FIXTURES, 'programs/search.art'));
+  let doc = TextDocument.create(uri, 'art', 1, readFileSync(join(FIXTURES, 'programs/search.art'), 'utf8'));
   await client.open(uri, doc.getText(), 'art', 1);
   for (let round = 0; round < 40; round++) {
     const edit = randomEdit(doc, r);
@@ -52,8 +52,8 @@ test('random range edits: published diagnostics equal a fresh check of the final
 
 test('bursts of edits merged before one analysis: still exactly a fresh check', async () => {
   const r = prng(7);
-  const uri = fileUri(join(CORPUS, 'art-library/arithmetic.art'));
-  let doc = TextDocument.create(uri, 'art', 1, readFileSync(join(CORPUS, 'art-library/arithmetic.art'), 'utf8'));
+  const uri = fileUri(join(FIXTURES, 'programs/arithmetic.art'));
+  let doc = TextDocument.create(uri, 'art', 1, readFileSync(join(FIXTURES, 'programs/arithmetic.art'), 'utf8'));
   await client.open(uri, doc.getText(), 'art', 1);
   for (let round = 0; round < 15; round++) {
     const burst = 2 + Math.floor(r() * 5);

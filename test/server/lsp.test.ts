@@ -1,4 +1,4 @@
-// Speaks LSP to the real built server (dist/server.js --stdio) on corpus files and broken variants of them.
+// Speaks LSP to the real built server (dist/server.js --stdio) on fixture files and broken variants of them.
 import type { ProgramsResult } from '../../server/protocol';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,9 +18,9 @@ import type {
   SemanticTokens,
   TextEdit,
 } from 'vscode-languageserver-protocol';
-import { CORPUS, LspClient, fileUri } from './lspClient';
+import { FIXTURES, LspClient, fileUri } from './lspClient';
 
-const read = (rel: string) => readFileSync(join(CORPUS, rel), 'utf8');
+const read = (rel: string) => readFileSync(join(FIXTURES, rel), 'utf8');
 const ARITHMETIC = read('programs/arithmetic.art');
 const STRINGS = read('programs/string-operations.art');
 const REACT = read('agents/react.agent');
@@ -42,7 +42,7 @@ const hoverText = (h: Hover | null) => (h ? (h.contents as MarkupContent).value 
 
 let client: LspClient;
 let n = 0;
-const uri = (name: string) => fileUri(join(CORPUS, `test-${++n}-${name}`));
+const uri = (name: string) => fileUri(join(FIXTURES, `test-${++n}-${name}`));
 
 before(async () => {
   client = await LspClient.start({ settings: { diagnostics: { debounceMs: 0 } } });
@@ -65,7 +65,7 @@ describe('initialize', () => {
 });
 
 describe('.art diagnostics', () => {
-  test('a corpus library checks clean, published for the opened version', async () => {
+  test('a fixture library checks clean, published for the opened version', async () => {
     const u = uri('arithmetic.art');
     const p = await client.open(u, ARITHMETIC);
     assert.equal(p.version, 1);
@@ -92,7 +92,7 @@ describe('.art diagnostics', () => {
   test('several edits in a row: the last version is published, and is right', async () => {
     const u = uri('burst.art');
     await client.open(u, STRINGS);
-    const line = lineOf(STRINGS, '#1: 06/01/2021');
+    const line = lineOf(STRINGS, '#1: 03/10/2022');
     // Delete the `#1:` line in three quick edits (versions 2..4) without waiting in between.
     const sends = [2, 3, 4].map((v) =>
       client.notify('textDocument/didChange', {
@@ -109,7 +109,7 @@ describe('.art diagnostics', () => {
     const u = uri('plain.art');
     const p = await client.open(u, 'Input: x\nQ1: [search] y\nQ2: [EOQ]\nAns: z\n', 'plaintext');
     assert.deepEqual(codes(p.diagnostics), ['missing-answer']);
-    const other = fileUri(join(CORPUS, 'notes.txt'));
+    const other = fileUri(join(FIXTURES, 'notes.txt'));
     await client.notify('textDocument/didOpen', { textDocument: { uri: other, languageId: 'plaintext', version: 1, text: 'Q2: [x]' } });
     const h = await client.request<Hover | null>('textDocument/hover', { textDocument: { uri: other }, position: { line: 0, character: 5 } });
     assert.equal(h, null);
@@ -141,7 +141,7 @@ describe('settings and status', () => {
       await slow.waitForDiagnostics(u, 4);
       assert.deepEqual(slow.diagnostics.filter((p) => p.uri === u).map((p) => p.version), [1, 4]);
 
-      const broken = STRINGS.replace('#2: Today is 04/01/2021\n', '');
+      const broken = STRINGS.replace('#2: Today is 03/07/2022\n', '');
       const u2 = uri('disabled.art');
       assert.ok((await slow.open(u2, broken)).diagnostics.length > 0);
       slow.settings = { diagnostics: { enable: false } };
@@ -182,7 +182,7 @@ describe('.art code actions', () => {
   });
 
   test('a missing `#k:` can be added, and there is nothing to fix on a clean line', async () => {
-    const broken = STRINGS.replace('#2: Today is 04/01/2021\n', '');
+    const broken = STRINGS.replace('#2: Today is 03/07/2022\n', '');
     const u = uri('missing.art');
     const p = await client.open(u, broken);
     const d = p.diagnostics.find((x) => x.code === 'missing-answer')!;
@@ -196,14 +196,14 @@ describe('.art code actions', () => {
 });
 
 describe('.art completion, hover, navigation', () => {
-  const u = fileUri(join(CORPUS, 'test-nav-arithmetic.art'));
+  const u = fileUri(join(FIXTURES, 'test-nav-arithmetic.art'));
   before(async () => {
     await client.open(u, ARITHMETIC);
   });
 
   test('after `[`: tools first with their description, then sub-step names of the file, then EOQ', async () => {
     const v = `${ARITHMETIC}\n----\nInput: banana\nQ1: [`;
-    const w = fileUri(join(CORPUS, 'test-nav-new-step.art'));
+    const w = fileUri(join(FIXTURES, 'test-nav-new-step.art'));
     await client.open(w, v);
     const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: w }, position: at(v, 'banana\nQ1: [', 'banana\nQ1: ['.length), context: { triggerKind: 2, triggerCharacter: '[' } });
     const sorted = [...list.items].sort((a, b) => (a.sortText ?? a.label).localeCompare(b.sortText ?? b.label));
@@ -228,7 +228,7 @@ describe('.art completion, hover, navigation', () => {
 
   test('in an empty `[]` at the end of a line (the editor closed the bracket), the name, `]` and a space go in', async () => {
     const v = `${ARITHMETIC}\n----\nInput: banana\nQ1: [cod]`;
-    const w = fileUri(join(CORPUS, 'test-nav-typing.art'));
+    const w = fileUri(join(FIXTURES, 'test-nav-typing.art'));
     await client.open(w, v);
     const pos = at(v, 'Q1: [cod]', 'Q1: [cod'.length);
     const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: w }, position: pos });
@@ -260,7 +260,7 @@ describe('.art completion, hover, navigation', () => {
     const sub = await client.request<Hover>('textDocument/hover', { textDocument: { uri: u }, position: at(ARITHMETIC, '[compare]', 2) });
     assert.match(hoverText(sub), /sub-step answered by the model/);
     const ref = await client.request<Hover>('textDocument/hover', { textDocument: { uri: u }, position: at(ARITHMETIC, 'in #1 and get', 4) });
-    assert.match(hoverText(ref), /solve_it\(original_speed/);
+    assert.match(hoverText(ref), /solve_it\(usual_speed/);
   });
 
   test('definition of `#1` is its answer line; references of `#1:` include the mention', async () => {

@@ -24,9 +24,9 @@ function findRoot(): string {
 }
 
 export const ROOT = findRoot();
-import { CORPUS } from '../support/corpus';
+import { FIXTURES } from '../support/fixtures';
 
-export { CORPUS };
+export { FIXTURES };
 export const SERVER = join(ROOT, 'dist/server.js');
 
 function newest(dir: string): number {
@@ -132,7 +132,7 @@ export class LspClient {
     connection.onRequest('client/registerCapability', () => null);
     connection.onRequest('workspace/semanticTokens/refresh', () => null);
     connection.listen();
-    const root = options.rootPath ?? CORPUS;
+    const root = options.rootPath ?? FIXTURES;
     client.initializeResult = await connection.sendRequest('initialize', {
       processId: process.pid,
       rootUri: fileUri(root),

@@ -3,8 +3,6 @@ import { checkArt, parseArt } from '../../core/art';
 import type { Diagnostic, TextEdit } from '../../core/common/diagnostics';
 import { LineIndex } from '../../core/common/text';
 
-export { CORPUS } from './corpus';
-
 export function diagnose(text: string): Diagnostic[] {
   return checkArt(parseArt(text));
 }

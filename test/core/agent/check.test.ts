@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AGENT_DIAGNOSTIC_CODES, parseAgentFile } from '../../../core/agent';
-import { applyEdits, check, codesAt, corpusAgent, corpusAgentFiles, lineOf, replaceOnce } from './helpers';
+import { applyEdits, check, codesAt, fixtureAgent, fixtureAgentFiles, lineOf, replaceOnce } from './helpers';
 
-const react = corpusAgent('react');
+const react = fixtureAgent('react');
 
 /** The diagnostics of one code, as `code@line`. */
 function only(text: string, code: string): string[] {
@@ -19,8 +19,8 @@ function fixOf(text: string, code: string, title: RegExp): string {
 }
 
 describe('checkAgentFile', () => {
-  test('every corpus agent checks clean', () => {
-    for (const { name, text } of corpusAgentFiles()) assert.deepEqual(check(text), [], name);
+  test('every fixture agent checks clean', () => {
+    for (const { name, text } of fixtureAgentFiles()) assert.deepEqual(check(text), [], name);
   });
 
   test('severities follow DESIGN.md', () => {
@@ -60,7 +60,7 @@ describe('checkAgentFile', () => {
 
     test('a ) missing at the very end: at the innermost open paren, and the next agent is still read', () => {
       const text = `${react.trimEnd().slice(0, -1)}
-${corpusAgent('cot').replace('Tht Ans', 'Tht Answer')}`;
+${fixtureAgent('cot').replace('Tht Ans', 'Tht Answer')}`;
       const ansLine = lineOf(text, '(Ans (:text "[Answer]")))\n  (:behavior\n    (next Ques Tht Answer');
       assert.deepEqual(codesAt(text), [`syntax@${lineOf(text, '(define react')}`, `unused-state@${ansLine}`, `unknown-state@${lineOf(text, 'Tht Answer')}`]);
     });
@@ -216,19 +216,19 @@ ${corpusAgent('cot').replace('Tht Ans', 'Tht Answer')}`;
 
   describe('behavior-not-next', () => {
     test('a top-level until; the fix wraps it in next', () => {
-      const text = corpusAgent('cot').replace('(next Ques Tht Ans)', '(until Ques (next Tht Ans))');
+      const text = fixtureAgent('cot').replace('(next Ques Tht Ans)', '(until Ques (next Tht Ans))');
       assert.deepEqual(codesAt(text), [`behavior-not-next@${lineOf(text, '(until')}`]);
       const fixed = fixOf(text, 'behavior-not-next', /Wrap/);
       assert.deepEqual(check(fixed), []);
     });
 
     test('a single state is not a next formula', () => {
-      const text = corpusAgent('direct').replace('(next Ques Ans)', 'Ques').replace('    (Ans (:text "[Answer]")))', ')');
+      const text = fixtureAgent('direct').replace('(next Ques Ans)', 'Ques').replace('    (Ans (:text "[Answer]")))', ')');
       assert.deepEqual(codesAt(text), [`behavior-not-next@${lineOf(text, '    Ques))')}`]);
     });
 
     test('close case: a next whose first part is a loop is fine', () => {
-      const text = corpusAgent('cot').replace('(next Ques Tht Ans)', '(next (until Ques Tht) Ans)');
+      const text = fixtureAgent('cot').replace('(next Ques Tht Ans)', '(next (until Ques Tht) Ans)');
       assert.deepEqual(check(text), []);
     });
   });
@@ -257,7 +257,7 @@ ${corpusAgent('cot').replace('Tht Ans', 'Tht Answer')}`;
     });
 
     test('close case: a state used only inside a nested loop is used', () => {
-      assert.deepEqual(only(corpusAgent('pass'), 'unused-state'), []);
+      assert.deepEqual(only(fixtureAgent('pass'), 'unused-state'), []);
     });
   });
 
@@ -286,8 +286,8 @@ ${corpusAgent('cot').replace('Tht Ans', 'Tht Answer')}`;
   });
 
   test('diagnostics of two agents in one file are each at their own lines', () => {
-    const second = corpusAgent('direct').replace('(next Ques Ans)', '(next Ques Answer)');
-    const text = `${corpusAgent('cot')}\n${second}`;
+    const second = fixtureAgent('direct').replace('(next Ques Ans)', '(next Ques Answer)');
+    const text = `${fixtureAgent('cot')}\n${second}`;
     const ansLine = lineOf(text, '(define direct-agent') + 3;
     assert.match(text.split('\n')[ansLine - 1], /\(Ans /);
     assert.deepEqual(codesAt(text), [`unused-state@${ansLine}`, `unknown-state@${lineOf(text, 'Ques Answer')}`]);

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agentSummary, automatonGraph, automatonToDot, automatonToMermaid, compileAgent, findAgent, parseAgentFile, positionState, type CompiledAgent } from '../../../core/agent';
-import { compiled, corpusAgent, corpusAgentFiles } from './helpers';
+import { compiled, fixtureAgent, fixtureAgentFiles } from './helpers';
 
 /** Does the automaton accept this exact sequence of state names as a complete run? */
 function accepts(c: CompiledAgent, names: string[]): boolean {
@@ -38,7 +38,7 @@ describe('compileAgent', () => {
   });
 
   test('react: initial Ques, final Ans, the loop edges of the paper', () => {
-    const c = compiled(corpusAgent('react'));
+    const c = compiled(fixtureAgent('react'));
     assert.deepEqual(c.initialStates, ['Ques']);
     assert.deepEqual(c.finalStates, ['Ans']);
     assert.deepEqual(edgesOf(c), ['Act-Inp>Obs', 'Act>Act-Inp', 'Final-Tht>Ans', 'Obs>Final-Tht', 'Obs>Tht', 'Ques>Final-Tht', 'Ques>Tht', 'Tht>Act'].sort());
@@ -48,7 +48,7 @@ describe('compileAgent', () => {
   });
 
   test('reflexion: nested loops', () => {
-    const c = compiled(corpusAgent('reflexion'));
+    const c = compiled(fixtureAgent('reflexion'));
     const trial = ['Tht', 'Act', 'Act-Inp', 'Obs'];
     assert.ok(accepts(c, ['Ques', 'Ans']), 'the outer loop may run zero times');
     assert.ok(accepts(c, ['Ques', 'Final-Tht', 'Prop-Ans', 'Eval', 'Ref', 'Ans']));
@@ -59,7 +59,7 @@ describe('compileAgent', () => {
   });
 
   test('pass: a loop inside a loop inside a loop body', () => {
-    const c = compiled(corpusAgent('pass'));
+    const c = compiled(fixtureAgent('pass'));
     assert.ok(accepts(c, ['Ques', 'Final-Tht', 'Ans']));
     assert.ok(accepts(c, ['Ques', 'Plan', 'Sum', 'Final-Tht', 'Ans']));
     assert.ok(accepts(c, ['Ques', 'Plan', 'Act', 'Act-Inp', 'Act', 'Act-Inp', 'Sum', 'Plan', 'Sum', 'Final-Tht', 'Ans']));
@@ -86,8 +86,8 @@ describe('compileAgent', () => {
     assert.equal(none.acceptsEmpty, false);
   });
 
-  test('every corpus agent compiles with one initial and one final state', () => {
-    for (const { name, text } of corpusAgentFiles()) {
+  test('every fixture agent compiles with one initial and one final state', () => {
+    for (const { name, text } of fixtureAgentFiles()) {
       const c = compiled(text);
       assert.equal(c.initialStates.length, 1, name);
       assert.equal(c.finalStates.length, 1, name);
@@ -97,7 +97,7 @@ describe('compileAgent', () => {
 
 describe('diagrams', () => {
   test('mermaid: nodes with texts, start edge, env-input and final styles', () => {
-    const m = automatonToMermaid(parseAgentFile(corpusAgent('react')).agents[0]);
+    const m = automatonToMermaid(parseAgentFile(fixtureAgent('react')).agents[0]);
     assert.match(m, /^flowchart LR\n/);
     assert.match(m, /s4\["Obs<br\/>\[Observation\]"\]/);
     assert.match(m, /start --> s0\n/);
@@ -113,7 +113,7 @@ describe('diagrams', () => {
   });
 
   test('dot: env-input states dashed, final double', () => {
-    const d = automatonToDot(compiled(corpusAgent('reflexion')));
+    const d = automatonToDot(compiled(fixtureAgent('reflexion')));
     assert.match(d, /^digraph "reflexion-agent" \{/);
     assert.equal((d.match(/dashed/g) ?? []).length, 2, 'Obs and Eval');
     assert.equal((d.match(/peripheries=2/g) ?? []).length, 1);
@@ -123,7 +123,7 @@ describe('diagrams', () => {
 
 describe('agentSummary / findAgent', () => {
   test('a span-free description for `art parse --json`', () => {
-    const s = agentSummary(parseAgentFile(corpusAgent('react')).agents[0]);
+    const s = agentSummary(parseAgentFile(fixtureAgent('react')).agents[0]);
     assert.equal(s.name, 'react-agent');
     assert.deepEqual(s.states[4], { name: 'Obs', text: '[Observation]', flags: ['env-input'] });
     assert.deepEqual(s.initial, ['Ques']);
@@ -133,8 +133,8 @@ describe('agentSummary / findAgent', () => {
   });
 
   test('picks the only agent, or the named one, or says which there are', () => {
-    const one = parseAgentFile(corpusAgent('cot'));
-    const two = parseAgentFile(corpusAgent('cot') + corpusAgent('direct'));
+    const one = parseAgentFile(fixtureAgent('cot'));
+    const two = parseAgentFile(fixtureAgent('cot') + fixtureAgent('direct'));
     const name = (r: ReturnType<typeof findAgent>) => ('agent' in r ? r.agent.name : r.error);
     assert.equal(name(findAgent(one)), 'cot-agent');
     assert.equal(name(findAgent(two, 'direct-agent')), 'direct-agent');

@@ -1,31 +1,31 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatAgentText, parseAgentFile } from '../../../core/agent';
-import { corpusAgent, corpusAgentFiles, meaning, replaceOnce } from './helpers';
+import { fixtureAgent, fixtureAgentFiles, meaning, replaceOnce } from './helpers';
 
 const withoutComments = (text: string) => text.replace(/^;.*\n/gm, '');
 
 describe('formatAgentText', () => {
-  test('the corpus is already in the corpus style', () => {
-    for (const { name, text } of corpusAgentFiles()) assert.equal(formatAgentText(text), text, name);
+  test('the fixture agents are already in the corpus style', () => {
+    for (const { name, text } of fixtureAgentFiles()) assert.equal(formatAgentText(text), text, name);
   });
 
   test('a spec written on one line comes out in the corpus layout', () => {
     for (const name of ['react', 'reflexion', 'pass', 'rewoo', 'cot']) {
-      const original = withoutComments(corpusAgent(name));
+      const original = withoutComments(fixtureAgent(name));
       const oneLine = original.replace(/\s+/g, ' ').trim();
       assert.equal(formatAgentText(oneLine), original, name);
     }
   });
 
   test('badly indented specs are re-indented, keeping the meaning', () => {
-    const messy = corpusAgent('pass').replace(/\n\s*/g, '\n').replace(/\(next Ques\n/, '(next\nQues ');
+    const messy = fixtureAgent('pass').replace(/\n\s*/g, '\n').replace(/\(next Ques\n/, '(next\nQues ');
     const formatted = formatAgentText(messy)!;
-    assert.equal(formatted, corpusAgent('pass'));
+    assert.equal(formatted, fixtureAgent('pass'));
   });
 
   test('comments stay where they were: own lines, ends of lines, inside forms', () => {
-    let text = corpusAgent('react');
+    let text = fixtureAgent('react');
     text = replaceOnce(text, '    (Tht (:text "[Thought]"))', '    ;; the model reasons\n    (Tht   (:text "[Thought]"))   ; inline');
     text = replaceOnce(text, '(until (next Tht Act Act-Inp Obs)', '(until ; loop\n (next Tht Act Act-Inp Obs)');
     text += '\n\n; trailing comment\n';
@@ -39,9 +39,9 @@ describe('formatAgentText', () => {
   });
 
   test('several agents are separated by one blank line', () => {
-    const text = `${corpusAgent('cot')}${corpusAgent('direct')}`;
+    const text = `${fixtureAgent('cot')}${fixtureAgent('direct')}`;
     const formatted = formatAgentText(text)!;
-    assert.equal(formatted, `${corpusAgent('cot')}\n${corpusAgent('direct')}`);
+    assert.equal(formatted, `${fixtureAgent('cot')}\n${fixtureAgent('direct')}`);
   });
 
   test('long states and formulas wrap under their first argument', () => {
@@ -57,7 +57,7 @@ describe('formatAgentText', () => {
   test('null when the file has syntax errors; CRLF is kept', () => {
     assert.equal(formatAgentText('(define x (:states (A (:text "a))'), null);
     assert.equal(formatAgentText('(define x))'), null);
-    const crlf = corpusAgent('cot').replace(/\n/g, '\r\n');
+    const crlf = fixtureAgent('cot').replace(/\n/g, '\r\n');
     assert.equal(formatAgentText(crlf), crlf);
     assert.equal(formatAgentText(''), '');
   });

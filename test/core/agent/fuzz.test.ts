@@ -1,10 +1,10 @@
-// Random edits of the corpus agents: reading, checking, compiling, monitoring and formatting never throw, every
+// Random edits of the fixture agents: reading, checking, compiling, monitoring and formatting never throw, every
 // span lies inside the document, and formatting (when it formats) is idempotent and keeps the meaning.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Span } from '../../../core/common/text';
 import { StreamMonitor, automatonToMermaid, checkAgentFile, compileAgent, formatAgentText, monitorText, parseAgentFile } from '../../../core/agent';
-import { applyEdits, corpusAgentFiles, meaning, prng, reactTrace } from './helpers';
+import { applyEdits, fixtureAgentFiles, meaning, prng, reactTrace } from './helpers';
 
 const ROUNDS = 2000;
 const random = prng(20230601);
@@ -54,8 +54,8 @@ function inside(span: Span, length: number, what: string): void {
   assert.ok(span.start >= 0 && span.start <= span.end && span.end <= length, `${what}: ${span.start}-${span.end} outside 0-${length}`);
 }
 
-test(`${ROUNDS} random edits of the corpus agents never throw and keep every span inside the document`, () => {
-  const corpus = corpusAgentFiles().map(f => f.text);
+test(`${ROUNDS} random edits of the fixture agents never throw and keep every span inside the document`, () => {
+  const corpus = fixtureAgentFiles().map(f => f.text);
   corpus.push(corpus[0] + corpus[3]);
   const trace = reactTrace().slice(0, 400);
   let formatted = 0;

@@ -1,20 +1,20 @@
-// Shared helpers for the .agent tests: corpus access, edits, and diagnostics located by line.
+// Shared helpers for the .agent tests: the fixture specs and trace (test/fixtures), edits, and diagnostics located by line.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic, TextEdit } from '../../../core/common/diagnostics';
 import { LineIndex } from '../../../core/common/text';
 import { checkAgentFile, compileAgent, formulaToString, parseAgentFile, type CompiledAgent } from '../../../core/agent';
 
-import { CORPUS } from '../../support/corpus';
+import { FIXTURES } from '../../support/fixtures';
 
-export { CORPUS };
-export const AGENTS_DIR = join(CORPUS, 'agents');
+/** The six agents of Crouse et al. (2023) as the project's own fixture specs (the corpus suite checks the paper's). */
+export const AGENTS_DIR = join(FIXTURES, 'agents');
 
-export function corpusAgent(name: string): string {
+export function fixtureAgent(name: string): string {
   return readFileSync(join(AGENTS_DIR, `${name}.agent`), 'utf8');
 }
 
-export function corpusAgentFiles(): { name: string; text: string }[] {
+export function fixtureAgentFiles(): { name: string; text: string }[] {
   return readdirSync(AGENTS_DIR)
     .filter(f => f.endsWith('.agent'))
     .sort()
@@ -22,7 +22,7 @@ export function corpusAgentFiles(): { name: string; text: string }[] {
 }
 
 export function reactTrace(): string {
-  return readFileSync(join(CORPUS, 'traces/react-milhouse.txt'), 'utf8');
+  return readFileSync(join(FIXTURES, 'traces/react-milhouse.txt'), 'utf8');
 }
 
 export function compiled(text: string, index = 0): CompiledAgent {

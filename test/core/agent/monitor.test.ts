@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StreamMonitor, commonPrefix, monitorText, type CompiledAgent, type MonitorEvent, type MonitorOptions } from '../../../core/agent';
-import { compiled, corpusAgent, prng, reactTrace, replaceOnce } from './helpers';
+import { compiled, fixtureAgent, prng, reactTrace, replaceOnce } from './helpers';
 
-const react = compiled(corpusAgent('react'));
+const react = compiled(fixtureAgent('react'));
 const trace = reactTrace();
 
 const REACT_STATES = ['Ques', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Final-Tht', 'Ans'];
@@ -85,8 +85,8 @@ describe('monitorText on the ReACT trace', () => {
 });
 
 describe('nested loops', () => {
-  const reflexion = compiled(corpusAgent('reflexion'));
-  const pass = compiled(corpusAgent('pass'));
+  const reflexion = compiled(fixtureAgent('reflexion'));
+  const pass = compiled(fixtureAgent('pass'));
   const trial = lines([['Thought', 't'], ['Action', 'Search'], ['Action Input', 'x'], ['Observation', 'o']]);
 
   test('reflexion accepts two reflections with repeated trials', () => {
@@ -180,7 +180,7 @@ describe('StreamMonitor', () => {
   });
 
   test('any chunking gives exactly the batch result and events', () => {
-    const reflexion = compiled(corpusAgent('reflexion'));
+    const reflexion = compiled(fixtureAgent('reflexion'));
     const texts: [CompiledAgent, string, MonitorOptions][] = [
       [react, trace, { complete: true }],
       [react, dropLine(trace, '[Action] Search'), {}],

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formulaToString, parseAgentFile, readSExprs, stateRefs } from '../../../core/agent';
-import { corpusAgent, corpusAgentFiles } from './helpers';
+import { fixtureAgent, fixtureAgentFiles } from './helpers';
 
 describe('reading s-expressions', () => {
   test('atoms, keywords, strings with escapes, comments and spans', () => {
@@ -61,7 +61,7 @@ describe('reading s-expressions', () => {
 
 describe('parseAgentFile', () => {
   test('react: states, texts, flags and behavior with spans', () => {
-    const text = corpusAgent('react');
+    const text = fixtureAgent('react');
     const file = parseAgentFile(text);
     assert.deepEqual(file.problems, []);
     assert.equal(file.agents.length, 1);
@@ -82,8 +82,8 @@ describe('parseAgentFile', () => {
     assert.equal(b.kind !== 'state' && text.slice(b.opSpan.start, b.opSpan.end), 'next');
   });
 
-  test('every corpus agent parses without problems', () => {
-    for (const { name, text } of corpusAgentFiles()) {
+  test('every fixture agent parses without problems', () => {
+    for (const { name, text } of fixtureAgentFiles()) {
       const file = parseAgentFile(text);
       assert.deepEqual(file.problems, [], name);
       assert.equal(file.agents.length, 1, name);
@@ -92,7 +92,7 @@ describe('parseAgentFile', () => {
   });
 
   test('several defines per file, and a bad one does not hide the next', () => {
-    const text = `${corpusAgent('cot')}\n(define broken (:states (A (:text "a")) (:behavior (next A))\n${corpusAgent('direct')}`;
+    const text = `${fixtureAgent('cot')}\n(define broken (:states (A (:text "a")) (:behavior (next A))\n${fixtureAgent('direct')}`;
     const file = parseAgentFile(text);
     assert.deepEqual(file.agents.map(a => a.name), ['cot-agent', 'broken', 'direct-agent']);
     assert.equal(file.agents[2].states.length, 2);

@@ -5,7 +5,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArt } from '../../../core/art';
 import { formatArt, formatArtText } from '../../../core/art/format';
-import { CORPUS, lines } from '../../support/art';
+import { lines } from '../../support/art';
+import { FIXTURES } from '../../support/fixtures';
 
 describe('formatArt', () => {
   test('normalises query, answer and final-answer markers', () => {
@@ -37,9 +38,9 @@ describe('formatArt', () => {
     for (let i = 1; i < edits.length; i++) assert.ok(edits[i - 1].span.end <= edits[i].span.start);
   });
 
-  test('the corpus programs are already formatted (only marker spacing they lack changes)', () => {
-    for (const f of readdirSync(join(CORPUS, 'programs'))) {
-      const text = readFileSync(join(CORPUS, 'programs', f), 'utf8');
+  test('the fixture programs are already formatted (only marker spacing they lack changes)', () => {
+    for (const f of readdirSync(join(FIXTURES, 'programs'))) {
+      const text = readFileSync(join(FIXTURES, 'programs', f), 'utf8');
       const edits = formatArt(parseArt(text));
       for (const e of edits) {
         const before = text.slice(e.span.start, e.span.end);

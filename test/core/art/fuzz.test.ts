@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ArtIncremental, checkArt, parseArt } from '../../../core/art';
 import type { Diagnostic } from '../../../core/common/diagnostics';
-import { CORPUS } from '../../support/art';
+import { FIXTURES } from '../../support/fixtures';
 import { prng } from '../../support/random';
 
 
@@ -58,9 +58,10 @@ function mutate(text: string, r: () => number): string {
 
 const key = (d: Diagnostic) => `${d.span.start}-${d.span.end}:${d.code}:${d.message}:${JSON.stringify(d.fixes ?? [])}`;
 
+// The fixture libraries (search.art has defects on purpose) and the broken files of the CLI tests.
 const sources = [
-  ...readdirSync(join(CORPUS, 'programs')).map((f) => join(CORPUS, 'programs', f)),
-  ...['search.art', 'code.art', 'arithmetic.art'].map((f) => join(CORPUS, 'art-library', f)),
+  ...readdirSync(join(FIXTURES, 'programs')).map((f) => join(FIXTURES, 'programs', f)),
+  ...readdirSync(join(FIXTURES, 'check')).map((f) => join(FIXTURES, 'check', f)),
 ].map((f) => readFileSync(f, 'utf8'));
 
 describe('.art fuzz', () => {
@@ -119,7 +120,7 @@ describe('.art fuzz', () => {
   });
 
   test('an edit inside one program re-parses only that program', () => {
-    const text = readFileSync(join(CORPUS, 'art-library/search.art'), 'utf8');
+    const text = readFileSync(join(FIXTURES, 'programs/search.art'), 'utf8');
     const inc = new ArtIncremental();
     assert.equal(inc.update(text).reparsed, parseArt(text).programs.length);
     const edited = text.replace('Where was Mark Twain born?', 'Where was Mark Twain raised?');

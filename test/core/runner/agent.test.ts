@@ -9,9 +9,9 @@ import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/model/script';
 import { createAgentRunner, createMultiToolRunner } from '../../../core/runner/create';
 import { MemoryTrace, replayTrace } from '../../../core/runner/trace';
-import { corpusPath, record, runWithoutPauses, scriptedSuite } from './helpers';
+import { fixturePath, record, runWithoutPauses, scriptedSuite } from './helpers';
 
-const react = compileAgent(parseAgentFile(readFileSync(corpusPath('agents/react.agent'), 'utf8')).agents[0]);
+const react = compileAgent(parseAgentFile(readFileSync(fixturePath('agents/react.agent'), 'utf8')).agents[0]);
 const QUESTION = 'Musician and satirist Allie Goertz wrote a song about the "The Simpsons" character Milhouse, who Matt Groening named after who?';
 const HEADER = `[Question] ${QUESTION}\n`;
 

@@ -16,9 +16,9 @@ import { createAgentRunner } from '../../../core/runner/create';
 import type { RunnerEvents } from '../../../core/runner/runner';
 import type { ToolLookup } from '../../../core/runner/types';
 import { ScriptedServer } from '../../support/scriptedServer';
-import { corpusPath, fakeTool } from './helpers';
+import { fixturePath, fakeTool } from './helpers';
 
-const react = compileAgent(parseAgentFile(readFileSync(corpusPath('agents/react.agent'), 'utf8')).agents[0]);
+const react = compileAgent(parseAgentFile(readFileSync(fixturePath('agents/react.agent'), 'utf8')).agents[0]);
 const QUESTION = 'Who was Milhouse named after?';
 const HEADER = `[Question] ${QUESTION}\n`;
 /** What the model writes up to the call, and what it would write past it if nothing stopped it. */

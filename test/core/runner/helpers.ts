@@ -1,4 +1,4 @@
-// Fixtures for runner tests: the arithmetic library from the corpus, scripts of what the model writes, small tools.
+// Fixtures for runner tests: the arithmetic library of test/fixtures, scripts of what the model writes, small tools.
 import { after, before, beforeEach } from 'node:test';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,16 +11,16 @@ import type { RunResult, ToolLookup } from '../../../core/runner/types';
 import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
 import type { Tool, ToolResult } from '../../../core/tools/types';
 
-import { CORPUS, corpusPath } from '../../support/corpus';
+import { fixturePath } from '../../support/fixtures';
 import { ScriptedServer } from '../../support/scriptedServer';
 
-export { CORPUS, corpusPath };
+export { fixturePath };
 
 export function arithmeticLibrary(): ArtDocument {
-  return parseArt(readFileSync(corpusPath('programs/arithmetic.art'), 'utf8'));
+  return parseArt(readFileSync(fixturePath('programs/arithmetic.art'), 'utf8'));
 }
 
-/** Index of the "Elementary Math" program (Janet's ducks) in the arithmetic library. */
+/** Index of the "Elementary Math" program (the eggs sold at the market) in the arithmetic library. */
 export const DUCKS = 1;
 
 export const DUCKS_CODE = [
@@ -34,7 +34,7 @@ export const DUCKS_CODE = [
 ].join('\n');
 
 /**
- * What the model writes after `Q1:` for the ducks task. `⟦...⟧` are the tool answers (what the model would write
+ * What the model writes after `Q1:` for the eggs task. `⟦...⟧` are the tool answers (what the model would write
  * if nothing stopped it); `⟂` marks where each call is complete (after `\n#`).
  */
 export const DUCKS_SCRIPT = ContinuationScript.parse(

@@ -9,7 +9,7 @@ import { ArtProtocol } from '../../../core/runner/artProtocol';
 import { appendDemonstrationEdit, demonstrationText } from '../../../core/runner/demonstration';
 import { buildArtPrompt, taskHeader, taskOf } from '../../../core/runner/prompt';
 import { selectDemonstrations } from '../../../core/runner/selection';
-import { corpusPath, fakeTool } from './helpers';
+import { fixturePath, fakeTool } from './helpers';
 
 const tools = { get: (n: string) => (['code execute', 'generate python code'].includes(n.toLowerCase()) ? fakeTool(n, () => ({ ok: true, output: '' })) : undefined) };
 
@@ -50,7 +50,7 @@ describe('scanProgram: a program while it is being written', () => {
 });
 
 describe('prompt building and task selection', () => {
-  const lib = parseArt(readFileSync(corpusPath('programs/arithmetic.art'), 'utf8'));
+  const lib = parseArt(readFileSync(fixturePath('programs/arithmetic.art'), 'utf8'));
 
   test('the prompt is the preamble, the demonstrations and the new task filled into the template', () => {
     const task = { taskName: 'Toy', description: 'Add numbers.', input: 'What is 2 + 3?' };
@@ -66,7 +66,7 @@ describe('prompt building and task selection', () => {
   test('running a program of the library leaves it out of the demonstrations', () => {
     const task = taskOf(lib, 1);
     assert.equal(task.taskName, 'Elementary Math');
-    assert.match(task.input, /^Janet's ducks/);
+    assert.match(task.input, /^Omar's hens/);
     const demos = selectDemonstrations([lib], task, { exclude: [1] });
     assert.deepEqual(demos.map(d => d.index), [0]);
   });
@@ -79,8 +79,8 @@ describe('prompt building and task selection', () => {
   });
 
   test('lexical similarity picks the closest programs across libraries', () => {
-    const str = parseArt(readFileSync(corpusPath('programs/string-operations.art'), 'utf8'));
-    const cot = parseArt(readFileSync(corpusPath('programs/cot.art'), 'utf8'));
+    const str = parseArt(readFileSync(fixturePath('programs/string-operations.art'), 'utf8'));
+    const cot = parseArt(readFileSync(fixturePath('programs/cot.art'), 'utf8'));
     const task = { description: 'Take the letters at position 2 of the words in a list and concatenate them', input: 'Take the letters at position 2 of the words in "Ana Bo Cid" and concatenate them using a space.' };
     const picked = selectDemonstrations([cot, str, lib], task, { strategy: 'similar', k: 1 });
     assert.equal(picked.length, 1);
@@ -106,7 +106,7 @@ describe('save as demonstration', () => {
   });
 
   test('the edit inserts before the template, or appends with a separator', () => {
-    const libText = readFileSync(corpusPath('programs/arithmetic.art'), 'utf8');
+    const libText = readFileSync(fixturePath('programs/arithmetic.art'), 'utf8');
     const prog = 'Input: What is 2 + 3?\nQ1: [code execute] Execute 2 + 3\n#1: 5\nQ2: [EOQ]\nAns: 5';
     const edit = appendDemonstrationEdit(libText, prog);
     const after = libText.slice(0, edit.span.start) + edit.newText + libText.slice(edit.span.end);

@@ -1,4 +1,4 @@
-// Replay without an endpoint: the replay model steps through corpus programs with their tools re-executed, and a
+// Replay without an endpoint: the replay model steps through fixture programs with their tools re-executed, and a
 // recorded trace runs again without calling anything. Also the recording alignment they both rest on.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,8 @@ import { parseAgentFile } from '../../../core/agent/parse';
 import { createAgentRunner, createArtRunner } from '../../../core/runner/create';
 import { MemoryTrace, TraceWriter, readTraceFile, replayTrace } from '../../../core/runner/trace';
 import type { ToolRegistry } from '../../../core/tools/registry';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, corpusPath, realTools, runWithoutPauses, scriptedSuite } from './helpers';
+import { requireDebianPackage } from '../../support/debian';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, fixturePath, realTools, runWithoutPauses, scriptedSuite } from './helpers';
 
 describe('ContinuationScript', () => {
   const s = ContinuationScript.parse(' [a] x\n#⟂1:⟦ 1⟧\nQ2: [b] y\n#⟂2:⟦ 2⟧\nQ3: [EOQ]\nAns: 2', 'Q1:');
@@ -38,7 +39,7 @@ describe('ContinuationScript', () => {
   });
 });
 
-describe('ReplayModel: corpus programs step through with no endpoint, tools re-executed', { timeout: 120_000 }, () => {
+describe('ReplayModel: fixture programs step through with no endpoint, tools re-executed', { timeout: 120_000 }, () => {
   let tools: ToolRegistry;
   before(async () => {
     tools = await realTools();
@@ -46,7 +47,8 @@ describe('ReplayModel: corpus programs step through with no endpoint, tools re-e
   after(() => tools.dispose());
 
   test('every program of arithmetic.art', async t => {
-    const doc = parseArt(readFileSync(corpusPath('programs/arithmetic.art'), 'utf8'));
+    requireDebianPackage('python3-sympy');
+    const doc = parseArt(readFileSync(fixturePath('programs/arithmetic.art'), 'utf8'));
     const runnable = doc.programs.map((p, i) => ({ p, i })).filter(({ p }) => !p.template);
     assert.equal(runnable.length, 2);
     for (const { p, i } of runnable) {
@@ -69,9 +71,9 @@ describe('ReplayModel: corpus programs step through with no endpoint, tools re-e
     }
   });
 
-  test('the ReACT trace of the corpus replays with Search and Lookup re-executed over a local corpus', async t => {
-    const agent = compileAgent(parseAgentFile(readFileSync(corpusPath('agents/react.agent'), 'utf8')).agents[0]);
-    const transcript = readFileSync(corpusPath('traces/react-milhouse.txt'), 'utf8');
+  test('the ReACT trace of the fixtures replays with Search and Lookup re-executed over a local corpus', async t => {
+    const agent = compileAgent(parseAgentFile(readFileSync(fixturePath('agents/react.agent'), 'utf8')).agents[0]);
+    const transcript = readFileSync(fixturePath('traces/react-milhouse.txt'), 'utf8');
     const question = transcript.split('\n')[0].replace(/^\[Question\]\s*/, '');
     const model = ReplayModel.fromAgentTranscript(agent, transcript);
     const r = createAgentRunner({ agent, question }, { model, tools, pauseAfterTool: false });
@@ -84,7 +86,7 @@ describe('ReplayModel: corpus programs step through with no endpoint, tools re-e
   });
 
   test('a replay departing from the recording says so', async () => {
-    const doc = parseArt(readFileSync(corpusPath('programs/arithmetic.art'), 'utf8'));
+    const doc = parseArt(readFileSync(fixturePath('programs/arithmetic.art'), 'utf8'));
     const model = ReplayModel.fromArtProgram(doc, 0, () => true);
     await assert.rejects(model.complete({ prompt: 'Input: something else\nQ1: [nothing like it]' }), /does not continue this prompt/);
   });
@@ -93,7 +95,7 @@ describe('ReplayModel: corpus programs step through with no endpoint, tools re-e
 // Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.
 describe('trace: JSONL, no keys, replay without calling anything', { timeout: 120_000 }, () => {
   const { server, tools } = scriptedSuite({ scripts: [DUCKS_SCRIPT, CODEGEN_SCRIPT] });
-  const library = parseArt(readFileSync(corpusPath('programs/arithmetic.art'), 'utf8'));
+  const library = parseArt(readFileSync(fixturePath('programs/arithmetic.art'), 'utf8'));
 
   test('a recorded run with an override replays to the same program, with no request and no tool run', async () => {
     const key = 'sk-trace-KEY-123456789';

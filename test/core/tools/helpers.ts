@@ -5,7 +5,6 @@ import type { ToolContext } from '../../../core/tools/types';
 
 export const REPO = join(__dirname, '../../..');
 export const CORPUS_DIR = join(REPO, 'examples/corpus');
-export { CORPUS as SHARED_CORPUS } from '../../support/corpus';
 export const PYTHON = '/usr/bin/python3';
 
 /** A model that answers every request with `answer(req)`, and remembers the requests. */

@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLookupTool, DEFAULT_WORD_LIST, parseCandidates } from '../../../core/tools/lookup';
+import { requireDebianPackage } from '../../support/debian';
 import { ctx } from './helpers';
 
 describe('lookup', () => {
@@ -15,6 +16,7 @@ describe('lookup', () => {
   });
 
   test('the unscramble program: of the permutations only "twins" is a word (Debian word list)', async () => {
+    requireDebianPackage('wamerican');
     const tool = createLookupTool();
     const perms = '["nwist", "nwits", "nwsit", "nwsti", "nwtis", "nwtsi", "niwst", "niwts", "niswt", "twins"]';
     const r = await tool.run({ instruction: 'Which word in the list is a common English word?', previousAnswer: perms }, ctx());

@@ -1,13 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createReactTools } from '../../../core/tools/react';
-import { CORPUS_DIR, SHARED_CORPUS, ctx } from './helpers';
+import { readFixture } from '../../support/fixtures';
+import { CORPUS_DIR, ctx } from './helpers';
 
-/** `[Action Input]` / `[Observation]` pairs of the corpus ReACT trace. */
-function traceObservations(): { action: string; input: string; observation: string }[] {
-  const trace = readFileSync(join(SHARED_CORPUS, 'traces/react-milhouse.txt'), 'utf8');
+/** `[Action Input]` / `[Observation]` pairs of the fixture ReACT trace (the corpus suite checks the paper's own). */
+function traceObservations(trace = readFixture('traces/react-milhouse.txt')): { action: string; input: string; observation: string }[] {
   const steps: { action: string; input: string; observation: string }[] = [];
   const re = /\[Action\] (.+)\n\[Action Input\] (.+)\n\[Observation\] (.+)/g;
   for (const m of trace.matchAll(re)) steps.push({ action: m[1].trim(), input: m[2].trim(), observation: m[3].trim() });
@@ -15,7 +13,7 @@ function traceObservations(): { action: string; input: string; observation: stri
 }
 
 describe('ReACT Search / Lookup', () => {
-  test('replays the Milhouse trace: every observation is what the corpus trace shows', async () => {
+  test('replays the Milhouse trace: every observation is what the trace shows', async () => {
     const tools = createReactTools({ corpusDir: CORPUS_DIR });
     const steps = traceObservations();
     assert.deepEqual(steps.map(s => s.action), ['Search', 'Lookup']);

@@ -1,10 +1,15 @@
-// The papers' programs check clean, and the ART reference library gives exactly its known defects.
+// The corpus suite (`npm run test:corpus`): the papers' programs check clean and are formatted, the ART reference
+// library gives exactly its known defects, and `art check` reports them as a user sees them.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { parseArt } from '../../../core/art';
-import { CORPUS, codesAt } from '../../support/art';
+import { formatArt, parseArt } from '../../core/art';
+import { codesAt } from '../support/art';
+import { CORPUS, requireCorpus } from '../support/corpus';
+
+requireCorpus();
 
 const read = (rel: string) => readFileSync(join(CORPUS, rel), 'utf8');
 
@@ -88,5 +93,43 @@ describe('corpus', () => {
     assert.ok(arith.programs.some((p) => p.ans?.text === '18'));
     const dict = parseArt(read('art-library/tasks-dict.art'));
     assert.ok(dict.programs.some((p) => p.input?.text.startsWith('A salesman')));
+  });
+});
+
+describe('corpus: format and the command line', () => {
+  test('the corpus programs are already formatted (only marker spacing they lack changes)', () => {
+    for (const f of readdirSync(join(CORPUS, 'programs'))) {
+      const text = read(`programs/${f}`);
+      for (const e of formatArt(parseArt(text))) {
+        const before = text.slice(e.span.start, e.span.end);
+        assert.match(before + e.newText, /^[ \t]*$/, `${f}: ${JSON.stringify(before)} -> ${JSON.stringify(e.newText)}`);
+      }
+    }
+  });
+
+  const art = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [join(__dirname, '../../dist/cli.js'), ...args], { encoding: 'utf8' });
+    return { code: r.status, out: r.stdout + r.stderr };
+  };
+
+  test('art check on the library: code.art has two errors, exit 1; cot-additional.art only warnings, exit 0', () => {
+    const f = join(CORPUS, 'art-library/code.art');
+    const r = art('check', f);
+    assert.equal(r.code, 1);
+    const lines = r.out.trim().split('\n');
+    assert.equal(lines.length, 2, r.out);
+    assert.equal(lines[0].slice(0, f.length), f);
+    assert.match(lines[0], /:104:1: error: .+ \[missing-answer\]$/);
+    assert.match(lines[1], /:118:1: error: .+ \[malformed-query\]$/);
+    const w = art('check', join(CORPUS, 'art-library/cot-additional.art'));
+    assert.equal(w.code, 0);
+    assert.match(w.out, /warning: .+ \[duplicate-program\]/);
+  });
+
+  test('art check on the papers\' programs and agents: no output, exit 0', () => {
+    const files = [...readdirSync(join(CORPUS, 'programs')).map((f) => join(CORPUS, 'programs', f)), ...readdirSync(join(CORPUS, 'agents')).map((f) => join(CORPUS, 'agents', f))];
+    const r = art('check', ...files);
+    assert.equal(r.out, '');
+    assert.equal(r.code, 0);
   });
 });

@@ -57,7 +57,7 @@ describe('debug adapter over stdio: replay mode', () => {
     assert.equal(tool.tool, 'generate python code');
     assert.match(tool.output, /ans = sold_eggs \* dollars_per_egg/);
     assert.match(tool.duration, /ms$/);
-    assert.equal(tool.error, '');
+    assert.equal(tool.error, undefined, 'no error row when the tool did not fail');
 
     m = c.mark();
     await c.request('continue', { threadId: 1 });

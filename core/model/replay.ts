@@ -11,6 +11,9 @@ import { abortError, sleep } from './retry';
 import { StopScanner } from './stops';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from './types';
 
+/** The run left its recording (an override, an edited input, a skipped tool) and there is no model to go on with. */
+export class DepartedError extends Error {}
+
 export interface ReplayOptions {
   /** Tokens per streamed chunk. Default 4. */
   tokensPerChunk?: number;
@@ -19,11 +22,18 @@ export interface ReplayOptions {
   /** Recorded answers of tool steps by instruction, for LLM-backed tools' own prompts. */
   toolAnswers?: { instruction: string; answer: string }[];
   id?: string;
+  /**
+   * The model that goes on once the run departs from the recording (`depart()`); without it, a departed replay
+   * ends the run with a DepartedError that says why.
+   */
+  live?: ModelClient;
 }
 
 export class ReplayModel implements ModelClient {
   readonly id: string;
   readonly honoursStop = true;
+  /** Why the run no longer follows the recording, once it does not. */
+  private departure: string | null = null;
 
   constructor(
     readonly script: ContinuationScript,
@@ -70,7 +80,31 @@ export class ReplayModel implements ModelClient {
     return new ReplayModel(new ContinuationScript(text.slice(0, nl + 1), parts.filter(q => q.kind === 'slot' || q.text.length > 0)), { id: 'replay:agent transcript', ...opts });
   }
 
+  /** The model that goes on after a departure, if any. */
+  get live(): ModelClient | undefined {
+    return this.opts.live;
+  }
+
+  get departed(): string | null {
+    return this.departure;
+  }
+
+  /**
+   * The text no longer is what was recorded (`why`: the user set an output, edited an input, skipped a tool): the
+   * recording cannot say what the model would write after it, so every later request goes to the live model, or,
+   * without one, fails with a DepartedError. The requests before it cost nothing.
+   */
+  depart(why: string): void {
+    this.departure ??= why;
+  }
+
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
+    if (this.departure !== null) {
+      if (this.opts.live) return yield* this.opts.live.stream(req);
+      throw new DepartedError(
+        `the run departed from its recording (${this.departure}), and a replay cannot say what the model writes after that: set a model endpoint (the settings art.model.name and art.model.baseURL, or --base-url and --model) and run again to go on live from there`,
+      );
+    }
     const text = this.continuation(req.prompt);
     const scanner = new StopScanner(req.stop);
     const tokens = roughTokens(text).slice(0, req.maxTokens ?? Infinity);

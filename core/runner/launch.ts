@@ -175,12 +175,36 @@ function makeArtRun(text: string, b: Base): Made {
   let model: ModelClient;
   if (b.mode === 'replay') {
     if (!program.steps.length) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no steps to replay`);
-    model = ReplayModel.fromArtProgram(doc, index, name => b.tools.get(name) !== undefined, { chunkDelayMs: b.config.replayDelayMs });
+    // A configured endpoint is where the run goes on once it departs from the recording.
+    const live = b.config.baseURL && b.config.model ? endpointModel(b.config) : undefined;
+    model = ReplayModel.fromArtProgram(doc, index, name => b.tools.get(name) !== undefined, { chunkDelayMs: b.config.replayDelayMs, live });
   } else {
     model = endpointModel(b.config);
   }
   const runner = createArtRunner({ library: doc, program: index, task: input !== undefined ? { input } : undefined }, runnerOptions(b, model));
+  if (model instanceof ReplayModel) departOnEdit(runner, model, b);
   return { runner, unit: index, title: programTitle(program, index), ownProgram: b.mode === 'replay' && (input === undefined || input.trim() === program.input.text.trim()), model };
+}
+
+/**
+ * A replay follows its recording only while the run is what was recorded: the first edit (an output set by hand,
+ * an edited input, a skipped tool) ends that, and the log and the trace say where the run went on live, or why it
+ * cannot go on.
+ */
+function departOnEdit(runner: Runner, model: ReplayModel, b: Base): void {
+  runner.on('edit', ({ what, call }) => {
+    if (model.departed !== null) return;
+    const at = runner.protocol.kind === 'art' ? `#${call.step}` : `[${call.tool}]`;
+    const why = what === 'output' ? `${at}'s output was set by hand` : what === 'input' ? `the input of [${call.tool}] was edited` : `[${call.tool}] was skipped`;
+    model.depart(why);
+    const live = model.live;
+    b.trace?.write({ t: 'live', at: Date.now(), callId: call.id, why, model: live?.id ?? '' });
+    b.config.log?.(
+      live
+        ? `The run departs from its recording here (${why}): from the next request on, ${live.id} writes the rest live.`
+        : `The run departs from its recording here (${why}): replay mode has no model to go on with, so the run stops at the next request (set a model endpoint to go on live).`,
+    );
+  });
 }
 
 /** The program a `task` names: a 0-based index, or a task name (its `(Task name)` or title), case-insensitively. */

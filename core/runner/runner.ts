@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { normalizeName } from '../art/ast';
 import type { CompletionResult, Usage } from '../model/types';
+import { DepartedError } from '../model/replay';
 import { formatMs } from '../tools/common';
 import type { ToolResult } from '../tools/types';
 import type { Boundary, Detection, Protocol, StreamEndAction } from './protocol';
@@ -29,6 +30,8 @@ export interface RunnerEvents {
   toolDone: [{ call: ToolCall }];
   paused: [PauseInfo];
   resumed: [{ step: boolean }];
+  /** The user changed the paused call: its input, its output, or skipped the tool. */
+  edit: [{ what: 'input' | 'output' | 'skip'; call: ToolCall }];
   retry: [{ attempt: number; delayMs: number; reason: string }];
   usage: [{ request: Usage | undefined; total: Usage }];
   end: [RunResult];
@@ -149,6 +152,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       }
     } catch (err) {
       if (this.stopped || err instanceof Stopped) return this.finish('stopped');
+      if (err instanceof DepartedError) return this.finish('departed', err.message);
       return this.finish('error', err instanceof Error ? err.message : String(err));
     } finally {
       this.unsubscribeRetries?.();
@@ -186,6 +190,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     p.call.input = text;
     p.call.inputEdited = true;
     this.trace({ t: 'edit', at: Date.now(), what: 'input', callId: p.call.id, text });
+    this.emit('edit', { what: 'input', call: { ...p.call } });
   }
 
   /** After a tool ran (or failed), or before it runs: the output the model sees instead of the tool's. */
@@ -193,6 +198,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const p = this.requirePending('setToolOutput');
     p.call.override = text;
     this.trace({ t: 'edit', at: Date.now(), what: 'output', callId: p.call.id, text });
+    this.emit('edit', { what: 'output', call: { ...p.call } });
   }
 
   /** Before a tool runs: do not run it; the model writes the output itself. */
@@ -200,6 +206,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const p = this.requirePending('skipTool', 'before');
     p.call.skipped = true;
     this.trace({ t: 'edit', at: Date.now(), what: 'skip', callId: p.call.id });
+    this.emit('edit', { what: 'skip', call: { ...p.call } });
   }
 
   setBreakpoints(b: Breakpoints): void {

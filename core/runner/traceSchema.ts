@@ -41,6 +41,7 @@ const RECORDS = {
   pause: z.looseObject({}),
   edit: z.looseObject({ what: z.enum(['input', 'output', 'skip']), callId: n, text: z.string().optional() }),
   retry: z.looseObject({}),
+  live: z.looseObject({ why: z.string() }),
   end: z.looseObject({}),
 } as const;
 

@@ -116,6 +116,8 @@ export type EndReason =
   | 'incomplete'
   /** maxRequests or maxCalls reached. */
   | 'limit'
+  /** A replay left its recording (an override, an edit) and there is no model to go on with. */
+  | 'departed'
   | 'error';
 
 export interface RunResult {
@@ -180,5 +182,7 @@ export type TraceRecord =
   | { t: 'correction'; at: number; offset: number; found: string | null; expected: string[]; removed: string; inserted: string }
   | { t: 'pause'; at: number; reason: PauseReason; callId?: number; step?: number }
   | { t: 'edit'; at: number; what: 'input' | 'output' | 'skip'; callId: number; text?: string }
+  /** From here on the model is the live one: the replay departed from its recording. */
+  | { t: 'live'; at: number; callId: number; why: string; model: string }
   | { t: 'retry'; at: number; attempt: number; delayMs: number; reason: string }
   | { t: 'end'; at: number; reason: EndReason; answer: string | null; text: string; usage: Usage; requests: number; error?: string };

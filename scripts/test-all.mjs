@@ -58,7 +58,7 @@ const single = () => undefined;
 // Time limits (seconds) are generous for a loaded 2-core machine; ART_TEST_LIMIT_SCALE multiplies them.
 const scale = Number(process.env.ART_TEST_LIMIT_SCALE ?? 1);
 const steps = [
-  // Debian packages the tests need (python3-sympy for code execution, wamerican for lookup, chromium and Node 24 +
+  // Debian packages the tests need (python3-sympy and bubblewrap for code execution, wamerican for lookup, chromium and Node 24 +
   // code-server for the real-VS-Code suites): installed when missing, a quick no-op otherwise.
   { name: 'setup', cmd: 'bash', args: ['scripts/setup.sh'], counts: single, limit: 1800 },
   // The build first: it generates the grammars' parsers (and their .d.ts) that the typecheck reads.

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExecuteTool } from '../../../core/tools/python';
 import { detectIsolation, networkNamespaceAvailable, runPython, type IsolationLevel } from '../../../core/tools/sandbox';
+import { descendants, processesWith, waitFor, zombie } from '../../support/processes';
 import { PYTHON, REPO, ctx } from './helpers';
 
 const SECRET = 'sk-art-test-0123456789';
@@ -242,43 +243,3 @@ describe('python sandbox isolation', () => {
     assert.match(String(allowed.details?.sandbox), /^Python sandbox: no namespace .* Running code anyway/);
   });
 });
-
-/** Host pids of the processes whose command line contains `needle` (arguments joined by NUL). */
-function processesWith(needle: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'latin1').includes(needle) && !zombie(Number(name))) out.push(Number(name));
-    } catch { /* gone */ }
-  }
-  return out;
-}
-
-function zombie(pid: number): boolean {
-  try {
-    return / Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\)/, ''));
-  } catch {
-    return true;
-  }
-}
-
-function descendants(root: number): number[] {
-  const parent = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1').replace(/^.*\) /, '').split(' ');
-      parent.set(Number(name), Number(stat[1]));
-    } catch { /* gone */ }
-  }
-  const out: number[] = [];
-  const walk = (pid: number) => { for (const [c, p] of parent) if (p === pid) { out.push(c); walk(c); } };
-  walk(root);
-  return out;
-}
-
-async function waitFor(cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise(r => setTimeout(r, 50));
-}

@@ -110,7 +110,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     printed.update(runner.text, true);
     io.err(`\n[art] monitor: off-spec at offset ${c.offset} (expected ${c.expected.join(' or ')}); inserted ${JSON.stringify(c.inserted)}`);
   });
-  runner.on('retry', i => io.err(`[art] retry ${i.attempt} in ${i.delayMs} ms: ${i.reason}`));
+  // Retries are printed once, by the runner's log line ("[art] retry N in M ms: reason").
 
   const ask = interactive ? overridePrompter(io) : undefined;
   if (ask) {

@@ -132,7 +132,10 @@ Ans: 1
     child.stderr.on('data', d => (stderr += d));
     const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve => child.on('close', (code, signal) => resolve({ code, signal })));
     try {
-      await waitFor(() => descendants(child.pid!).length >= 2, 15_000);
+      // Wait for the code step's Python (not the sandbox's start-up probes, which run before the run begins).
+      const python = () => descendants(child.pid!).some(pid => { try { return readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('/usr/bin/python3\0-I\0'); } catch { return false; } });
+      await waitFor(python, 15_000);
+      assert.ok(python(), 'the code step started');
       const tree = descendants(child.pid!);
       assert.ok(tree.length >= 2, `the code step started (${tree.length} processes)`);
       child.kill('SIGTERM');

@@ -18,6 +18,8 @@ export interface ArtSettings {
   debounceMs: number;
   model: ModelSettings;
   pythonPath: string;
+  /** art.python.allowUnisolatedCode: run code even where the sandbox cannot isolate it. */
+  allowUnisolatedCode: boolean;
   toolsFile: string;
   /** Undefined: the default (the workspace's corpus/, else examples/corpus/). */
   searchCorpus: string | undefined;
@@ -36,6 +38,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): ArtSettings {
       maxTokens: c.get<number>('model.maxTokens', 512),
     },
     pythonPath: c.get<string>('python.path', '/usr/bin/python3'),
+    allowUnisolatedCode: c.get<boolean>('python.allowUnisolatedCode', false),
     toolsFile: c.get<string>('tools.file', '.art-tools.json'),
     searchCorpus: c.get<string>('search.corpus', '') || undefined,
   };

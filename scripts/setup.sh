@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the real-VS-Code tests and `npm start` need: Debian packages (chromium, libkrb5-dev to build
-# code-server; python3-sympy, python3-numpy and wamerican for the code and lookup tools), Node 24 (npm package
-# node@24, code-server does not build under Node 20) and code-server + playwright-core in
+# code-server; python3-sympy, python3-numpy and wamerican for the code and lookup tools; bubblewrap for the
+# Python sandbox), Node 24 (npm package node@24, code-server does not build under Node 20) and code-server + playwright-core in
 # test/vscode/code-server/ (its own package.json, so the extension's `npm ci` stays light).
 # Idempotent: every step is skipped when its result is already there.
 set -euo pipefail
@@ -20,7 +20,7 @@ while read -r v; do unset "$v"; done < <(compgen -e | grep -i '^npm_' || true)
 
 # 1. Debian packages, only the missing ones (apt-get update only when something is missing).
 missing=()
-for pkg in libkrb5-dev chromium python3-sympy python3-numpy wamerican; do
+for pkg in libkrb5-dev chromium python3-sympy python3-numpy wamerican bubblewrap; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 if ((${#missing[@]})); then

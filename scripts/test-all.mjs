@@ -60,9 +60,9 @@ const single = () => undefined;
 // Time limits (seconds) are generous for a loaded 2-core machine; ART_TEST_LIMIT_SCALE multiplies them.
 const scale = Number(process.env.ART_TEST_LIMIT_SCALE ?? 1);
 const steps = [
-  // Debian packages the tests need (python3-sympy for code execution, wamerican for lookup, chromium and Node 24 +
-  // code-server for the real-VS-Code suites): installed when missing, a quick no-op otherwise. (`npm test` installs
-  // nothing: a test whose package is missing fails with one line naming it and `npm run setup`.)
+  // Debian packages the tests need (python3-sympy and bubblewrap for code execution, wamerican for lookup, chromium
+  // and Node 24 + code-server for the real-VS-Code suites): installed when missing, a quick no-op otherwise. (`npm test`
+  // installs nothing: a test whose package is missing fails with one line naming it and `npm run setup`.)
   { name: 'setup', cmd: 'bash', args: ['scripts/setup.sh'], counts: single, limit: 1800 },
   // The build first: it generates the grammars' parsers (and their .d.ts) that the typecheck reads.
   { name: 'build', cmd: process.execPath, args: ['scripts/build.mjs'], counts: single, limit: 300 },

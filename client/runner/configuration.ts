@@ -68,6 +68,7 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     // The default tool file is optional (the registry looks for it); a file set in the settings must exist.
     if (s.toolsFile && s.toolsFile !== '.art-tools.json') config.tools ??= s.toolsFile;
     config.pythonPath ??= s.pythonPath;
+    config.allowUnisolatedCode ??= s.allowUnisolatedCode;
     config.corpus ??= s.searchCorpus;
     if (config.trace === undefined && this.deps.traceDir) {
       mkdirSync(this.deps.traceDir.fsPath, { recursive: true });

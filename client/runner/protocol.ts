@@ -33,6 +33,8 @@ export interface ArtLaunchArguments extends DebugProtocol.LaunchRequestArguments
   /** Workspace folder: relative paths resolve against it. */
   cwd?: string;
   pythonPath?: string;
+  /** Run Python code even where no network namespace can be made (the sandbox refuses it otherwise). */
+  allowUnisolatedCode?: boolean;
   /** Document folder of the `search` tool. */
   corpus?: string;
   toolTimeoutMs?: number;

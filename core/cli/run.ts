@@ -24,6 +24,7 @@ export const RUN_USAGE = `usage: art run FILE [options]
   --tools F               workspace tool file (default .art-tools.json when present)
   --trace F               write the run's trace (JSONL) to F
   --interactive           pause after each tool call and accept an override (empty line keeps the output)
+  --allow-unisolated-code run Python code even where the sandbox can make no network namespace (refused otherwise)
   --quiet                 print only the answer`;
 
 export interface RunIo {
@@ -55,6 +56,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
       tools: { type: 'string' },
       trace: { type: 'string' },
       interactive: { type: 'boolean' },
+      'allow-unisolated-code': { type: 'boolean' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -90,6 +92,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
       pauseAfterTool: interactive,
       pauseOnToolError: interactive,
       tracePath: values.trace,
+      allowUnisolatedCode: !!values['allow-unisolated-code'],
       log: line => io.err(`[art] ${line}`),
     });
   } catch (e) {
@@ -107,7 +110,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     printed.update(runner.text, true);
     io.err(`\n[art] monitor: off-spec at offset ${c.offset} (expected ${c.expected.join(' or ')}); inserted ${JSON.stringify(c.inserted)}`);
   });
-  runner.on('retry', i => io.err(`[art] retry ${i.attempt} in ${i.delayMs} ms: ${i.reason}`));
+  // Retries are printed once, by the runner's log line ("[art] retry N in M ms: reason").
 
   const ask = interactive ? overridePrompter(io) : undefined;
   if (ask) {
@@ -126,15 +129,24 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     });
   }
 
-  const onSigint = () => runner.stop();
-  process.once('SIGINT', onSigint);
+  // SIGINT/SIGTERM (and a closed terminal) stop the run: the running tool is cancelled (the Python sandbox's
+  // processes and scratch folder go with it), MCP servers stop and the trace is closed before the process exits.
+  // A second signal exits at once.
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
+    stopping = true;
+    runner.stop();
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, onSignal);
   let result: RunResult;
   try {
     result = await runner.run();
   } finally {
-    process.removeListener('SIGINT', onSigint);
     ask?.close();
     await run.dispose();
+    for (const s of signals) process.removeListener(s, onSignal);
   }
   printed.update(runner.text, true);
   if (!values.quiet && !printed.text.endsWith('\n')) io.write('\n');

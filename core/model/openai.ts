@@ -19,7 +19,13 @@
 // received so far is appended to the prompt and the request is sent again, so nothing is lost or duplicated.
 // Requests that fail before streaming (429, 5xx, timeouts) are retried with exponential backoff, honouring
 // Retry-After. The API key is given by the caller; it is never logged, never part of `id`, and scrubbed from
-// every error message.
+// every message that leaves this client: retry reasons, errors inside the stream, final errors.
+//
+// Bounds, whatever the endpoint does: a completion stops at a local budget of LOCAL_CHARS_PER_TOKEN characters per
+// requested token (max tokens × 4 characters a token × 2 for margin, plus 1,000; 4,096 tokens when none is
+// requested) and ends with finish reason `length`, so a server that streams forever is cut off; an error body kept
+// in a message is cut at MAX_ERROR_BODY_CHARS (the rest counted, never stored); a single SSE line over
+// MAX_EVENT_BYTES fails the request with one line saying so (the `openai` package's line decoder would take minutes).
 import OpenAI, { APIError, APIUserAbortError } from 'openai';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from './types';
 import { DEFAULT_RETRY, StreamInterruptedError, abortError, backoffDelay, isAbortError, retryReason, sleep, type RetryPolicy } from './retry';
@@ -55,6 +61,8 @@ export interface OpenAIModelOptions {
   retry?: Partial<RetryPolicy>;
   /** Called before each retry (the runner shows it and writes it to the trace). */
   onRetry?: (info: RetryInfo) => void;
+  /** Called when a local bound cut a completion. */
+  onLimit?: (message: string) => void;
 }
 
 export interface RetryInfo {
@@ -64,6 +72,15 @@ export interface RetryInfo {
   /** Characters already received when a stream was resumed. */
   resumedAfter?: number;
 }
+
+/** Local budget: characters accepted per requested token (about 4 a token, doubled for margin). */
+export const LOCAL_CHARS_PER_TOKEN = 8;
+const DEFAULT_BUDGET_TOKENS = 4096;
+export const localBudgetChars = (maxTokens: number | undefined) => (maxTokens ?? DEFAULT_BUDGET_TOKENS) * LOCAL_CHARS_PER_TOKEN + 1000;
+/** Longest error body kept in a message or a trace. */
+export const MAX_ERROR_BODY_CHARS = 2048;
+/** Longest single line (SSE event) of a response accepted. */
+export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
 export const CHAT_CONTINUE_SYSTEM_PROMPT =
   'You continue documents. Reply with only the exact continuation of the given text, starting precisely where it ' +
@@ -101,8 +118,14 @@ export class OpenAIModel implements ModelClient {
       defaultQuery: opts.query,
       maxRetries: 0, // retries are ours: they resume streams and are reported to the runner
       timeout: opts.timeoutMs ?? 60_000,
+      fetch: boundedFetch,
       logLevel: 'off',
     });
+  }
+
+  /** A local bound cut the completion: said (redacted) through onLimit. */
+  private reportLimit(message: string): void {
+    this.opts.onLimit?.(this.redact(message));
   }
 
   /** Subscribes to retries (the runner reports them as events); returns the unsubscribe function. */
@@ -111,13 +134,15 @@ export class OpenAIModel implements ModelClient {
     return () => this.retryListeners.delete(fn);
   }
 
-  private reportRetry(info: RetryInfo): void {
+  private reportRetry(raw: RetryInfo): void {
+    const info = { ...raw, reason: this.redact(capText(raw.reason)) };
     this.opts.onRetry?.(info);
     for (const fn of this.retryListeners) fn(info);
   }
 
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
     const maxTokens = req.maxTokens ?? this.opts.maxTokens;
+    const budget = localBudgetChars(maxTokens);
     let received = '';
     let chunks = 0;
     let attempt = 0;
@@ -144,6 +169,17 @@ export class OpenAIModel implements ModelClient {
           if (ev.text) {
             chunks++;
             const { release, stopped } = scanner.push(ev.text);
+            const room = budget - received.length;
+            if (release.length > room) {
+              // Past the local budget: the endpoint ignores max_tokens (or streams forever). Stop here.
+              if (room > 0) {
+                received += release.slice(0, room);
+                yield { text: release.slice(0, room) };
+              }
+              finishReason = 'length';
+              this.reportLimit(`the endpoint sent more than the local budget of ${budget} characters for ${maxTokens ?? DEFAULT_BUDGET_TOKENS} tokens: the completion was cut there`);
+              break;
+            }
             if (release) {
               received += release;
               yield { text: release };
@@ -156,7 +192,7 @@ export class OpenAIModel implements ModelClient {
           if (ev.finishReason) finishReason = ev.finishReason;
         }
         if (!finishReason) throw new StreamInterruptedError('the stream ended before the model finished');
-        const rest = scanner.flush();
+        const rest = finishReason === 'length' && received.length >= budget ? '' : scanner.flush();
         if (rest) {
           received += rest;
           yield { text: rest };
@@ -285,13 +321,13 @@ export class OpenAIModel implements ModelClient {
     let status: number | undefined;
     if (err instanceof APIError && err.status !== undefined) {
       status = err.status;
-      const said = (err.error as { message?: string } | undefined)?.message ?? err.message;
+      const said = capText((err.error as { message?: string } | undefined)?.message ?? err.message);
       const hint = status === 401 ? ' (check the API key)' : status === 404 ? ` (check the base URL and the model name "${this.opts.model}")` : '';
       message = `The ${where} answered ${status}${hint}${after}: ${said}`;
     } else if (err instanceof StreamInterruptedError) {
-      message = `The ${where} stream broke off${after}: ${err.message}`;
+      message = `The ${where} stream broke off${after}: ${capText(err.message)}`;
     } else {
-      const said = err instanceof Error ? err.message : String(err);
+      const said = capText(err instanceof Error ? err.message : String(err));
       message = `Could not reach the ${where}${after}: ${said}`;
     }
     return new ModelError(this.redact(message), status, retryReason(err) !== null);
@@ -303,6 +339,68 @@ export class OpenAIModel implements ModelClient {
     // Some servers echo a masked key (`sk-abc***xyz`); drop what is left of it too.
     return out.replace(/\b(sk|key)-[A-Za-z0-9_*-]{6,}/g, '$1-***');
   }
+}
+
+/** `text` cut a little past MAX_ERROR_BODY_CHARS (room for what wraps a body already cut), saying how much was cut. */
+export function capText(text: string, max = MAX_ERROR_BODY_CHARS + 200): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} characters cut)`;
+}
+
+/**
+ * fetch for the `openai` client with bounded bodies: an error body is kept up to MAX_ERROR_BODY_CHARS (the rest is
+ * read, counted up to 64 MB, and dropped), and a body with a single line over MAX_EVENT_BYTES fails with a clear
+ * error instead of being buffered whole.
+ */
+async function boundedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const res = await fetch(input, init);
+  if (!res.body) return res;
+  if (!res.ok) {
+    const reader = res.body.getReader();
+    const kept: Uint8Array[] = [];
+    let keptBytes = 0;
+    let total = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        total += value.length;
+        if (keptBytes < MAX_ERROR_BODY_CHARS) {
+          kept.push(value.subarray(0, MAX_ERROR_BODY_CHARS - keptBytes));
+          keptBytes += Math.min(value.length, MAX_ERROR_BODY_CHARS - keptBytes);
+        }
+        if (total > 64 * 1024 * 1024) {
+          await reader.cancel().catch(() => undefined);
+          break;
+        }
+      }
+    } catch { /* a broken error body: what was read is enough */ }
+    let text = Buffer.concat(kept).toString('utf8');
+    if (total > keptBytes) text += `… (${total > 64 * 1024 * 1024 ? 'over 64 MB' : `${total - keptBytes} bytes`} cut)`;
+    // A JSON error body cut short is no longer JSON: the message is the text itself.
+    const headers = new Headers(res.headers);
+    headers.delete('content-length');
+    if (total > keptBytes) headers.set('content-type', 'text/plain');
+    return new Response(text, { status: res.status, statusText: res.statusText, headers });
+  }
+  let line = 0;
+  const bounded = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      let start = 0;
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, start)) {
+        line += i - start;
+        if (line > MAX_EVENT_BYTES) break;
+        line = 0;
+        start = i + 1;
+      }
+      if (line <= MAX_EVENT_BYTES) line += chunk.length - start;
+      if (line > MAX_EVENT_BYTES) {
+        controller.error(new Error(`the endpoint sent a single event over ${MAX_EVENT_BYTES / (1024 * 1024)} MB`));
+        return;
+      }
+      controller.enqueue(chunk);
+    },
+  }));
+  return new Response(bounded, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 interface StreamEvent {

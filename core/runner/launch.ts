@@ -56,6 +56,8 @@ export interface RunConfig extends PassedRunnerOptions {
   replayDelayMs?: number;
   /** Where to write the JSONL trace. */
   tracePath?: string;
+  /** Run Python code where no network namespace can be made (the sandbox refuses it otherwise). Default false. */
+  allowUnisolatedCode?: boolean;
 }
 
 export type RunLanguage = 'art' | 'agent' | 'trace';
@@ -72,7 +74,10 @@ export interface PreparedRun {
   /** ART: the run replays the file's own program, so step k of the run is the source program's `Qk:`. */
   ownProgram: boolean;
   model: ModelClient;
-  /** Problems of the tool file and MCP servers (the run goes on without those tools). */
+  /**
+   * First the Python sandbox's isolation level and what it does not isolate, then the problems of the tool file and
+   * MCP servers (the run goes on without those tools). Shown as the run's first lines.
+   */
   toolProblems: readonly string[];
   tracePath?: string;
   /** Closes the trace and stops MCP servers. */
@@ -100,6 +105,7 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
       toolsFile: config.toolsFile ? at(config.toolsFile) : undefined,
       pythonPath: config.pythonPath,
       corpusDir: config.corpusDir,
+      allowUnisolatedCode: config.allowUnisolatedCode === true,
     });
   } catch (e) {
     throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);
@@ -122,7 +128,7 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
     const trace: TraceSink | undefined = writer;
     const base = { tools, trace, config, mode, root };
     const made = language === 'art' ? makeArtRun(text, base) : language === 'agent' ? makeAgentRun(text, base) : makeTraceRun(text, path, base);
-    return { ...made, language, path, text, toolProblems: tools.problems, tracePath, dispose };
+    return { ...made, language, path, text, toolProblems: [...tools.notes, ...tools.problems], tracePath, dispose };
   } catch (e) {
     await dispose();
     if (e instanceof LaunchError) throw e;

@@ -4,7 +4,7 @@
 // tools answer with the cleaned code; the string tools run it in the sandbox and answer with its result.
 import { builtinInfo, deadline, errorMessage, fail, ok, stoppedResult } from './common';
 import { stripFences } from './python';
-import { runPython, type SandboxLimits } from './sandbox';
+import { runPython, type IsolationLevel, type SandboxLimits } from './sandbox';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -162,7 +162,7 @@ function stringTool(name: 'string edit' | 'string index' | 'string permutation',
       try {
         const g = await generate(name, prompt, ctx, d.signal);
         if (isResult(g)) return g;
-        const r = await runPython({ code: g.code, resultVars: ['ans'], pythonPath: opts.pythonPath, limits: opts.limits, signal: d.signal, networkNamespace: opts.networkNamespace });
+        const r = await runPython({ code: g.code, resultVars: ['ans'], pythonPath: opts.pythonPath, limits: opts.limits, signal: d.signal, isolation: opts.isolation, allowUnisolated: opts.allowUnisolated });
         const facts = { prompt: g.prompt, code: g.code, model: ctx.model?.id, status: r.status, durationMs: r.durationMs };
         if (r.status === 'cancelled') return stoppedResult(name, d);
         if (r.status === 'exception') {
@@ -184,7 +184,8 @@ function stringTool(name: 'string edit' | 'string index' | 'string permutation',
 export interface LlmToolOptions {
   pythonPath?: string;
   limits?: Partial<SandboxLimits>;
-  networkNamespace?: boolean;
+  isolation?: IsolationLevel;
+  allowUnisolated?: boolean;
 }
 
 export function createLlmTools(opts: LlmToolOptions = {}): Tool[] {

@@ -4,7 +4,7 @@
 // (`get the value of "Fx"`), else `ans`, else what the code printed. `execute` runs the code as a script and answers
 // with what it printed, or with the traceback when it fails, as the ART code library's debugging programs show.
 import { builtinInfo, fail, ok, referencedAnswer } from './common';
-import { runPython, type SandboxLimits, type SandboxResult } from './sandbox';
+import { isolationNote, runPython, type IsolationLevel, type SandboxLimits, type SandboxResult } from './sandbox';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
 
 /** Python run before `code execute`'s code, in the same namespace. */
@@ -31,8 +31,10 @@ export interface PythonToolOptions {
   /** Interpreter with sympy for `code execute` (default /usr/bin/python3, Debian's, with python3-sympy). */
   pythonPath?: string;
   limits?: Partial<SandboxLimits>;
-  /** Tests only: force the socket-guard fallback instead of a network namespace. */
-  networkNamespace?: boolean;
+  /** The sandbox's isolation level instead of the detected one (tests exercise the fallbacks with it). */
+  isolation?: IsolationLevel;
+  /** Run code even where no network namespace can be made (otherwise refused). */
+  allowUnisolated?: boolean;
 }
 
 /** Code in a fenced block if there is one, else the text itself; trailing blank lines removed. */
@@ -66,7 +68,9 @@ function details(r: SandboxResult): Record<string, unknown> {
     exitCode: r.exitCode,
     durationMs: r.durationMs,
     truncated: r.truncated,
-    networkNamespace: r.isolation.networkNamespace,
+    isolation: r.isolation.level,
+    // Shown with the tool call (Variables view, trace): what the sandbox did not isolate.
+    sandbox: isolationNote(r.isolation.level, r.status !== 'refused'),
     ...(r.stderr ? { stderr: r.stderr } : {}),
   };
 }
@@ -89,7 +93,8 @@ export function createCodeExecuteTool(opts: PythonToolOptions = {}): Tool {
         pythonPath: opts.pythonPath,
         limits: limitsFor(ctx, opts),
         signal: ctx.signal,
-        networkNamespace: opts.networkNamespace,
+        isolation: opts.isolation,
+        allowUnisolated: opts.allowUnisolated,
       });
       if (r.status === 'exception') {
         const last = r.stderr.trim().split('\n').pop() ?? `${r.exception?.type}: ${r.exception?.message}`;
@@ -115,7 +120,8 @@ export function createExecuteTool(opts: PythonToolOptions = {}): Tool {
         pythonPath: opts.pythonPath,
         limits: limitsFor(ctx, opts),
         signal: ctx.signal,
-        networkNamespace: opts.networkNamespace,
+        isolation: opts.isolation,
+        allowUnisolated: opts.allowUnisolated,
       });
       if (r.status === 'ok' || r.status === 'exception' || r.status === 'output-limit') {
         // A traceback is the answer here (the debugging tasks ask "what error does this program surface?").

@@ -1,5 +1,5 @@
 // The Python program the sandbox starts (`python -I -c WRAPPER`). It reads one JSON request from stdin, sets the
-// resource limits, guards the socket module, runs the optional prefix and then the user's code in a fresh
+// resource limits (RLIMIT_NPROC only inside a user namespace, where it counts the sandbox's processes), guards the socket module, runs the optional prefix and then the user's code in a fresh
 // namespace, and reports on file descriptor 3 (one JSON object per line) so the user's own stdout/stderr stay
 // untouched: {"kind": "result", "found": bool, "name": str, "value": str} | {"kind": "exception", "type", "message"} |
 // {"kind": "prefix-error", "message"}. Tracebacks name the code `<stdin>` and omit the wrapper's frames, the way
@@ -17,11 +17,22 @@ def _art_main():
         channel.write(json.dumps(obj) + "\n")
         channel.flush()
 
+    shm = request.get("shmBytes")
+    if shm:
+        # In the sandbox's own user and mount namespaces: a private, bounded /dev/shm that ends with the step.
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", 0, ("size=%d,mode=1777" % shm).encode())
+        except Exception:
+            pass
+
     try:
         import resource
         limits = request["limits"]
         for name, value in (("RLIMIT_AS", limits["memoryBytes"]), ("RLIMIT_CPU", limits["cpuSeconds"]),
-                            ("RLIMIT_FSIZE", limits["fileBytes"]), ("RLIMIT_CORE", 0), ("RLIMIT_NOFILE", 256)):
+                            ("RLIMIT_FSIZE", limits["fileBytes"]), ("RLIMIT_CORE", 0), ("RLIMIT_NOFILE", 256),
+                            ("RLIMIT_NPROC", limits.get("processes"))):
             kind = getattr(resource, name, None)
             if kind is not None and value is not None:
                 try:

@@ -14,7 +14,7 @@ import { createLookupTool } from './lookup';
 import { connectMcpServer, type McpConnection } from './mcpTools';
 import { createCodeExecuteTool, createExecuteTool } from './python';
 import { createReactTools } from './react';
-import type { SandboxLimits } from './sandbox';
+import { detectIsolation, isolationNote, type IsolationLevel, type SandboxLimits } from './sandbox';
 import { createSearchTool } from './search';
 import { loadToolsFile, staticNames, TOOLS_FILE_NAME } from './toolsFile';
 import type { Tool } from './types';
@@ -37,6 +37,10 @@ export interface ToolRegistryOptions {
   searchRerank?: boolean;
   /** Limits for the Python sandbox. */
   pythonLimits?: Partial<SandboxLimits>;
+  /** Run Python code even where no network namespace can be made (refused otherwise). */
+  allowUnisolatedCode?: boolean;
+  /** The sandbox's isolation level instead of the detected one (tests). */
+  isolation?: IsolationLevel;
 }
 
 export interface ToolRegistry {
@@ -45,6 +49,8 @@ export interface ToolRegistry {
   catalog(): ToolCatalog;
   /** One line each: tool file errors and MCP servers that did not start. */
   readonly problems: readonly string[];
+  /** What the run says first: the Python sandbox's isolation level and what it does not isolate. */
+  readonly notes: readonly string[];
   /** Stops MCP servers. */
   dispose(): Promise<void>;
 }
@@ -97,7 +103,8 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
     }
   }
 
-  const python = { pythonPath: opts.pythonPath, limits: opts.pythonLimits };
+  const isolation = opts.isolation ?? (await detectIsolation());
+  const python = { pythonPath: opts.pythonPath, limits: opts.pythonLimits, isolation, allowUnisolated: opts.allowUnisolatedCode };
   const react = createReactTools({ corpusDir });
   const builtins: Tool[] = [
     createSearchTool({ corpusDir, rerank: opts.searchRerank }),
@@ -137,6 +144,7 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
     get: name => exact.get(foldSpaces(name)) ?? folded.get(normalizeName(name)),
     catalog: () => new ToolCatalog(catalogInfos),
     problems,
+    notes: [isolationNote(isolation, opts.allowUnisolatedCode)],
     async dispose() {
       await Promise.all(connections.splice(0).map(c => c.close()));
     },

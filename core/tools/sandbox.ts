@@ -1,33 +1,39 @@
-// Runs Python code in a separate, limited process. What is and is not isolated:
+// Runs Python code in a separate, limited process, at the strongest isolation level the machine offers. The level
+// is detected once per process (detectIsolation) and said in the run's first lines and in every result:
 //
-// ISOLATED
-// - Time: a wall-clock timeout kills the whole process group (SIGKILL); RLIMIT_CPU stops CPU-bound code too.
-// - Memory: RLIMIT_AS (address space) is set before any user code runs; allocation beyond it raises MemoryError.
-// - Output: stdout and stderr are each capped; past the cap the program is stopped and the text says so.
-// - Files written: RLIMIT_FSIZE caps the size of any one file; the working directory is a fresh scratch
-//   folder (also HOME and TMPDIR), deleted afterwards.
-// - Environment: nothing is inherited from the editor or the CLI: the process sees only PATH, LANG, HOME,
-//   TMPDIR and a few Python/BLAS settings, so API keys and other secrets in the environment are not visible.
-// - Network: on Linux, when unprivileged user namespaces are available (`unshare -rn` works), the process runs in
-//   a new network namespace with no interfaces up: no connection can be made, loopback included. In addition
-//   (and as the only guard where namespaces are unavailable: macOS, Windows, locked-down containers) the wrapper
-//   replaces Python's socket constructors with ones that raise "network access is disabled in the ART sandbox";
-//   that guard alone can be bypassed by code that imports `_socket` or uses ctypes.
+// - `bwrap` (bubblewrap installed and working): the code runs in new user, mount, PID, network, IPC and UTS
+//   namespaces, as an unprivileged uid with no capabilities. It sees /usr (and /etc's loader cache and
+//   alternatives) read-only and nothing else of the host: no home folder, no /work, no host /tmp. Its only
+//   writable places are a fresh tmpfs on /tmp (the scratch folder, also HOME and TMPDIR) and a tmpfs /dev/shm,
+//   both of bounded size and gone when the step ends. No network (not even loopback). --die-with-parent and the
+//   PID namespace end every process the code started (setsid included) with the step and with the host process.
+// - `unshare` (`unshare -rn` works, no bubblewrap): new user and network namespaces (no network) and, where the OS
+//   allows, a new PID namespace whose init dies with the step (`--kill-child`), started under `setpriv
+//   --pdeathsig SIGKILL` so it also dies with the host, and a mount namespace where the wrapper mounts a private,
+//   bounded /dev/shm. NOT isolated: the file system (the code reads what the user can). The scratch folder is on the host:
+//   if the host is killed, the next sandbox run removes it (its name carries the host's pid).
+// - `none` (no namespace can be made: macOS, Windows, containers with the default seccomp profile): only the
+//   resource limits, the cleared environment and Python's socket guard (bypassable with `_socket`/ctypes). NOT
+//   isolated: files, network, other processes (the parent's environment through /proc), processes that call
+//   setsid. Code is refused at this level unless the user allows it (`allowUnisolatedCode`).
 //
-// NOT ISOLATED
-// - The file system: the code can read (and, with the user's permissions, write) any file the user can.
-//   Under `unshare -r` a process started by root stays root over root-owned files.
-// - Other processes: it can signal or inspect the user's processes; a child that calls setsid() escapes the
-//   process-group kill (but not the network namespace or the resource limits, which children inherit).
-// - Without user namespaces and when the editor runs as root, the code may raise its own resource limits.
+// At every level: a wall-clock timeout kills the process group (SIGKILL); RLIMIT_CPU, RLIMIT_AS (memory),
+// RLIMIT_FSIZE (one file) are set before any user code runs, and RLIMIT_NPROC (processes) in a user namespace (the
+// kernel exempts the host's root user from it, so under bubblewrap a root host runs the sandbox as `nobody` when
+// the interpreter is a system one, and otherwise, and under `unshare`, a root host gets no process limit); stdout and stderr are each capped; the environment holds only PATH, LANG, HOME, TMPDIR and a few Python/BLAS settings (no keys).
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { constants as osConstants, tmpdir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
 import { runProcess } from './process';
 import { PYTHON_WRAPPER } from './pythonWrapper';
 
 export const DEFAULT_PYTHON = '/usr/bin/python3';
+
+/** RLIMIT_NPROC inside the sandbox: enough for a process pool, not for a fork bomb. */
+export const MAX_PROCESSES = 64;
 
 export interface SandboxLimits {
   timeoutMs: number;
@@ -38,6 +44,8 @@ export interface SandboxLimits {
   maxOutputBytes: number;
   /** Largest file the code may write. */
   maxFileBytes: number;
+  /** Size of each tmpfs the sandbox mounts (bubblewrap: the scratch /tmp and /dev/shm; unshare: /dev/shm). */
+  tmpfsBytes: number;
 }
 
 export const DEFAULT_LIMITS: SandboxLimits = {
@@ -45,6 +53,7 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   memoryBytes: 512 * 1024 * 1024,
   maxOutputBytes: 64 * 1024,
   maxFileBytes: 16 * 1024 * 1024,
+  tmpfsBytes: 32 * 1024 * 1024,
 };
 
 export interface SandboxRequest {
@@ -56,8 +65,10 @@ export interface SandboxRequest {
   pythonPath?: string;
   limits?: Partial<SandboxLimits>;
   signal?: AbortSignal;
-  /** Use a network namespace when the OS allows it (default true). Tests turn it off to exercise the fallback. */
-  networkNamespace?: boolean;
+  /** The isolation level to use instead of the detected one (tests exercise the fallbacks with it). */
+  isolation?: IsolationLevel;
+  /** Run even where no network namespace can be made (level `none`); refused otherwise. */
+  allowUnisolated?: boolean;
 }
 
 export type SandboxStatus =
@@ -70,6 +81,7 @@ export type SandboxStatus =
   | 'killed' // ended by a signal we did not send
   | 'cancelled'
   | 'missing-module' // the prefix could not import (no sympy)
+  | 'refused' // no isolation possible here and the user did not allow unisolated code
   | 'start-failed'; // the interpreter could not be started
 
 export interface SandboxResult {
@@ -86,18 +98,133 @@ export interface SandboxResult {
   exception?: { type: string; message: string };
   /** A one-line explanation for every status but `ok` and `exception`. */
   message?: string;
-  isolation: { networkNamespace: boolean };
+  isolation: { level: IsolationLevel; networkNamespace: boolean };
 }
 
-let namespaceSupport: Promise<boolean> | null = null;
+export type IsolationLevel = 'bwrap' | 'unshare' | 'none';
 
-/** Whether `unshare -rn` works here (checked once per process). */
-export function networkNamespaceAvailable(): Promise<boolean> {
-  if (process.platform !== 'linux') return Promise.resolve(false);
-  namespaceSupport ??= new Promise(resolve => {
-    execFile('unshare', ['-rn', 'true'], { env: minimalEnv('/'), timeout: 5000 }, err => resolve(!err));
-  });
-  return namespaceSupport;
+/** What each level isolates and what it does not, as said in the run's first lines and in the README. */
+export const ISOLATION_LEVELS: Record<IsolationLevel, { label: string; notIsolated: string }> = {
+  bwrap: {
+    label: 'bubblewrap (files, network, processes and /dev/shm isolated)',
+    notIsolated: 'the system files under /usr are readable; CPU, memory and time are limited, not reserved',
+  },
+  unshare: {
+    label: 'user and network namespaces (`unshare -rn`; bubblewrap is not installed)',
+    notIsolated: 'the file system: the code can read every file the user can (it gets a private, bounded /dev/shm)',
+  },
+  none: {
+    label: 'no namespace (none can be made here)',
+    notIsolated: 'the file system, the network (only a socket guard that code can bypass), other processes and their environment through /proc, processes started with setsid',
+  },
+};
+
+/** The one line a run prints first about the Python sandbox, and that every Python tool result carries. */
+export function isolationNote(level: IsolationLevel, allowUnisolated = false): string {
+  const l = ISOLATION_LEVELS[level];
+  const refusal = level === 'none' ? (allowUnisolated ? ' Running code anyway (allowUnisolatedCode is on).' : ' Python code is refused (allow it with the setting art.allowUnisolatedCode or --allow-unisolated-code).') : '';
+  return `Python sandbox: ${l.label}; not isolated: ${l.notIsolated}.${refusal}`;
+}
+
+let detected: Promise<{ level: IsolationLevel; pidNamespace: boolean }> | null = null;
+
+const works = (...[cmd, args]: [string, string[]]) => new Promise<boolean>(resolve => {
+  execFile(cmd, args, { env: minimalEnv('/'), timeout: 5000 }, err => resolve(!err));
+});
+
+function detect(): Promise<{ level: IsolationLevel; pidNamespace: boolean }> {
+  if (process.platform !== 'linux') return Promise.resolve({ level: 'none', pidNamespace: false });
+  detected ??= (async () => {
+    if (await works(...asNobody('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', ...systemLinks(), '--proc', '/proc', '--dev', '/dev', 'true']))) return { level: 'bwrap' as const, pidNamespace: true };
+    if (await works('setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', '-rn', '--pid', '--fork', '--kill-child', '--mount-proc', 'true'])) return { level: 'unshare' as const, pidNamespace: true };
+    if (await works('unshare', ['-rnm', 'true'])) return { level: 'unshare' as const, pidNamespace: false };
+    return { level: 'none' as const, pidNamespace: false };
+  })();
+  return detected;
+}
+
+/** The strongest isolation level this machine offers (checked once per process). */
+export async function detectIsolation(): Promise<IsolationLevel> {
+  return (await detect()).level;
+}
+
+/** Whether a network namespace can be made here (level `bwrap` or `unshare`). */
+export async function networkNamespaceAvailable(): Promise<boolean> {
+  return (await detectIsolation()) !== 'none';
+}
+
+/** /bin, /lib, ... as the host has them: symlinks into /usr (merged /usr) or read-only binds. */
+function systemLinks(): string[] {
+  const out: string[] = [];
+  for (const name of ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']) {
+    const path = `/${name}`;
+    try {
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) out.push('--symlink', readlinkSync(path), path);
+      else if (st.isDirectory()) out.push('--ro-bind', path, path);
+    } catch { /* absent */ }
+  }
+  return out;
+}
+
+const SYSTEM_DIRS = ['/usr/', '/bin/', '/lib/', '/lib64/', '/sbin/'];
+
+/** The bubblewrap command line: the code sees /usr read-only, a bounded tmpfs as /tmp (its scratch) and /dev/shm. */
+function bwrapArgs(python: string, scratch: string, env: Record<string, string>, tmpfsBytes: number): string[] {
+  const args = [
+    '--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--uid', '65534', '--gid', '65534',
+    '--ro-bind', '/usr', '/usr', ...systemLinks(),
+    '--ro-bind-try', '/etc/ld.so.cache', '/etc/ld.so.cache',
+    '--ro-bind-try', '/etc/alternatives', '/etc/alternatives',
+    '--ro-bind-try', '/etc/localtime', '/etc/localtime',
+    '--dev', '/dev', '--size', String(tmpfsBytes), '--tmpfs', '/dev/shm',
+    '--proc', '/proc',
+    '--size', String(tmpfsBytes), '--tmpfs', '/tmp', '--dir', scratch, '--chdir', scratch,
+  ];
+  // An interpreter outside the system folders: its folder, and a virtual environment's root (with pyvenv.cfg),
+  // read-only, never a folder as wide as / or /tmp.
+  if (!SYSTEM_DIRS.some(d => python.startsWith(d))) {
+    const dir = dirname(python);
+    const venv = dirname(dir);
+    const bind = existsSync(join(venv, 'pyvenv.cfg')) ? venv : dir;
+    if (bind.split('/').filter(Boolean).length >= 2) args.push('--ro-bind-try', bind, bind);
+  }
+  args.push('--clearenv');
+  for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
+  return args;
+}
+
+/**
+ * A host running as root starts bubblewrap as `nobody`: the kernel does not apply RLIMIT_NPROC to processes of the
+ * host's root user, even inside a user namespace, and the code has no reason to hold root's uid. Only for an
+ * interpreter in the system folders (`nobody` may not reach one in root's private folders).
+ */
+function asNobody(command: string, args: string[], when = true): [string, string[]] {
+  return when && process.getuid?.() === 0 ? ['setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups', '--', command, ...args]] : [command, args];
+}
+
+/** Scratch folders of hosts that were killed before they could remove them (`art-python-<pid>-...`). */
+async function sweepOrphanScratch(): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^art-python-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function minimalEnv(scratch: string): Record<string, string> {
@@ -122,42 +249,66 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
   const limits: SandboxLimits = { ...DEFAULT_LIMITS, ...stripUndefined(req.limits ?? {}) };
   const cpuSeconds = limits.cpuSeconds ?? Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   const python = req.pythonPath ?? DEFAULT_PYTHON;
-  const useNamespace = req.networkNamespace !== false && (await networkNamespaceAvailable());
+  const detected = await detect();
+  const level = req.isolation ?? detected.level;
   const started = Date.now();
-  const base = { stdout: '', stderr: '', truncated: false, exitCode: null, signal: null, isolation: { networkNamespace: useNamespace } };
+  const base = { stdout: '', stderr: '', truncated: false, exitCode: null, signal: null, isolation: { level, networkNamespace: level !== 'none' } };
   if (req.signal?.aborted) return { ...base, status: 'cancelled', durationMs: 0, message: 'cancelled before it started' };
+  if (isAbsolute(python) && !existsSync(python)) return { ...base, status: 'start-failed', durationMs: 0, message: `cannot start ${python}: no such file (set the Python interpreter path)` };
+  if (level === 'none' && !req.allowUnisolated) return { ...base, status: 'refused', durationMs: 0, message: `was not run: ${isolationNote('none')}` };
 
+  if (level === 'bwrap') {
+    // Everything writable is a tmpfs inside the sandbox: nothing to create or remove on the host.
+    return runIn(`/tmp/art-python-${randomBytes(6).toString('hex')}`, '/');
+  }
+  void sweepOrphanScratch();
   let scratch: string;
   try {
-    scratch = await mkdtemp(join(tmpdir(), 'art-python-'));
+    scratch = await mkdtemp(join(tmpdir(), `art-python-${process.pid}-`));
   } catch (e) {
     return { ...base, status: 'start-failed', durationMs: 0, message: `cannot create a scratch folder: ${(e as Error).message}` };
   }
   try {
-    return await runIn(scratch);
+    return await runIn(scratch, scratch);
   } finally {
     await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
   }
 
-  async function runIn(cwd: string): Promise<SandboxResult> {
-    const args = ['-I', '-c', PYTHON_WRAPPER];
+  async function runIn(scratch: string, hostCwd: string): Promise<SandboxResult> {
+    const env = minimalEnv(scratch);
+    const wrapped = ['-I', '-c', PYTHON_WRAPPER];
+    const pidNamespace = detected.level === 'unshare' ? detected.pidNamespace : detected.level === 'bwrap';
+    const [command, args] =
+      level === 'bwrap' ? asNobody('bwrap', [...bwrapArgs(python, scratch, env, limits.tmpfsBytes), '--', python, ...wrapped], SYSTEM_DIRS.some(d => python.startsWith(d)))
+      // setpriv: unshare dies with the host; --kill-child: the namespace's init dies with unshare, and the PID
+      // namespace with its init.
+      : level === 'unshare' ? (pidNamespace
+        ? ['setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', '-rnm', '--pid', '--fork', '--kill-child', '--mount-proc', '--', python, ...wrapped]]
+        : ['unshare', ['-rnm', '--', python, ...wrapped]])
+      : [python, wrapped];
     const p = await runProcess({
-      command: useNamespace ? 'unshare' : python,
-      args: useNamespace ? ['-rn', '--', python, ...args] : args,
-      cwd,
-      env: minimalEnv(cwd),
+      command,
+      args,
+      cwd: hostCwd,
+      env,
       stdin: JSON.stringify({
         code: req.code,
         prefix: req.prefix ?? null,
         resultVars: req.resultVars ?? [],
         guardSockets: true,
-        limits: { memoryBytes: limits.memoryBytes, cpuSeconds, fileBytes: limits.maxFileBytes },
+        shmBytes: level === 'unshare' ? limits.tmpfsBytes : null,
+        limits: { memoryBytes: limits.memoryBytes, cpuSeconds, fileBytes: limits.maxFileBytes, processes: level === 'none' ? null : MAX_PROCESSES },
       }),
       timeoutMs: limits.timeoutMs,
       maxOutputBytes: limits.maxOutputBytes,
       signal: req.signal,
       sideChannel: true,
     });
+    // bwrap and `unshare --fork` report a child killed by signal N as exit code 128 + N.
+    if (level !== 'none' && !p.signal && p.exitCode !== null && p.exitCode > 128 && p.exitCode < 128 + 65) {
+      const name = Object.entries(osConstants.signals).find(([, n]) => n === p.exitCode! - 128)?.[0];
+      if (name) Object.assign(p, { signal: name as NodeJS.Signals, exitCode: null });
+    }
     const messages = p.channel.split('\n').filter(Boolean).map(line => { try { return JSON.parse(line) as Record<string, unknown>; } catch { return {}; } });
     const find = (kind: string) => messages.find(m => m.kind === kind);
     const result: SandboxResult = {

@@ -51,7 +51,7 @@ export const httpToolSchema = z
     kind: z.literal('http'),
     name: toolName,
     description: z.string().optional().describe('Shown in completion and hover.'),
-    url: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL').describe('Receives a POST with the JSON body {"tool", "instruction", "previousAnswer"}; replies with text, or JSON {"output": "..."} (or {"error": "..."}).'),
+    url: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL').describe('Receives a POST with the JSON body {"tool", "instruction", "previousAnswer"}; replies with text, or JSON {"output": "..."} (or {"error": "..."}). Redirects are not followed (the headers would go to another host): a 3xx is a tool error naming its Location.'),
     headers: z.record(z.string(), z.string()).optional().describe('Extra request headers.'),
     timeoutMs: timeoutMs.optional(),
   })

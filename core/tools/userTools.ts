@@ -91,7 +91,14 @@ export function createHttpTool(cfg: HttpToolConfig): Tool {
           headers: { 'content-type': 'application/json', accept: 'application/json, text/plain;q=0.9, */*;q=0.5', ...cfg.headers },
           body: JSON.stringify({ tool: cfg.name, instruction: input.instruction, previousAnswer: input.previousAnswer ?? null }),
           signal: d.signal,
+          // Following a redirect would send the tool's own headers (an X-Api-Key) to whatever host it names.
+          redirect: 'manual',
         });
+        if (res.status >= 300 && res.status < 400) {
+          void res.body?.cancel().catch(() => undefined);
+          const location = res.headers.get('location');
+          return fail(`[${cfg.name}] ${cfg.url} answered HTTP ${res.status}, a redirect${location ? ` to ${location}` : ''}: redirects are not followed (fix "url" in the tool file to the final address)`, { details: { status: res.status, location, durationMs: Date.now() - started } });
+        }
         const body = await res.text();
         const facts = { status: res.status, durationMs: Date.now() - started };
         if (!res.ok) return fail(`[${cfg.name}] ${cfg.url} answered HTTP ${res.status}${body.trim() ? `: ${body.trim().slice(0, 200)}` : ''}`, { details: facts });

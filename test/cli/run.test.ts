@@ -4,9 +4,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { descendants, waitFor, zombie } from '../support/processes';
 import { ScriptedServer } from '../support/scriptedServer';
 import { CODEGEN_SCRIPT, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
 
@@ -100,5 +101,52 @@ describe('art run', () => {
     const r = await art(['run', PROGRAM, '--task', '1', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm']);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /art run: the run ended \(error\): /);
+  });
+});
+
+describe('art run and its sandbox (issue 8)', () => {
+  const SLOW = `Description: (Slow) A code step that sleeps
+Input: wait
+Q1: [generate python code] Sleep, then set ans
+#1:
+import time
+time.sleep(30)
+ans = 1
+Q2: [code execute] Execute the python code in #1 and get the value of "ans"
+#2: 1
+Q3: [EOQ]
+Ans: 1
+`;
+
+  test('the first line says the sandbox level and what it does not isolate', async () => {
+    const r = await art(['run', PROGRAM, '--task', 'Elementary Math', '--mode', 'replay', '--quiet']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr.split('\n')[0], /^\[art\] tools: Python sandbox: .+; not isolated: .+\.$/);
+  });
+
+  test('SIGTERM stops the run: the code step\'s processes end, scratch folders go, the CLI says so and exits 1', async () => {
+    const program = join(work, 'slow.art');
+    writeFileSync(program, SLOW);
+    const child = spawn(process.execPath, [CLI, 'run', program, '--mode', 'replay', '--quiet'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', d => (stderr += d));
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve => child.on('close', (code, signal) => resolve({ code, signal })));
+    try {
+      // Wait for the code step's Python (not the sandbox's start-up probes, which run before the run begins).
+      const python = () => descendants(child.pid!).some(pid => { try { return readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('/usr/bin/python3\0-I\0'); } catch { return false; } });
+      await waitFor(python, 15_000);
+      assert.ok(python(), 'the code step started');
+      const tree = descendants(child.pid!);
+      assert.ok(tree.length >= 2, `the code step started (${tree.length} processes)`);
+      child.kill('SIGTERM');
+      const { code, signal } = await closed;
+      assert.equal(signal, null, 'the CLI handled SIGTERM');
+      assert.equal(code, 1);
+      assert.match(stderr, /art run: the run ended \(stopped\)/);
+      assert.deepEqual(tree.filter(pid => existsSync(`/proc/${pid}`) && !zombie(pid)), []);
+      assert.deepEqual(readdirSync(tmpdir()).filter(n => n.startsWith(`art-python-${child.pid}-`)), []);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

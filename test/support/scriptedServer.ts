@@ -16,7 +16,13 @@ export type Fault =
   /** Stream this many tokens, then destroy the connection without a finish reason. */
   | { dropAfterTokens: number }
   /** Stream this many tokens, then wait `ms` before each further token (a slow or stalled stream). */
-  | { slowAfterTokens: number; ms: number };
+  | { slowAfterTokens: number; ms: number }
+  /** A careless endpoint: echo the request's Authorization header in a 500 body or in an SSE error event. */
+  | { echoAuthorization: 'body' | 'stream' }
+  /** A 500 whose body is this many bytes. */
+  | { errorBodyBytes: number }
+  /** Stream tokens without end (bounded: stops after `maxChunks` or when the client goes away). */
+  | { forever: true; maxChunks?: number };
 
 export interface RecordedRequest {
   path: string;
@@ -166,6 +172,35 @@ export class ScriptedServer {
       if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
       if (fault.retryAfterMs !== undefined) headers['retry-after-ms'] = String(fault.retryAfterMs);
       return json(res, fault.status, { error: { message: fault.message ?? `scripted fault ${fault.status}`, type: 'scripted' } }, headers);
+    }
+
+    if (fault && 'echoAuthorization' in fault) {
+      const said = `invalid key: ${req.headers.authorization ?? '(none)'}`;
+      if (fault.echoAuthorization === 'body') return json(res, rec.status = 500, { error: { message: said, type: 'scripted' } });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`event: error\ndata: ${JSON.stringify({ error: { message: said } })}\n\n`);
+      return;
+    }
+    if (fault && 'errorBodyBytes' in fault) {
+      rec.status = 500;
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      const block = 'x'.repeat(1 << 20);
+      for (let left = fault.errorBodyBytes; left > 0 && !res.destroyed; left -= block.length) {
+        if (!res.write(left >= block.length ? block : block.slice(0, left))) await new Promise(resolve => { res.once('drain', resolve); res.once('close', resolve); });
+      }
+      res.end();
+      return;
+    }
+    if (fault && 'forever' in fault) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const piece = { id: 'forever', object: 'text_completion', created: 0, model: body.model, choices: [{ index: 0, text: 'more text ', finish_reason: null }] };
+      const line = `data: ${JSON.stringify(isChat ? { ...piece, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'more text ' }, finish_reason: null }] } : piece)}\n\n`;
+      for (let i = 0; i < (fault.maxChunks ?? 200_000) && !res.destroyed; i++) {
+        rec.tokensSent++;
+        if (!res.write(line)) await new Promise(resolve => { res.once('drain', resolve); res.once('close', resolve); });
+      }
+      res.end();
+      return;
     }
 
     // What the model writes: the rest of the first script that lines up with the prompt.

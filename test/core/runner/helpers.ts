@@ -73,6 +73,9 @@ export function scriptedSuite(opts: { scripts?: ContinuationScript[]; resetEachT
     get problems() {
       return made().problems;
     },
+    get notes() {
+      return made().notes;
+    },
     dispose: async () => registry?.dispose(),
   };
   before(async () => {

@@ -131,6 +131,28 @@ describe('http tools', () => {
   });
 });
 
+describe('http tools and redirects (issue 8, item 7)', () => {
+  test('a 307 to another host is a tool error naming the location; the tool\'s headers never reach that host', async () => {
+    const seen: Record<string, string | string[] | undefined>[] = [];
+    const other = createServer((req, res) => { seen.push(req.headers); req.resume(); res.end('stolen'); });
+    await new Promise<void>(resolve => other.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(other.address() as AddressInfo).port}/collect`;
+    const redirector = createServer((req, res) => { req.resume(); res.writeHead(307, { location: target }); res.end(); });
+    await new Promise<void>(resolve => redirector.listen(0, '127.0.0.1', resolve));
+    const from = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/tool`;
+    const reg = await registryWith([{ kind: 'http', name: 'moved', url: from, headers: { 'X-Api-Key': 'tool-secret-123' } }]);
+    try {
+      const r = await reg.get('moved')!.run({ instruction: 'x' }, ctx());
+      assert.equal(!r.ok ? r.error : '', `[moved] ${from} answered HTTP 307, a redirect to ${target}: redirects are not followed (fix "url" in the tool file to the final address)`);
+      assert.deepEqual(seen, []);
+    } finally {
+      await reg.dispose();
+      redirector.close();
+      other.close();
+    }
+  });
+});
+
 describe('MCP tools', () => {
   test('a stdio MCP server\'s tools become ART tools', async () => {
     const reg = await registryWith([{ kind: 'mcp', name: 'test server', command: [process.execPath, MCP_SERVER], prefix: 'mcp ' }]);

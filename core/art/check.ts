@@ -161,12 +161,13 @@ function isMalformed(s: Step): boolean {
   return s.nameSpan === null || s.unclosedBracket || (s.name ?? '').trim() === '';
 }
 
+/** On the `[...]` when it is unclosed or empty; on the whole line when the query has no `[name]` at all. */
 function malformedQuery(c: ProgramContext, out: Diagnostic[]): void {
   for (const s of demonstrationSteps(c)) {
     if (!isMalformed(s)) continue;
     const why = s.nameSpan === null ? 'has no `[name]`' : s.unclosedBracket ? 'has an unclosed `[`' : 'has an empty name `[]`';
     out.push(
-      diagnostic('malformed-query', { start: s.marker.start, end: s.bracketSpan ? s.bracketSpan.end : lineEnd(c.text, s.marker.start) }, `Q${s.number} ${why}: write \`Q${s.number}: [tool or sub-step] instruction\`.`),
+      diagnostic('malformed-query', s.bracketSpan ?? { start: s.marker.start, end: lineEnd(c.text, s.marker.start) }, `Q${s.number} ${why}: write \`Q${s.number}: [tool or sub-step] instruction\`.`),
     );
   }
 }

@@ -14,7 +14,8 @@ export interface ClientFeatures {
 }
 
 export interface ServerContext {
-  documents: TextDocuments<TextDocument>;
+  /** Only `get` is read: tests pass a map of in-memory documents (test/server/features). */
+  documents: Pick<TextDocuments<TextDocument>, 'get'>;
   analyzer: Analyzer;
   tools(): ToolCatalog;
   log: Logger;

@@ -25,7 +25,7 @@ export const AGENT_DIAGNOSTIC_CODES: Readonly<Record<string, Severity>> = SEVERI
 
 export function checkAgentFile(file: AgentFile): Diagnostic[] {
   const out: Diagnostic[] = file.problems.map(p => ({ code: p.code, severity: SEVERITY[p.code], message: p.message, span: p.span, fixes: p.fixes }));
-  for (const agent of file.agents) new AgentChecker(file.text, agent, out).run();
+  for (const agent of file.agents) new AgentChecker(file.text, agent, out, file.problems).run();
   return sortDiagnostics(out);
 }
 
@@ -39,6 +39,7 @@ class AgentChecker {
     private readonly text: string,
     private readonly agent: AgentDef,
     private readonly out: Diagnostic[],
+    private readonly problems: AgentFile['problems'] = [],
   ) {}
 
   private report(code: string, span: Span, message: string, extra: Partial<Diagnostic> = {}): void {
@@ -75,7 +76,9 @@ class AgentChecker {
         this.report('duplicate-state', s.nameSpan, `state '${s.name}' is defined twice in this agent`, { related: [{ span: first.nameSpan, message: `first definition of '${s.name}'` }] });
       } else byName.set(s.name, s);
 
-      if (!s.textSpan) {
+      if (!s.textSpan && this.hasUnknownKeyword(s.span)) {
+        // A misspelt `(:txt "...")` is one problem, reported as unknown-keyword with its fix, not also as missing-text.
+      } else if (!s.textSpan) {
         const at = s.nameSpan.end;
         this.report('missing-text', s.nameSpan, `state '${s.name}' has no (:text "...")`, {
           fixes: s.span === s.nameSpan
@@ -100,6 +103,10 @@ class AgentChecker {
         });
       }
     }
+  }
+
+  private hasUnknownKeyword(span: Span): boolean {
+    return this.problems.some(p => p.code === 'unknown-keyword' && p.span.start >= span.start && p.span.end <= span.end);
   }
 
   private formula(f: Formula): void {

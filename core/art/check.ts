@@ -1,6 +1,7 @@
-// The `.art` checks: every diagnostic code of DESIGN.md, each with the smallest range that shows the problem and,
-// where one is named, the fix as core text edits (the language server only exposes them).
-import type { Diagnostic, Fix } from '../common/diagnostics';
+// The `.art` checks: every diagnostic code of DESIGN.md, one function per code (as the `.agent` checker is), each
+// with the smallest range that shows the problem and, where one is named, the fix as core text edits (the language
+// server only exposes them).
+import type { Diagnostic, Fix, Severity } from '../common/diagnostics';
 import { sortDiagnostics } from '../common/diagnostics';
 import { editDistance, type Span } from '../common/text';
 import type { Answer, ArtDocument, Program, Step } from './ast';
@@ -13,6 +14,27 @@ export interface CheckOptions {
   tools?: ToolCatalog;
 }
 
+const SEVERITY = {
+  'missing-input': 'error',
+  'step-out-of-order': 'error',
+  'answer-mismatch': 'error',
+  'answer-without-query': 'error',
+  'missing-answer': 'error',
+  'malformed-query': 'error',
+  'missing-eoq': 'error',
+  'missing-ans': 'error',
+  'eoq-not-last': 'error',
+  'unknown-reference': 'warning',
+  'tool-name-typo': 'warning',
+  'duplicate-program': 'warning',
+  'empty-answer': 'warning',
+} as const satisfies Record<string, Severity>;
+
+type ArtCode = keyof typeof SEVERITY;
+
+/** The diagnostic codes of `.art` files with their severities. */
+export const ART_DIAGNOSTIC_CODES: Readonly<Record<string, Severity>> = SEVERITY;
+
 const defaultCatalog = new ToolCatalog();
 
 export function checkArt(doc: ArtDocument, opts: CheckOptions = {}): Diagnostic[] {
@@ -23,178 +45,226 @@ export function checkArt(doc: ArtDocument, opts: CheckOptions = {}): Diagnostic[
   return sortDiagnostics(out);
 }
 
+/** What every check of one program reads. */
+interface ProgramContext {
+  text: string;
+  program: Program;
+  tools: ToolCatalog;
+  /** Steps and stray answers in document order (stray answers are rare: only then is a merged list built). */
+  items: (Step | Answer)[];
+  /** The first `Qk: [EOQ]`, where the program ends its queries. */
+  eoq: Step | null;
+  /** The template's last, bare `Qk:` (not checked as a demonstration step). */
+  templateSlot: Step | null;
+}
+
+type ProgramCheck = (c: ProgramContext, out: Diagnostic[]) => void;
+
+/** The checks of one program, one per code (`duplicate-program` looks at the whole file: checkDuplicates). */
+const PROGRAM_CHECKS: ProgramCheck[] = [
+  missingInput,
+  answerWithoutQuery,
+  eoqNotLast,
+  stepOutOfOrder,
+  malformedQuery,
+  toolNameTypo,
+  missingAnswer,
+  answerMismatch,
+  emptyAnswer,
+  missingEoq,
+  missingAns,
+  unknownReference,
+];
+
 /** Checks that look at one program only (the incremental path caches these per program text). */
 export function checkProgram(text: string, p: Program, tools: ToolCatalog): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const lineEnd = (offset: number) => {
-    let e = offset;
-    while (e < text.length && text.charCodeAt(e) !== 10 && text.charCodeAt(e) !== 13) e++;
-    return e;
-  };
-  const templateSlot = p.template ? p.steps[p.steps.length - 1] : null;
-
-  if (!p.input && !p.template) {
-    const first = { start: p.span.start, end: lineEnd(p.span.start) };
-    out.push({ code: 'missing-input', severity: 'error', message: 'This program has no `Input:` line.', span: first });
-  }
-
-  // Order of query numbers: each query should be one more than the step before it (a stray `#k:` counts as step k,
-  // so one missing `Qk:` yields one diagnostic, not one per later step).
-  // Steps and stray answers in document order (stray answers are rare: only then is a merged list built).
   const items: (Step | Answer)[] = p.strayAnswers.length
     ? [...p.steps, ...p.strayAnswers].sort((a, b) => a.marker.start - b.marker.start)
     : p.steps;
-  let expected = 1;
-  let eoq: Step | null = null;
-  let outOfOrderReported = false;
-  for (const item of items) {
-    if (!('isEoq' in item)) {
-      const a = item;
-      if (eoq) out.push(afterEoq(a.marker, `\`#${a.number}:\``, eoq));
-      else
-        out.push({
-          code: 'answer-without-query',
-          severity: 'error',
-          message: `\`#${a.number}:\` answers no query: there is no \`Q${a.number}:\` before it.`,
-          span: a.marker,
-        });
-      expected = Math.max(expected, a.number + 1);
-      continue;
-    }
-    const s = item;
-    if (eoq) out.push(afterEoq(s.marker, `\`Q${s.number}:\``, eoq));
-    if (s.number !== expected && !outOfOrderReported) {
-      outOfOrderReported = true;
-      out.push({
-        code: 'step-out-of-order',
-        severity: 'error',
-        message: `Step Q${s.number} is out of order: expected Q${expected}.`,
-        span: s.numberSpan,
-        fixes: [renumberFix(p)],
-      });
-    }
-    expected = s.number + 1;
-    if (s.isEoq && !eoq) eoq = s;
-  }
-
-  for (const s of p.steps) {
-    if (s === templateSlot) continue;
-    checkQuery(s, out, tools, lineEnd);
-    const a = s.answer;
-    if (a) {
-      if (a.missingColon) {
-        out.push({
-          code: 'missing-answer',
-          severity: 'error',
-          message: `\`#${a.number}\` has no colon, so Q${s.number} has no answer: write \`#${a.number}:\`.`,
-          span: a.marker,
-          fixes: [{ title: `Add the colon: \`#${a.number}:\``, edits: [{ span: { start: a.numberSpan.end, end: a.numberSpan.end }, newText: ':' }], preferred: true }],
-        });
-      } else if (a.number !== s.number) {
-        out.push({
-          code: 'answer-mismatch',
-          severity: 'error',
-          message: `\`#${a.number}:\` follows Q${s.number}: the answer should be \`#${s.number}:\`.`,
-          span: a.numberSpan,
-          fixes: [{ title: `Change to #${s.number}`, edits: [{ span: a.numberSpan, newText: String(s.number) }], preferred: true }],
-        });
-      }
-      if (!a.missingColon && a.text === '') {
-        out.push({ code: 'empty-answer', severity: 'warning', message: `\`#${a.number}:\` has no text.`, span: a.marker });
-      }
-    } else if (!s.isEoq && s.nameSpan !== null) {
-      const at = s.span.end;
-      out.push({
-        code: 'missing-answer',
-        severity: 'error',
-        message: `Q${s.number} has no answer \`#${s.number}:\`.`,
-        span: s.marker,
-        fixes: [{ title: `Add \`#${s.number}:\``, edits: [{ span: { start: at, end: at }, newText: `\n#${s.number}: ` }], preferred: true }],
-      });
-    }
-  }
-
-  // [EOQ] and Ans:
-  const lastStep = p.steps[p.steps.length - 1];
-  if (p.ans) {
-    if (!eoq || eoq.marker.start > p.ans.marker.start) {
-      const n = nextNumber(p, p.ans.marker.start);
-      out.push({
-        code: 'missing-eoq',
-        severity: 'error',
-        message: '`Ans:` comes before any `Qk: [EOQ]`.',
-        span: p.ans.marker,
-        fixes: [{ title: `Add \`Q${n}: [EOQ]\``, edits: [{ span: { start: p.ans.marker.start, end: p.ans.marker.start }, newText: `Q${n}: [EOQ]\n` }], preferred: true }],
-      });
-    }
-  } else if (eoq) {
-    const at = eoq.span.end;
-    out.push({
-      code: 'missing-ans',
-      severity: 'error',
-      message: '`[EOQ]` is not followed by `Ans:`.',
-      span: eoq.bracketSpan ?? eoq.marker,
-      fixes: [{ title: 'Add `Ans:`', edits: [{ span: { start: at, end: at }, newText: '\nAns: ' }], preferred: true }],
-    });
-  } else if (!p.template && lastStep) {
-    // The program simply stops: neither `[EOQ]` nor `Ans:` (the reference library has such programs).
-    const end = p.span.end;
-    const n = lastStep.number + 1;
-    out.push({
-      code: 'missing-eoq',
-      severity: 'error',
-      message: 'The program ends without `Qk: [EOQ]` and `Ans:`.',
-      span: lastStep.answer ? lastStep.answer.marker : lastStep.marker,
-      fixes: [{ title: `Add \`Q${n}: [EOQ]\` and \`Ans:\``, edits: [{ span: { start: end, end }, newText: `\nQ${n}: [EOQ]\nAns: ` }], preferred: true }],
-    });
-  }
-
-  // References to answers that do not exist yet.
-  for (const r of p.references) {
-    if (!answerBefore(p, r.number, r.span.start)) {
-      out.push({
-        code: 'unknown-reference',
-        severity: 'warning',
-        message: `\`#${r.number}\` refers to no earlier answer in this program.`,
-        span: r.span,
-      });
-    }
-  }
+  const c: ProgramContext = {
+    text,
+    program: p,
+    tools,
+    items,
+    eoq: p.steps.find(s => s.isEoq) ?? null,
+    templateSlot: p.template ? p.steps[p.steps.length - 1] : null,
+  };
+  const out: Diagnostic[] = [];
+  for (const check of PROGRAM_CHECKS) check(c, out);
   return out;
 }
 
-function afterEoq(span: Span, what: string, eoq: Step): Diagnostic {
-  return {
-    code: 'eoq-not-last',
-    severity: 'error',
-    message: `${what} comes after \`Q${eoq.number}: [EOQ]\`; [EOQ] must end the queries.`,
-    span,
-    related: [{ span: eoq.marker, message: 'the program ends its queries here' }],
-  };
+function diagnostic(code: ArtCode, span: Span, message: string, extra: Partial<Diagnostic> = {}): Diagnostic {
+  return { code, severity: SEVERITY[code], message, span, ...extra };
 }
 
-function checkQuery(s: Step, out: Diagnostic[], tools: ToolCatalog, lineEnd: (o: number) => number): void {
-  if (s.nameSpan === null || s.unclosedBracket || (s.name ?? '').trim() === '') {
+const isStep = (item: Step | Answer): item is Step => 'isEoq' in item;
+
+/** The steps checked as demonstration steps (all but the template's slot). */
+const demonstrationSteps = (c: ProgramContext) => (c.templateSlot ? c.program.steps.filter(s => s !== c.templateSlot) : c.program.steps);
+
+function lineEnd(text: string, offset: number): number {
+  let e = offset;
+  while (e < text.length && text.charCodeAt(e) !== 10 && text.charCodeAt(e) !== 13) e++;
+  return e;
+}
+
+function missingInput(c: ProgramContext, out: Diagnostic[]): void {
+  const p = c.program;
+  if (p.input || p.template) return;
+  out.push(diagnostic('missing-input', { start: p.span.start, end: lineEnd(c.text, p.span.start) }, 'This program has no `Input:` line.'));
+}
+
+/** `#k:` with no query before it (after `[EOQ]` it is `eoq-not-last` instead). */
+function answerWithoutQuery(c: ProgramContext, out: Diagnostic[]): void {
+  for (const a of c.program.strayAnswers) {
+    if (c.eoq && c.eoq.marker.start < a.marker.start) continue;
+    out.push(diagnostic('answer-without-query', a.marker, `\`#${a.number}:\` answers no query: there is no \`Q${a.number}:\` before it.`));
+  }
+}
+
+/** Every query and stray answer after the first `[EOQ]`. */
+function eoqNotLast(c: ProgramContext, out: Diagnostic[]): void {
+  const eoq = c.eoq;
+  if (!eoq) return;
+  for (const item of c.items) {
+    if (item.marker.start <= eoq.marker.start) continue;
+    const what = isStep(item) ? `\`Q${item.number}:\`` : `\`#${item.number}:\``;
+    out.push(
+      diagnostic('eoq-not-last', item.marker, `${what} comes after \`Q${eoq.number}: [EOQ]\`; [EOQ] must end the queries.`, {
+        related: [{ span: eoq.marker, message: 'the program ends its queries here' }],
+      }),
+    );
+  }
+}
+
+/**
+ * Each query should be one more than the step before it (a stray `#k:` counts as step k, so one missing `Qk:` yields
+ * one diagnostic, not one per later step); only the first break is reported, with the fix that renumbers it all.
+ */
+function stepOutOfOrder(c: ProgramContext, out: Diagnostic[]): void {
+  let expected = 1;
+  for (const item of c.items) {
+    if (!isStep(item)) {
+      expected = Math.max(expected, item.number + 1);
+      continue;
+    }
+    if (item.number !== expected) {
+      out.push(diagnostic('step-out-of-order', item.numberSpan, `Step Q${item.number} is out of order: expected Q${expected}.`, { fixes: [renumberFix(c.program)] }));
+      return;
+    }
+    expected = item.number + 1;
+  }
+}
+
+function isMalformed(s: Step): boolean {
+  return s.nameSpan === null || s.unclosedBracket || (s.name ?? '').trim() === '';
+}
+
+/** On the `[...]` when it is unclosed or empty; on the whole line when the query has no `[name]` at all. */
+function malformedQuery(c: ProgramContext, out: Diagnostic[]): void {
+  for (const s of demonstrationSteps(c)) {
+    if (!isMalformed(s)) continue;
     const why = s.nameSpan === null ? 'has no `[name]`' : s.unclosedBracket ? 'has an unclosed `[`' : 'has an empty name `[]`';
-    out.push({
-      code: 'malformed-query',
-      severity: 'error',
-      message: `Q${s.number} ${why}: write \`Q${s.number}: [tool or sub-step] instruction\`.`,
-      span: { start: s.marker.start, end: s.bracketSpan ? s.bracketSpan.end : lineEnd(s.marker.start) },
-    });
+    out.push(
+      diagnostic('malformed-query', s.bracketSpan ?? { start: s.marker.start, end: lineEnd(c.text, s.marker.start) }, `Q${s.number} ${why}: write \`Q${s.number}: [tool or sub-step] instruction\`.`),
+    );
+  }
+}
+
+function toolNameTypo(c: ProgramContext, out: Diagnostic[]): void {
+  for (const s of demonstrationSteps(c)) {
+    if (isMalformed(s) || s.isEoq) continue;
+    const best = nearestTool(c.tools, s.name!);
+    if (!best) continue;
+    const fix: Fix = { title: `Use the tool \`${best}\``, edits: [{ span: s.nameSpan!, newText: best }], preferred: true };
+    out.push(
+      diagnostic('tool-name-typo', s.nameSpan!, `\`[${s.name!.trim()}]\` is not a tool; did you mean \`[${best}]\`? As written, the model answers this step itself.`, { fixes: [fix] }),
+    );
+  }
+}
+
+/** A query (not `[EOQ]`, not malformed) with no `#k:`, or whose `#k` lacks its colon. */
+function missingAnswer(c: ProgramContext, out: Diagnostic[]): void {
+  for (const s of demonstrationSteps(c)) {
+    const a = s.answer;
+    if (a?.missingColon) {
+      out.push(
+        diagnostic('missing-answer', a.marker, `\`#${a.number}\` has no colon, so Q${s.number} has no answer: write \`#${a.number}:\`.`, {
+          fixes: [{ title: `Add the colon: \`#${a.number}:\``, edits: [{ span: { start: a.numberSpan.end, end: a.numberSpan.end }, newText: ':' }], preferred: true }],
+        }),
+      );
+    } else if (!a && !s.isEoq && s.nameSpan !== null) {
+      const at = s.span.end;
+      out.push(
+        diagnostic('missing-answer', s.marker, `Q${s.number} has no answer \`#${s.number}:\`.`, {
+          fixes: [{ title: `Add \`#${s.number}:\``, edits: [{ span: { start: at, end: at }, newText: `\n#${s.number}: ` }], preferred: true }],
+        }),
+      );
+    }
+  }
+}
+
+function answerMismatch(c: ProgramContext, out: Diagnostic[]): void {
+  for (const s of demonstrationSteps(c)) {
+    const a = s.answer;
+    if (!a || a.missingColon || a.number === s.number) continue;
+    out.push(
+      diagnostic('answer-mismatch', a.numberSpan, `\`#${a.number}:\` follows Q${s.number}: the answer should be \`#${s.number}:\`.`, {
+        fixes: [{ title: `Change to #${s.number}`, edits: [{ span: a.numberSpan, newText: String(s.number) }], preferred: true }],
+      }),
+    );
+  }
+}
+
+function emptyAnswer(c: ProgramContext, out: Diagnostic[]): void {
+  for (const s of demonstrationSteps(c)) {
+    const a = s.answer;
+    if (a && !a.missingColon && a.text === '') out.push(diagnostic('empty-answer', a.marker, `\`#${a.number}:\` has no text.`));
+  }
+}
+
+/** `Ans:` with no `[EOQ]` before it, or a program that simply stops (the reference library has such programs). */
+function missingEoq(c: ProgramContext, out: Diagnostic[]): void {
+  const p = c.program;
+  const eoq = c.eoq;
+  if (p.ans) {
+    if (eoq && eoq.marker.start < p.ans.marker.start) return;
+    const n = nextNumber(p, p.ans.marker.start);
+    const at = p.ans.marker.start;
+    out.push(
+      diagnostic('missing-eoq', p.ans.marker, '`Ans:` comes before any `Qk: [EOQ]`.', {
+        fixes: [{ title: `Add \`Q${n}: [EOQ]\``, edits: [{ span: { start: at, end: at }, newText: `Q${n}: [EOQ]\n` }], preferred: true }],
+      }),
+    );
     return;
   }
-  if (s.isEoq) return;
-  const best = nearestTool(tools, s.name!);
-  if (best) {
-    const fix: Fix = { title: `Use the tool \`${best}\``, edits: [{ span: s.nameSpan, newText: best }], preferred: true };
-    out.push({
-      code: 'tool-name-typo',
-      severity: 'warning',
-      message: `\`[${s.name!.trim()}]\` is not a tool; did you mean \`[${best}]\`? As written, the model answers this step itself.`,
-      span: s.nameSpan,
-      fixes: [fix],
-    });
+  const lastStep = p.steps[p.steps.length - 1];
+  if (eoq || p.template || !lastStep) return;
+  const end = p.span.end;
+  const n = lastStep.number + 1;
+  out.push(
+    diagnostic('missing-eoq', lastStep.answer ? lastStep.answer.marker : lastStep.marker, 'The program ends without `Qk: [EOQ]` and `Ans:`.', {
+      fixes: [{ title: `Add \`Q${n}: [EOQ]\` and \`Ans:\``, edits: [{ span: { start: end, end }, newText: `\nQ${n}: [EOQ]\nAns: ` }], preferred: true }],
+    }),
+  );
+}
+
+function missingAns(c: ProgramContext, out: Diagnostic[]): void {
+  const eoq = c.eoq;
+  if (c.program.ans || !eoq) return;
+  const at = eoq.span.end;
+  out.push(
+    diagnostic('missing-ans', eoq.bracketSpan ?? eoq.marker, '`[EOQ]` is not followed by `Ans:`.', {
+      fixes: [{ title: 'Add `Ans:`', edits: [{ span: { start: at, end: at }, newText: '\nAns: ' }], preferred: true }],
+    }),
+  );
+}
+
+/** `#k` mentioned where no answer k comes earlier in the same program. */
+function unknownReference(c: ProgramContext, out: Diagnostic[]): void {
+  for (const r of c.program.references) {
+    if (!answerBefore(c.program, r.number, r.span.start)) out.push(diagnostic('unknown-reference', r.span, `\`#${r.number}\` refers to no earlier answer in this program.`));
   }
 }
 
@@ -250,13 +320,11 @@ export function checkDuplicates(doc: ArtDocument): Diagnostic[] {
       byInput.set(p.input.text, p);
       continue;
     }
-    out.push({
-      code: 'duplicate-program',
-      severity: 'warning',
-      message: task ? `Another program of "${task}" has the same input.` : 'Another program has the same input.',
-      span: p.description?.taskNameSpan ?? p.input.marker,
-      related: [{ span: first.input!.marker, message: 'the first program with this input' }],
-    });
+    out.push(
+      diagnostic('duplicate-program', p.description?.taskNameSpan ?? p.input.marker, task ? `Another program of "${task}" has the same input.` : 'Another program has the same input.', {
+        related: [{ span: first.input!.marker, message: 'the first program with this input' }],
+      }),
+    );
   }
   return out;
 }

@@ -3,7 +3,7 @@
 export * from './ast';
 export { parseArt } from './parse';
 export { nextSeparator } from './lines';
-export { checkArt, type CheckOptions } from './check';
+export { ART_DIAGNOSTIC_CODES, checkArt, type CheckOptions } from './check';
 export { ArtIncremental } from './incremental';
 export { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from './knownTools';
 export { formatArt, formatArtText, applyEdits } from './format';

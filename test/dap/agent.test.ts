@@ -10,7 +10,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ContinuationScript } from '../../core/model/script';
 import { ScriptedServer } from '../support/scriptedServer';
 import { fixturePath, tempCorpus } from '../core/runner/helpers';
-import { DapClient, DapError } from './dapClient';
+import { ArtDebugClient } from './adapter';
 
 const SPEC = fixturePath('agents/react.agent');
 const QUESTION = 'Who was Milhouse named after?';
@@ -32,49 +32,42 @@ describe('debug adapter over stdio: an agent spec', () => {
   const server = new ScriptedServer();
   const work = mkdtempSync(join(tmpdir(), 'art-dap-agent-'));
   const corpus = tempCorpus();
-  let c: DapClient;
+  let c: ArtDebugClient;
   before(() => server.start());
   after(async () => {
-    await DapClient.closeAll();
+    await ArtDebugClient.closeAll();
     await server.close();
   });
   const launchArgs = { program: SPEC, input: QUESTION, mode: 'generate', baseURL: '', model: 'scripted', corpus };
 
   test('stops at each environment input with the real tool output; the frame is the state\'s line in the spec', async () => {
     server.setScripts(REACT);
-    c = DapClient.start({ cwd: work });
-    await c.launch({ ...launchArgs, baseURL: server.baseURL });
-    const stop = await c.waitFor<DebugProtocol.StoppedEvent>('stopped');
+    c = await ArtDebugClient.start({ cwd: work });
+    const stopped = c.waitForEvent('stopped');
+    await c.launchWith({ ...launchArgs, baseURL: server.baseURL });
+    const stop = (await stopped) as DebugProtocol.StoppedEvent;
     assert.equal(stop.body.reason, 'tool call');
     assert.match(stop.body.description ?? '', /\[Search\]/);
-    const frames = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
+    const frames = await c.stackTraceRequest({ threadId: 1 });
     const frame = frames.body.stackFrames[0];
     assert.equal(frame.source?.path, SPEC);
     const specLines = readFileSync(SPEC, 'utf8').split('\n');
     assert.match(specLines[frame.line - 1], /\(Obs /, 'the env-input state\'s definition');
-    const scopes = await c.request<DebugProtocol.ScopesResponse>('scopes', { frameId: frame.id });
-    const vars = async (name: string) =>
-      Object.fromEntries((await c.request<DebugProtocol.VariablesResponse>('variables', { variablesReference: scopes.body.scopes.find(s => s.name === name)!.variablesReference })).body.variables.map(v => [v.name, v.value]));
-    const tool = await vars('Tool call');
+    const tool = await c.variables('Tool call');
     assert.equal(tool.tool, 'Search');
     assert.equal(tool.input, 'Milhouse');
     assert.match(tool.output, /^Milhouse Mussolini Van Houten is a recurring character/);
-    const program = await vars('Program');
+    const program = await c.variables('Program');
     assert.equal(program.Act, 'Search');
     assert.match(program['expected next'], /Obs/);
 
-    let m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    await c.waitFor('stopped', m);
-    assert.ok('Tht (2)' in (await (async () => {
-      const f = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
-      const s = await c.request<DebugProtocol.ScopesResponse>('scopes', { frameId: f.body.stackFrames[0].id });
-      const v = await c.request<DebugProtocol.VariablesResponse>('variables', { variablesReference: s.body.scopes.find(x => x.name === 'Program')!.variablesReference });
-      return Object.fromEntries(v.body.variables.map(x => [x.name, x.value]));
-    })()), 'a repeated state is numbered');
-    m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const end = await c.waitFor<DebugProtocol.Event>('art/end', m);
+    const next = c.waitForEvent('stopped');
+    await c.continueRequest({ threadId: 1 });
+    await next;
+    assert.ok('Tht (2)' in (await c.variables('Program')), 'a repeated state is numbered');
+    const ended = c.waitForEvent('art/end');
+    await c.continueRequest({ threadId: 1 });
+    const end = await ended;
     assert.equal(end.body.reason, 'finished', end.body.error);
     assert.equal(end.body.answer, 'Richard Nixon');
     assert.equal(end.body.kind, 'agent');
@@ -83,33 +76,34 @@ describe('debug adapter over stdio: an agent spec', () => {
 
   test('a breakpoint on a state line stops when the run enters that state', async () => {
     server.setScripts(REACT);
-    c = DapClient.start({ cwd: work });
+    c = await ArtDebugClient.start({ cwd: work });
     const line = readFileSync(SPEC, 'utf8').split('\n').findIndex(l => l.includes('(Final-Tht ')) + 1;
-    await c.launch({ ...launchArgs, baseURL: server.baseURL }, async dap => {
-      const r = await dap.request<DebugProtocol.SetBreakpointsResponse>('setBreakpoints', { source: { path: SPEC }, breakpoints: [{ line }] });
+    let stopped = c.waitForEvent('stopped');
+    await c.launchWith({ ...launchArgs, baseURL: server.baseURL }, async dap => {
+      const r = await dap.setBreakpointsRequest({ source: { path: SPEC }, breakpoints: [{ line }] });
       assert.equal(r.body.breakpoints[0].verified, true);
     });
     const reasons: string[] = [];
-    let m = 0;
     for (;;) {
-      const stop = await c.waitFor<DebugProtocol.StoppedEvent>('stopped', m);
+      const stop = (await stopped) as DebugProtocol.StoppedEvent;
       reasons.push(stop.body.reason);
       if (stop.body.reason === 'breakpoint') break;
-      m = c.mark();
-      await c.request('continue', { threadId: 1 });
+      stopped = c.waitForEvent('stopped');
+      await c.continueRequest({ threadId: 1 });
     }
     assert.deepEqual(reasons, ['tool call', 'tool call', 'breakpoint']);
-    const f = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
+    const f = await c.stackTraceRequest({ threadId: 1 });
     assert.equal(f.body.stackFrames[0].line, line);
-    await c.request('terminate');
+    await c.terminateRequest();
     await c.close();
   });
 
   test('a monitor correction is shown in the Debug Console, not hidden', async () => {
     server.setScripts(OFF_SPEC);
-    c = DapClient.start({ cwd: work });
-    await c.launch({ ...launchArgs, baseURL: server.baseURL, noDebug: true });
-    const end = await c.waitFor<DebugProtocol.Event>('art/end');
+    c = await ArtDebugClient.start({ cwd: work });
+    const ended = c.waitForEvent('art/end');
+    await c.launchWith({ ...launchArgs, baseURL: server.baseURL, noDebug: true });
+    const end = await ended;
     assert.match(c.output('console'), /\[monitor\] off-spec at offset \d+: found state Act-Inp, expected Act; removed .*inserted "\[Action\]/);
     assert.match(end.body.text, /\[Action\]/);
     await c.close();
@@ -121,8 +115,8 @@ describe('debug adapter over stdio: an agent spec', () => {
       [{ ...launchArgs, mode: 'replay' }, /an agent spec has none/],
       [{ ...launchArgs, task: 'nope', baseURL: 'http://127.0.0.1:9/v1' }, /no agent named "nope": the file has 0: react-agent/],
     ] as const) {
-      c = DapClient.start({ cwd: work });
-      await assert.rejects(c.launch(args), (e: unknown) => e instanceof DapError && message.test(e.message));
+      c = await ArtDebugClient.start({ cwd: work });
+      await assert.rejects(c.launchWith(args), (e: unknown) => e instanceof Error && message.test(e.message));
       await c.close();
     }
   });

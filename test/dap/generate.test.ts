@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ScriptedServer } from '../support/scriptedServer';
 import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
-import { DapClient } from './dapClient';
+import { ArtDebugClient } from './adapter';
 
 const PROGRAM = fixturePath('programs/arithmetic.art');
 const KEY = 'sk-test-0123456789abcdef';
@@ -18,54 +18,55 @@ const KEY = 'sk-test-0123456789abcdef';
 describe('debug adapter over stdio: generate mode against the scripted server', () => {
   const server = new ScriptedServer();
   const work = mkdtempSync(join(tmpdir(), 'art-dap-gen-'));
-  let c: DapClient;
+  let c: ArtDebugClient;
 
   before(async () => {
     await server.start();
     server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
   });
   after(async () => {
-    await DapClient.closeAll();
+    await ArtDebugClient.closeAll();
     await server.close();
   });
 
   test('an override set with setVariable is what the next request contains', async () => {
-    c = DapClient.start({ cwd: work, env: { ART_TEST_KEY: KEY } });
+    c = await ArtDebugClient.start({ cwd: work, env: { ART_TEST_KEY: KEY } });
     const tracePath = join(work, 'generate.jsonl');
-    await c.launch({ program: PROGRAM, task: DUCKS, mode: 'generate', baseURL: server.baseURL, model: 'scripted', apiKeyEnv: 'ART_TEST_KEY', trace: tracePath });
+    const stopped = c.waitForEvent('stopped');
+    await c.launchWith({ program: PROGRAM, task: DUCKS, mode: 'generate', baseURL: server.baseURL, model: 'scripted', apiKeyEnv: 'ART_TEST_KEY', trace: tracePath });
 
-    let m = 0;
-    const first = await c.waitFor<DebugProtocol.StoppedEvent>('stopped', m);
+    const first = (await stopped) as DebugProtocol.StoppedEvent;
     assert.equal(first.body.reason, 'tool call');
     assert.match(first.body.description ?? '', /generate python code/);
 
     // The program is the model's, not the file's: the frame points at the generated text.
-    const frames = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
+    const frames = await c.stackTraceRequest({ threadId: 1 });
     const source = frames.body.stackFrames[0].source!;
     assert.ok(source.sourceReference && source.sourceReference > 0, 'a generated source');
     assert.equal(source.path, undefined);
-    const content = await c.request<DebugProtocol.SourceResponse>('source', { source, sourceReference: source.sourceReference });
+    const content = await c.sourceRequest({ source, sourceReference: source.sourceReference! });
     const text = content.body.content;
     assert.match(text, /^Description: \(Elementary Math\)[\s\S]*\nQ1: \[generate python code\]/);
     assert.equal(text.split('\n')[frames.body.stackFrames[0].line - 1].startsWith('Q1:'), true, 'the frame line is the step');
 
-    m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const second = await c.waitFor<DebugProtocol.StoppedEvent>('stopped', m);
+    const nextStop = c.waitForEvent('stopped');
+    await c.continueRequest({ threadId: 1 });
+    const second = (await nextStop) as DebugProtocol.StoppedEvent;
     assert.match(second.body.description ?? '', /\[code execute\]/);
-    const stack = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
-    const scopes = await c.request<DebugProtocol.ScopesResponse>('scopes', { frameId: stack.body.stackFrames[0].id });
+    const stack = await c.stackTraceRequest({ threadId: 1 });
+    const scopes = await c.scopesRequest({ frameId: stack.body.stackFrames[0].id });
     const ref = scopes.body.scopes.find(s => s.name === 'Tool call')!.variablesReference;
-    const vars = await c.request<DebugProtocol.VariablesResponse>('variables', { variablesReference: ref });
+    const vars = await c.variablesRequest({ variablesReference: ref });
     assert.equal(vars.body.variables.find(v => v.name === 'output')?.value, '18', 'Python ran the generated code');
     // A JSON string is unquoted (how a multi-line value is typed in one line).
-    await c.request('setVariable', { variablesReference: ref, name: 'output', value: '"42"' });
+    await c.setVariableRequest({ variablesReference: ref, name: 'output', value: '"42"' });
 
     const before = server.requests.length;
-    m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const end = await c.waitFor<DebugProtocol.Event>('art/end', m);
-    await c.waitFor('terminated', m);
+    const ended = c.waitForEvent('art/end');
+    const terminated = c.waitForEvent('terminated');
+    await c.continueRequest({ threadId: 1 });
+    const end = await ended;
+    await terminated;
     assert.equal(end.body.reason, 'finished', end.body.error);
     assert.equal(end.body.answer, '18');
 
@@ -85,11 +86,12 @@ describe('debug adapter over stdio: generate mode against the scripted server', 
   });
 
   test('noDebug runs to the end without stopping', async () => {
-    c = DapClient.start({ cwd: work });
-    await c.launch({ program: PROGRAM, task: DUCKS, mode: 'generate', baseURL: server.baseURL, model: 'scripted', noDebug: true });
-    const end = await c.waitFor<DebugProtocol.Event>('art/end');
+    c = await ArtDebugClient.start({ cwd: work });
+    const ended = c.waitForEvent('art/end');
+    await c.launchWith({ program: PROGRAM, task: DUCKS, mode: 'generate', baseURL: server.baseURL, model: 'scripted', noDebug: true });
+    const end = await ended;
     assert.equal(end.body.answer, '18');
-    assert.ok(!c.events.some(e => e.event === 'stopped'), 'no stop without debugging');
+    assert.equal(c.count('stopped'), 0, 'no stop without debugging');
     await c.close();
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { requireDebianPackage } from '../support/debian';
 import { fixturePath } from '../support/fixtures';
-import { ADAPTER, DapClient, DapError } from './dapClient';
+import { ADAPTER, ArtDebugClient } from './adapter';
 
 const PROGRAM = fixturePath('programs/arithmetic.art');
 /** The "Elementary Math" program (eggs sold at the market): generate python code, code execute, Ans: 18. */
@@ -23,76 +23,73 @@ const lineOf = (prefix: string, nth = 0) => {
 };
 
 type Stopped = DebugProtocol.StoppedEvent;
-type Vars = DebugProtocol.VariablesResponse;
 
-async function variables(c: DapClient, scopeName: string): Promise<Record<string, string>> {
-  const frames = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
-  const scopes = await c.request<DebugProtocol.ScopesResponse>('scopes', { frameId: frames.body.stackFrames[0].id });
-  const scope = scopes.body.scopes.find(s => s.name === scopeName);
-  assert.ok(scope, `no "${scopeName}" scope: ${scopes.body.scopes.map(s => s.name).join(', ')}`);
-  const vars = await c.request<Vars>('variables', { variablesReference: scope.variablesReference });
-  return Object.fromEntries(vars.body.variables.map(v => [v.name, v.value]));
+/** Sends `continue` and resolves with the next stop. */
+async function continueToStop(c: ArtDebugClient): Promise<Stopped> {
+  const stopped = c.waitForEvent('stopped');
+  await c.continueRequest({ threadId: 1 });
+  return (await stopped) as Stopped;
 }
 
 describe('debug adapter over stdio: replay mode', () => {
   const work = mkdtempSync(join(tmpdir(), 'art-dap-'));
-  let c: DapClient;
+  let c: ArtDebugClient;
 
   before(() => assert.ok(existsSync(ADAPTER), 'build first: node scripts/build.mjs (dist/debugAdapter.js)'));
-  after(() => DapClient.closeAll());
+  after(() => ArtDebugClient.closeAll());
 
   test('launch, stop at each tool call, read and override the output, continue to the answer', async () => {
-    c = DapClient.start({ cwd: work });
-    const launched = await c.launch({ program: PROGRAM, task: DUCKS, mode: 'replay', trace: join(work, 'run.jsonl') });
+    c = await ArtDebugClient.start({ cwd: work });
+    const stopped = c.waitForEvent('stopped');
+    const launched = await c.launchWith({ program: PROGRAM, task: DUCKS, mode: 'replay', trace: join(work, 'run.jsonl') });
     assert.equal(launched.success, true);
 
     // Stopped after [generate python code], reason `tool call`, the description naming the tool.
-    let m = 0;
-    const first = await c.waitFor<Stopped>('stopped', m);
+    const first = (await stopped) as Stopped;
     assert.equal(first.body.reason, 'tool call');
     assert.match(first.body.description ?? '', /generate python code/);
-    const threads = await c.request<DebugProtocol.ThreadsResponse>('threads');
+    const threads = await c.threadsRequest();
     assert.equal(threads.body.threads.length, 1);
-    let tool = await variables(c, 'Tool call');
+    let tool = await c.variables('Tool call');
     assert.equal(tool.tool, 'generate python code');
     assert.match(tool.output, /ans = sold_eggs \* dollars_per_egg/);
     assert.match(tool.duration, /ms$/);
     assert.equal(tool.error, undefined, 'no error row when the tool did not fail');
 
-    m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const second = await c.waitFor<Stopped>('stopped', m);
+    const second = await continueToStop(c);
     assert.equal(second.body.reason, 'tool call');
     assert.match(second.body.description ?? '', /\[code execute\]/);
 
     // The frame is the file's own `Q2:` line (the run replays the file's program).
-    const frames = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
+    const frames = await c.stackTraceRequest({ threadId: 1 });
     const frame = frames.body.stackFrames[0];
     assert.equal(frame.source?.path, PROGRAM);
     assert.equal(frame.line, lineOf('Q2: [code execute]', 1));
     assert.match(frame.name, /Q2 \[code execute\]/);
 
     // The code really ran: Python computed 18.
-    tool = await variables(c, 'Tool call');
+    tool = await c.variables('Tool call');
     assert.equal(tool.tool, 'code execute');
     assert.equal(tool.output, '18');
     assert.match(tool.input, /Execute the python code in #1/);
-    const program = await variables(c, 'Program');
+    const program = await c.variables('Program');
     assert.match(program['#1'], /total_eggs = 16/);
 
     // Override the output; the view and the program show the new value.
-    const scopes = await c.request<DebugProtocol.ScopesResponse>('scopes', { frameId: frame.id });
+    const scopes = await c.scopesRequest({ frameId: frame.id });
     const ref = scopes.body.scopes.find(s => s.name === 'Tool call')!.variablesReference;
-    const set = await c.request<DebugProtocol.SetVariableResponse>('setVariable', { variablesReference: ref, name: 'output', value: '42' });
+    const set = await c.setVariableRequest({ variablesReference: ref, name: 'output', value: '42' });
     assert.equal(set.body.value, '42');
-    assert.equal((await variables(c, 'Tool call')).output, '42');
-    await assert.rejects(c.request('setVariable', { variablesReference: ref, name: 'tool', value: 'x' }), (e: unknown) => e instanceof DapError && /cannot be changed/.test(e.message));
-    await assert.rejects(c.request('setVariable', { variablesReference: ref, name: 'input', value: 'x' }), /only be changed before the tool runs/);
+    assert.equal((await c.variables('Tool call')).output, '42');
+    await assert.rejects(c.setVariableRequest({ variablesReference: ref, name: 'tool', value: 'x' }), (e: unknown) => e instanceof Error && /cannot be changed/.test(e.message));
+    await assert.rejects(c.setVariableRequest({ variablesReference: ref, name: 'input', value: 'x' }), /only be changed before the tool runs/);
 
-    m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const end = await c.waitFor<DebugProtocol.Event>('art/end', m);
-    await c.waitFor('terminated', m);
+    const ended = c.waitForEvent('art/end');
+    const terminated = c.waitForEvent('terminated');
+    const exitedEvent = c.waitForEvent('exited');
+    await c.continueRequest({ threadId: 1 });
+    const end = await ended;
+    await terminated;
     assert.equal(end.body.reason, 'finished');
     assert.equal(end.body.answer, '18');
     assert.match(end.body.text, /\n#2: 42\nQ3: \[EOQ\]\nAns: 18$/);
@@ -102,7 +99,7 @@ describe('debug adapter over stdio: replay mode', () => {
     const stdout = c.output('stdout');
     assert.match(stdout, /Q1: \[generate python code\][\s\S]*#2: 42\n/);
     assert.match(c.output('console'), /Answer: 18/);
-    const exited = await c.waitFor<DebugProtocol.ExitedEvent>('exited', m);
+    const exited = (await exitedEvent) as DebugProtocol.ExitedEvent;
     assert.equal(exited.body.exitCode, 0);
 
     // The trace has the calls and the override.
@@ -112,27 +109,28 @@ describe('debug adapter over stdio: replay mode', () => {
     await c.close();
 
     // The trace replays in the debugger without calling anything: the recorded outputs, the override in place.
-    c = DapClient.start({ cwd: work });
-    await c.launch({ program: join(work, 'run.jsonl') });
-    m = 0;
-    for (const tool of ['generate python code', 'code execute']) {
-      const stop = await c.waitFor<Stopped>('stopped', m);
-      assert.match(stop.body.description ?? '', new RegExp(`\\[${tool}\\]`));
-      m = c.mark();
-      await c.request('continue', { threadId: 1 });
-    }
-    const replayed = await c.waitFor<DebugProtocol.Event>('art/end', m);
+    c = await ArtDebugClient.start({ cwd: work });
+    const replayStop = c.waitForEvent('stopped');
+    await c.launchWith({ program: join(work, 'run.jsonl') });
+    const atGenerate = (await replayStop) as Stopped;
+    assert.match(atGenerate.body.description ?? '', /\[generate python code\]/);
+    const atExecute = await continueToStop(c);
+    assert.match(atExecute.body.description ?? '', /\[code execute\]/);
+    const replayEnd = c.waitForEvent('art/end');
+    await c.continueRequest({ threadId: 1 });
+    const replayed = await replayEnd;
     assert.equal(replayed.body.text, end.body.text, 'the same program');
     await c.close();
   });
 
   test('pauseBeforeTool: a stop before the tool runs, its input editable; breakpoints on a Q line and a tool name', async () => {
     requireDebianPackage('python3-sympy');
-    c = DapClient.start({ cwd: work });
+    c = await ArtDebugClient.start({ cwd: work });
     // The Aqua-rat program: its `Q3: [compare]` is a step the model answers (a breakpoint stops there).
     const q3 = lineOf('Q3: [compare]');
-    await c.launch({ program: PROGRAM, task: 'Aqua-rat', mode: 'replay', pauseBeforeTool: true }, async dap => {
-      const bps = await dap.request<DebugProtocol.SetBreakpointsResponse>('setBreakpoints', {
+    const firstStop = c.waitForEvent('stopped');
+    await c.launchWith({ program: PROGRAM, task: 'Aqua-rat', mode: 'replay', pauseBeforeTool: true }, async dap => {
+      const bps = await dap.setBreakpointsRequest({
         source: { path: PROGRAM },
         breakpoints: [{ line: q3 }, { line: lineOf('Input:') }, { line: lineOf('#1:') + 2 }, { line: lineOf('Q4: [EOQ]') }],
       });
@@ -144,99 +142,91 @@ describe('debug adapter over stdio: replay mode', () => {
       assert.match(onInput.message ?? '', /Qk:/);
       assert.equal(inAnswer.line, lineOf('Q1:'), 'a line inside a step moves to its Q line');
       // The list is whole each time, as VS Code sends it: keep only the one on Q3.
-      await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: [{ line: q3 }] });
+      await dap.setBreakpointsRequest({ source: { path: PROGRAM }, breakpoints: [{ line: q3 }] });
     });
 
-    let m = 0;
-    const before = await c.waitFor<Stopped>('stopped', m);
+    const before = (await firstStop) as Stopped;
     assert.equal(before.body.reason, 'tool call');
     assert.match(before.body.description ?? '', /before tool \[generate python code\]/);
-    let tool = await variables(c, 'Tool call');
+    let tool = await c.variables('Tool call');
     assert.equal(tool.duration, '(not run yet)');
     assert.equal(tool.output, '');
     // After the tool ran: a stop with the output.
-    m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const afterGen = await c.waitFor<Stopped>('stopped', m);
+    const afterGen = await continueToStop(c);
     assert.match(afterGen.body.description ?? '', /returned/);
 
     // Before [code execute]: a function breakpoint on it stops there (once, though pauseBeforeTool stops there too).
-    await c.request('setFunctionBreakpoints', { breakpoints: [{ name: 'code execute' }] });
-    m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const atTool = await c.waitFor<Stopped>('stopped', m);
+    await c.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'code execute' }] });
+    const atTool = await continueToStop(c);
     assert.equal(atTool.body.reason, 'function breakpoint');
-    const frames = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
-    const scopes = await c.request<DebugProtocol.ScopesResponse>('scopes', { frameId: frames.body.stackFrames[0].id });
-    const ref = scopes.body.scopes.find(s => s.name === 'Tool call')!.variablesReference;
-    await c.request('setVariable', { variablesReference: ref, name: 'input', value: 'Run the code in #1 and read "ans"' });
-    tool = await variables(c, 'Tool call');
+    const ref = await c.scopeReference('Tool call');
+    await c.setVariableRequest({ variablesReference: ref, name: 'input', value: 'Run the code in #1 and read "ans"' });
+    tool = await c.variables('Tool call');
     assert.equal(tool.input, 'Run the code in #1 and read "ans"');
 
-    m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const afterExec = await c.waitFor<Stopped>('stopped', m);
+    const afterExec = await continueToStop(c);
     assert.equal(afterExec.body.reason, 'tool call');
-    assert.equal(Number((await variables(c, 'Tool call')).output), 1, 'sympy solved it: a 1 hour flight');
+    assert.equal(Number((await c.variables('Tool call')).output), 1, 'sympy solved it: a 1 hour flight');
 
     // The breakpoint on `Q3:`.
-    m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const atQ3 = await c.waitFor<Stopped>('stopped', m);
+    const atQ3 = await continueToStop(c);
     assert.equal(atQ3.body.reason, 'breakpoint');
-    const f = await c.request<DebugProtocol.StackTraceResponse>('stackTrace', { threadId: 1 });
+    const f = await c.stackTraceRequest({ threadId: 1 });
     assert.equal(f.body.stackFrames[0].line, q3);
-    assert.deepEqual(Object.keys(await variables(c, 'Program')).slice(0, 2), ['#1', '#2']);
+    assert.deepEqual(Object.keys(await c.variables('Program')).slice(0, 2), ['#1', '#2']);
 
-    m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const end = await c.waitFor<DebugProtocol.Event>('art/end', m);
+    const ended = c.waitForEvent('art/end');
+    await c.continueRequest({ threadId: 1 });
+    const end = await ended;
     assert.equal(end.body.answer, 'A');
     assert.match(end.body.text, /\nQ2: \[code execute\] Run the code in #1 and read "ans"\n#2: 1(\.0)?\nQ3: \[compare\]/, 'the edited input is in the program');
     await c.close();
   });
 
   test('next goes to the next step; terminate ends the run; restart runs it again', async () => {
-    c = DapClient.start({ cwd: work });
-    await c.launch({ program: PROGRAM, task: DUCKS, mode: 'replay', stopOnEntry: true });
-    let m = 0;
-    const entry = await c.waitFor<Stopped>('stopped', m);
+    c = await ArtDebugClient.start({ cwd: work });
+    const entryStop = c.waitForEvent('stopped');
+    await c.launchWith({ program: PROGRAM, task: DUCKS, mode: 'replay', stopOnEntry: true });
+    const entry = (await entryStop) as Stopped;
     assert.equal(entry.body.reason, 'entry');
-    m = c.mark();
-    await c.request('next', { threadId: 1 });
-    const step = await c.waitFor<Stopped>('stopped', m);
+    const stepStop = c.waitForEvent('stopped');
+    await c.nextRequest({ threadId: 1 });
+    const step = (await stepStop) as Stopped;
     assert.equal(step.body.reason, 'step');
     assert.match(step.body.description ?? '', /generate python code/);
 
-    m = c.mark();
-    await c.request('restart', { arguments: { program: PROGRAM, task: DUCKS, mode: 'replay' } });
-    const again = await c.waitFor<Stopped>('stopped', m);
+    const terminatedBefore = c.count('terminated');
+    const restartStop = c.waitForEvent('stopped');
+    await c.restartRequest({ arguments: { program: PROGRAM, task: DUCKS, mode: 'replay' } as DebugProtocol.LaunchRequestArguments });
+    const again = (await restartStop) as Stopped;
     assert.equal(again.body.reason, 'tool call', 'the restarted run stops at the first tool call');
-    assert.ok(!c.events.slice(m).some(e => e.event === 'terminated'), 'a restart does not end the session');
+    assert.equal(c.count('terminated'), terminatedBefore, 'a restart does not end the session');
     assert.match(c.output('console'), /restarted/);
 
-    m = c.mark();
-    await c.request('terminate');
-    const end = await c.waitFor<DebugProtocol.Event>('art/end', m);
+    const ended = c.waitForEvent('art/end');
+    const terminated = c.waitForEvent('terminated');
+    await c.terminateRequest();
+    const end = await ended;
     assert.equal(end.body.reason, 'stopped');
-    await c.waitFor('terminated', m);
+    await terminated;
     await c.close();
   });
 
   test('pause stops the streaming model mid-way; continue goes on from there', async () => {
-    c = DapClient.start({ cwd: work });
-    await c.launch({ program: PROGRAM, task: DUCKS, mode: 'replay', replayDelayMs: 20 });
-    await c.waitFor('art/text');
-    await c.request('pause', { threadId: 1 });
-    const paused = await c.waitFor<Stopped>('stopped');
+    c = await ArtDebugClient.start({ cwd: work });
+    const text = c.waitForEvent('art/text');
+    await c.launchWith({ program: PROGRAM, task: DUCKS, mode: 'replay', replayDelayMs: 20 });
+    await text;
+    const pauseStop = c.waitForEvent('stopped');
+    await c.pauseRequest({ threadId: 1 });
+    const paused = (await pauseStop) as Stopped;
     assert.equal(paused.body.reason, 'pause');
-    const m = c.mark();
-    await c.request('continue', { threadId: 1 });
-    const next = await c.waitFor<Stopped>('stopped', m);
+    const next = await continueToStop(c);
     assert.equal(next.body.reason, 'tool call');
     assert.match(next.body.description ?? '', /generate python code/);
-    await c.request('terminate');
-    await c.waitFor('terminated', m);
+    const terminated = c.waitForEvent('terminated');
+    await c.terminateRequest();
+    await terminated;
     await c.close();
   });
 
@@ -249,8 +239,8 @@ describe('debug adapter over stdio: replay mode', () => {
       [{ program: PROGRAM, task: DUCKS, mode: 'replay', trusted: false }, /not trusted/],
     ];
     for (const [args, message] of cases) {
-      c = DapClient.start({ cwd: work });
-      await assert.rejects(c.launch(args), (e: unknown) => e instanceof DapError && message.test(e.message) && !e.message.includes('\n'));
+      c = await ArtDebugClient.start({ cwd: work });
+      await assert.rejects(c.launchWith(args), (e: unknown) => e instanceof Error && message.test(e.message) && !e.message.includes('\n'));
       await c.close();
     }
   });

@@ -33,6 +33,8 @@ export const COMMANDS = {
   debug: DEBUG_COMMAND,
 } as const;
 
+const OPEN_MODEL_SETTINGS = 'Set a Model Endpoint';
+
 type DebugSessionModule = typeof import('../debugAdapterMain');
 let debugSessionModule: DebugSessionModule | undefined;
 
@@ -104,7 +106,13 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.saveDemonstration, (target?: vscode.Uri) => saveAsDemonstration(streams, target)),
     vscode.commands.registerCommand(COMMANDS.openTrace, (uri?: vscode.Uri) => openTrace(traceView, streams, uri)),
     streams.onDidEndRun(run => {
-      deps.log.info(`Run ${run.sessionName} ended (${run.reason})${run.answer !== null ? `: answer ${run.answer}` : ''}${run.tracePath ? `; trace ${run.tracePath}` : ''}`);
+      deps.log.info(`${run.sessionName} ended (${run.reason})${run.answer !== null ? `: answer ${run.answer}` : ''}${run.tracePath ? `; trace ${run.tracePath}` : ''}`);
+      if (run.reason === 'departed') {
+        // A replay that left its recording with no model to go on with: say so, and offer to set one.
+        void vscode.window.showWarningMessage(`ART Studio: ${run.error ?? 'the run departed from its recording'}.`, OPEN_MODEL_SETTINGS).then(choice => {
+          if (choice === OPEN_MODEL_SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', 'art.model');
+        });
+      }
     }),
   );
   return { streams, traceView };

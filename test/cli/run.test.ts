@@ -48,11 +48,14 @@ describe('art run', () => {
 
   test('--interactive pauses at each tool call; a typed line overrides the output, an empty line keeps it', async () => {
     const r = await art(['run', PROGRAM, '--task', '1', '--mode', 'replay', '--interactive'], '\n42\n');
-    assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /── \[generate python code\] returned[^\n]*:\ntotal_eggs = 16/);
     assert.match(r.stderr, /── \[code execute\] returned[^\n]*:\n18\n── override/);
     assert.match(r.stdout, /\nans = sold_eggs \* dollars_per_egg\nprint\(ans\)\nQ2: /, 'the kept output');
-    assert.match(r.stdout, /\n#2: 42\nQ3: \[EOQ\]/, 'the override');
+    // The override ends the replay: with no endpoint the run stops there and says why (the recording's `Ans: 18`
+    // no longer follows from 42).
+    assert.match(r.stdout, /\n#2: 42\n$/, 'the override, and nothing replayed after it');
+    assert.match(r.stderr, /the run ended \(departed\): the run departed from its recording \(#2's output was set by hand\)[^\n]*--base-url and --model/);
+    assert.equal(r.code, 1);
   });
 
   test('--interactive with stdin closed keeps every output', async () => {

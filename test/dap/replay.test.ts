@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { requireDebianPackage } from '../support/debian';
+import { ScriptedServer } from '../support/scriptedServer';
+import { CODEGEN_SCRIPT, DUCKS_SCRIPT } from '../core/runner/helpers';
 import { fixturePath } from '../support/fixtures';
 import { ADAPTER, ArtDebugClient } from './adapter';
 
@@ -84,46 +86,73 @@ describe('debug adapter over stdio: replay mode', () => {
     await assert.rejects(c.setVariableRequest({ variablesReference: ref, name: 'tool', value: 'x' }), (e: unknown) => e instanceof Error && /cannot be changed/.test(e.message));
     await assert.rejects(c.setVariableRequest({ variablesReference: ref, name: 'input', value: 'x' }), /only be changed before the tool runs/);
 
+    // The run departed from its recording: with no endpoint it cannot say what the model writes after 42, so it
+    // ends there and says why, instead of replaying the recorded `Ans: 18` as if it still followed.
     const ended = c.waitForEvent('art/end');
     const terminated = c.waitForEvent('terminated');
     const exitedEvent = c.waitForEvent('exited');
     await c.continueRequest({ threadId: 1 });
     const end = await ended;
     await terminated;
-    assert.equal(end.body.reason, 'finished');
-    assert.equal(end.body.answer, '18');
-    assert.match(end.body.text, /\n#2: 42\nQ3: \[EOQ\]\nAns: 18$/);
+    assert.equal(end.body.reason, 'departed');
+    assert.match(end.body.error, /departed from its recording \(#2's output was set by hand\)[\s\S]*set a model endpoint/);
+    assert.match(end.body.text, /\n#2: 42\n$/, 'nothing after the change came from the recording');
+    assert.doesNotMatch(end.body.text, /Ans:/);
     assert.equal(end.body.calls[1].override, '42');
 
-    // The Debug Console got the program as it grew, and the answer.
-    const stdout = c.output('stdout');
-    assert.match(stdout, /Q1: \[generate python code\][\s\S]*#2: 42\n/);
-    assert.match(c.output('console'), /Answer: 18/);
+    // The Debug Console got the program as it grew, and where it left the recording.
+    assert.match(c.output('stdout'), /Q1: \[generate python code\][\s\S]*#2: 42\n/);
+    assert.match(c.output('console'), /departs from its recording here \(#2's output was set by hand\)/);
     const exited = (await exitedEvent) as DebugProtocol.ExitedEvent;
-    assert.equal(exited.body.exitCode, 0);
+    assert.equal(exited.body.exitCode, 1);
 
-    // The trace has the calls and the override.
+    // The trace has the calls, the override and the point where the recording stopped applying.
     const trace = readFileSync(join(work, 'run.jsonl'), 'utf8').trim().split('\n').map(l => JSON.parse(l));
     assert.deepEqual(trace.filter(r => r.t === 'tool').map(r => r.call.tool), ['generate python code', 'code execute']);
     assert.equal(trace.find(r => r.t === 'edit')?.text, '42');
-    await c.close();
-
-    // The trace replays in the debugger without calling anything: the recorded outputs, the override in place.
-    c = await ArtDebugClient.start({ cwd: work });
-    const replayStop = c.waitForEvent('stopped');
-    await c.launchWith({ program: join(work, 'run.jsonl') });
-    const atGenerate = (await replayStop) as Stopped;
-    assert.match(atGenerate.body.description ?? '', /\[generate python code\]/);
-    const atExecute = await continueToStop(c);
-    assert.match(atExecute.body.description ?? '', /\[code execute\]/);
-    const replayEnd = c.waitForEvent('art/end');
-    await c.continueRequest({ threadId: 1 });
-    const replayed = await replayEnd;
-    assert.equal(replayed.body.text, end.body.text, 'the same program');
+    assert.match(trace.find(r => r.t === 'live')?.why ?? '', /#2's output was set by hand/);
     await c.close();
   });
 
-  test('pauseBeforeTool: a stop before the tool runs, its input editable; breakpoints on a Q line and a tool name', async () => {
+  test('an override in replay mode with an endpoint goes on live: the endpoint sees the new value and nothing before it', async () => {
+    const server = new ScriptedServer();
+    await server.start();
+    server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
+    try {
+      c = await ArtDebugClient.start({ cwd: work });
+      const tracePath = join(work, 'live.jsonl');
+      const stopped = c.waitForEvent('stopped');
+      await c.launchWith({ program: PROGRAM, task: DUCKS, mode: 'replay', baseURL: server.baseURL, model: 'scripted', pauseBeforeTool: true, trace: tracePath });
+      await stopped; // before [generate python code]
+      await continueToStop(c); // after it
+      const beforeExec = await continueToStop(c);
+      assert.match(beforeExec.body.description ?? '', /before tool \[code execute\]/);
+      // Edit the input: the tool reads another variable, and the recording no longer applies.
+      const frames = await c.stackTraceRequest({ threadId: 1 });
+      const scopes = await c.scopesRequest({ frameId: frames.body.stackFrames[0].id });
+      const ref = scopes.body.scopes.find(s => s.name === 'Tool call')!.variablesReference;
+      await c.setVariableRequest({ variablesReference: ref, name: 'input', value: 'Execute the python code in #1 and get the value of "sold_eggs"' });
+      const afterExec = await continueToStop(c);
+      assert.equal((await c.variables('Tool call')).output, '9', 'the tool ran the edited input');
+      assert.equal(afterExec.body.reason, 'tool call');
+      assert.equal(server.requests.length, 0, 'the recorded prefix cost no request');
+
+      const ended = c.waitForEvent('art/end');
+      await c.continueRequest({ threadId: 1 });
+      const end = await ended;
+      assert.equal(end.body.reason, 'finished', end.body.error);
+      assert.equal(server.requests.length, 1, 'one live request, from the change on');
+      assert.match(server.requests[0].prompt, /get the value of "sold_eggs"\n#2: 9\n$/, 'the endpoint saw the edited step and its output');
+      assert.match(c.output('console'), /departs from its recording here \(the input of \[code execute\] was edited\): from the next request on, \S*scripted\S* writes the rest live/);
+      const trace = readFileSync(tracePath, 'utf8').trim().split('\n').map(l => JSON.parse(l));
+      assert.equal(trace.filter(r => r.t === 'live').length, 1);
+      await c.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('pauseBeforeTool: a stop before the tool runs, breakpoints on a Q line and a tool name', async () => {
     requireDebianPackage('python3-sympy');
     c = await ArtDebugClient.start({ cwd: work });
     // The Aqua-rat program: its `Q3: [compare]` is a step the model answers (a breakpoint stops there).
@@ -159,10 +188,10 @@ describe('debug adapter over stdio: replay mode', () => {
     await c.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'code execute' }] });
     const atTool = await continueToStop(c);
     assert.equal(atTool.body.reason, 'function breakpoint');
-    const ref = await c.scopeReference('Tool call');
-    await c.setVariableRequest({ variablesReference: ref, name: 'input', value: 'Run the code in #1 and read "ans"' });
+    // The input is editable here (an edit would end the replay: see the test with an endpoint above).
     tool = await c.variables('Tool call');
-    assert.equal(tool.input, 'Run the code in #1 and read "ans"');
+    assert.match(tool.input, /#1/);
+    assert.equal(tool.duration, '(not run yet)');
 
     const afterExec = await continueToStop(c);
     assert.equal(afterExec.body.reason, 'tool call');
@@ -179,7 +208,7 @@ describe('debug adapter over stdio: replay mode', () => {
     await c.continueRequest({ threadId: 1 });
     const end = await ended;
     assert.equal(end.body.answer, 'A');
-    assert.match(end.body.text, /\nQ2: \[code execute\] Run the code in #1 and read "ans"\n#2: 1(\.0)?\nQ3: \[compare\]/, 'the edited input is in the program');
+    assert.match(end.body.text, /\nQ2: \[code execute\][^\n]*\n#2: 1(\.0)?\nQ3: \[compare\]/, 'the program ran on through the breakpoint on Q3');
     await c.close();
   });
 

@@ -1,10 +1,11 @@
 // Debugging a program as a person would: F5 on a task library (no launch.json) replays the program at the cursor
-// (no model needed), the run stops after each tool call, the Variables view shows the call, F2 overrides the
-// output of [code execute], F5 continues, the Debug Console and the streamed program show the result.
+// (no model needed), the run stops after each tool call, the Variables view shows the call, Set Value overrides the
+// output of [code execute], F5 continues: with no model the replay stops where it left its recording and says so,
+// and the run leaves no dirty editor and no Problems entry behind.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const title = 'debugging a program: stop at a tool call, override its output, continue';
+export const title = 'debugging a program: stop at a tool call, override its output, continue, no mess left';
 
 const FILE = 'debug-e2e.art';
 const LIBRARY = `In these examples, you are given a task description and an input. Break the input down into subtasks in order to solve the task.
@@ -98,13 +99,29 @@ export async function run({ page, step, wb, workspace }) {
     await rows.filter({ hasText: /output\s*[=:]?\s*42/ }).first().waitFor({ timeout: 10_000 });
   });
 
-  await step('F5 runs to the end: the session ends and the program shows the override and the answer', async () => {
+  await step('F5 after the override: the replay stops where it left its recording and says why', async () => {
     await wb.focusEditor();
     await page.keyboard.press('F5');
     await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
-    // The streamed program (an untitled editor beside the source) and the Debug Console.
+    // The notification offers to set a model endpoint (the recording cannot say what follows 42).
+    await page.locator('.notifications-toasts', { hasText: 'departed from its recording' }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.notifications-toasts .monaco-button', { hasText: 'Set a Model Endpoint' }).first().waitFor({ timeout: 5_000 });
+    // The streamed program (a read-only document beside the source) ends at the override: nothing replayed after it.
     await page.locator('.monaco-editor .view-lines', { hasText: '#2: 42' }).first().waitFor({ timeout: 15_000 });
     await wb.command('Debug Console: Focus on Debug Console View');
-    await page.locator('.repl', { hasText: 'Answer: 210' }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.repl', { hasText: 'departs from its recording here' }).first().waitFor({ timeout: 15_000 });
+  });
+
+  await step('the run leaves no mess: no dirty editor, no Problems entry from the run', async () => {
+    // A dirty editor shows a dot on its tab; the streamed program is read-only and never dirty.
+    const dirty = await page.locator('.tabs-container .tab.dirty').count();
+    if (dirty) throw new Error(`${dirty} dirty editor(s) after the run`);
+    await wb.command('View: Close All Editors');
+    // Close All would ask to save a dirty editor: no dialog may appear.
+    await page.waitForTimeout(500);
+    if (await page.locator('.monaco-dialog-box').count()) throw new Error('closing the editors asked to save something');
+    await wb.command('View: Focus Problems (Errors, Warnings, Infos)');
+    const fromRun = await page.locator('.markers-panel .monaco-list-row', { hasText: /art-run|\(run \d+\)/ }).count();
+    if (fromRun) throw new Error(`${fromRun} Problems entries from the streamed program`);
   });
 }

@@ -126,16 +126,18 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
     assert.equal((await read()).output, '42');
     await session.customRequest('continue', { threadId: 1 });
 
+    // The override ends the replay: with no model configured the run stops there and says why, rather than replay
+    // the recorded `Ans: 18` as if it still followed from 42.
     const end = await endEvent;
     await ended;
-    assert.equal(end.reason, 'finished');
-    assert.equal(end.answer, '18');
-    assert.match(end.text, /\n#2: 42\nQ3: \[EOQ\]\nAns: 18$/);
+    assert.equal(end.reason, 'departed');
+    assert.match(end.error, /departed from its recording \(#2's output was set by hand\)/);
+    assert.match(end.text, /\n#2: 42\n$/);
     const output = messages.filter(m => m.event === 'output').map(m => m.body.output).join('');
-    assert.match(output, /Answer: 18/);
+    assert.match(output, /departs from its recording here/);
 
     // The program streamed into a read-only document of its own: highlighted as ART, never dirty, never checked.
-    const streamed = await until(() => vscode.workspace.textDocuments.find(d => d.uri.scheme === 'art-run' && d.getText().endsWith('Ans: 18')), 'the streamed program');
+    const streamed = await until(() => vscode.workspace.textDocuments.find(d => d.uri.scheme === 'art-run' && d.getText().endsWith('#2: 42\n')), 'the streamed program');
     assert.match(streamed.getText(), /^Description: \(Elementary Math\)[\s\S]*\n#2: 42\n/);
     assert.equal(streamed.languageId, 'art-run');
     assert.equal(streamed.isDirty, false);
@@ -143,23 +145,31 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
     assert.ok(!vscode.workspace.textDocuments.some(d => d.isUntitled), 'no untitled editor left behind');
   });
 
-  it('Save as Demonstration appends the finished program to a library with one undoable edit', async () => {
+  it('Save as Demonstration appends a finished program to a library with one undoable edit', async () => {
+    // Run the program to its end (Run: no stops), then save it.
+    const endEvent = new Promise<any>(resolve => subscriptions.push(vscode.debug.onDidReceiveDebugSessionCustomEvent(e => e.event === 'art/end' && resolve(e.body))));
+    const ended = new Promise<void>(resolve => subscriptions.push(vscode.debug.onDidTerminateDebugSession(() => resolve())));
+    await vscode.commands.executeCommand('art.runProgram', workspaceUri(file), 1);
+    const end = await endEvent;
+    await ended;
+    assert.equal(end.reason, 'finished', end.error);
+    assert.equal(end.answer, '18');
     const target = workspaceUri(demos);
     const range = await vscode.commands.executeCommand<vscode.Range | undefined>('art.saveDemonstration', target);
     assert.ok(range, 'the program was inserted');
     const doc = await vscode.workspace.openTextDocument(target);
     assert.equal(doc.isDirty, true, 'inserted, not saved');
-    assert.match(doc.getText(), /^Description: \(Greeting\)[\s\S]*Ans: hello\n\nDescription: \(Elementary Math\)[\s\S]*\nQ2: \[code execute\][^\n]*\n#2: 42\nQ3: \[EOQ\]\nAns: 18\n$/);
+    assert.match(doc.getText(), /^Description: \(Greeting\)[\s\S]*Ans: hello\n\nDescription: \(Elementary Math\)[\s\S]*\nQ2: \[code execute\][^\n]*\n#2: 18\nQ3: \[EOQ\]\nAns: 18\n$/);
     await vscode.window.showTextDocument(doc);
     await vscode.commands.executeCommand('undo');
     await until(() => !doc.getText().includes('Elementary Math'), 'the edit undone');
   });
 
   it('Open Trace reads the run\'s JSONL trace', async () => {
-    const end = messages.filter(m => m.event === 'art/end').at(-1)!.body;
+    const end = messages.filter(m => m.event === 'art/end' && m.body.reason === 'departed').at(-1)!.body;
     assert.ok(end.tracePath, 'the run wrote a trace');
     await vscode.commands.executeCommand('art.openTrace', vscode.Uri.file(end.tracePath));
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(end.tracePath)));
-    assert.match(text, /"t":"tool"[\s\S]*"override":"42"/);
+    assert.match(text, /"t":"tool"[\s\S]*"override":"42"[\s\S]*"t":"live"/);
   });
 });

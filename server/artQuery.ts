@@ -1,7 +1,9 @@
 // Questions the features ask of an `.art` syntax tree: what is at this offset, which answer does `#k` mean.
 import type { Answer, ArtDocument, Program, Reference, Step } from '../core/art';
 import { contains } from './convert';
-import { isEoqName as isEoqNameCore } from '../core/art/ast';
+import { answerBefore, answersOf, isEoqName as isEoqNameCore } from '../core/art/ast';
+
+export { answerBefore, answersOf };
 
 /** Index of the last program starting at or before `offset` (-1 when none): the program being written there. */
 export function programIndexBefore(doc: ArtDocument, offset: number): number {
@@ -25,21 +27,6 @@ export function programAt(doc: ArtDocument, offset: number): { program: Program;
   if (index < 0) return null;
   const program = doc.programs[index];
   return contains(program.span, offset) ? { program, index } : null;
-}
-
-/** Every answer of a program (those of its steps and stray ones) in document order. */
-export function answersOf(program: Program): Answer[] {
-  const out: Answer[] = [];
-  for (const s of program.steps) if (s.answer) out.push(s.answer);
-  out.push(...program.strayAnswers);
-  return out.sort((a, b) => a.span.start - b.span.start);
-}
-
-/** The answer `#k` at `offset` refers to: the last answer k that starts before it in the same program. */
-export function answerBefore(program: Program, k: number, offset: number): Answer | null {
-  let found: Answer | null = null;
-  for (const a of answersOf(program)) if (a.number === k && a.span.start < offset) found = a;
-  return found;
 }
 
 /** The step an answer belongs to (null for a stray answer). */

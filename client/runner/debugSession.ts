@@ -217,7 +217,6 @@ export class ArtDebugSession extends LoggingDebugSession {
       this.sendEvent(new OutputEvent(`\n[monitor] off-spec at offset ${c.offset}: found ${found}, expected ${c.expected.join(' or ')}; removed ${JSON.stringify(c.removed)}, inserted ${JSON.stringify(c.inserted)}\n`, 'console'));
       schedule();
     });
-    r.on('retry', i => this.sendEvent(new OutputEvent(`[model] retry ${i.attempt} in ${i.delayMs} ms: ${i.reason}\n`, 'console')));
     r.on('paused', p => {
       if (this.run !== run) return;
       this.flush(true);

@@ -88,6 +88,22 @@ export function isEoqName(name: string): boolean {
   return name.length < 16 && normalizeName(name) === 'eoq';
 }
 
+/** Every answer of a program (those of its steps and stray ones) in document order. */
+export function answersOf(program: Program): Answer[] {
+  const out: Answer[] = [];
+  for (const s of program.steps) if (s.answer) out.push(s.answer);
+  out.push(...program.strayAnswers);
+  return out.sort((a, b) => a.span.start - b.span.start);
+}
+
+/** The answer `#k` at `offset` refers to: the last answer k that starts before it in the same program. */
+export function answerBefore(program: Program, k: number, offset: number): Answer | null {
+  let found: Answer | null = null;
+  for (const s of program.steps) if (s.answer && s.answer.number === k && s.answer.span.start < offset && (!found || s.answer.span.start > found.span.start)) found = s.answer;
+  for (const a of program.strayAnswers) if (a.number === k && a.span.start < offset && (!found || a.span.start > found.span.start)) found = a;
+  return found;
+}
+
 /** The task name shown for a program: its `(Task name)`, else the start of its input. */
 export function programTitle(p: Program, index: number): string {
   if (p.description?.taskName) return p.description.taskName;

@@ -5,7 +5,7 @@ import type { Diagnostic, Fix, Severity } from '../common/diagnostics';
 import { sortDiagnostics } from '../common/diagnostics';
 import { editDistance, type Span } from '../common/text';
 import type { Answer, ArtDocument, Program, Step } from './ast';
-import { normalizeName } from './ast';
+import { answerBefore, normalizeName } from './ast';
 import { ToolCatalog } from './knownTools';
 import { renumberFix } from './renumber';
 
@@ -291,12 +291,6 @@ function nearestTool(tools: ToolCatalog, written: string): string | null {
   }
   cache.byName.set(written, best);
   return best;
-}
-
-function answerBefore(p: Program, k: number, offset: number): boolean {
-  for (const s of p.steps) if (s.answer && s.answer.number === k && s.answer.marker.start < offset) return true;
-  for (const a of p.strayAnswers) if (a.number === k && a.marker.start < offset) return true;
-  return false;
 }
 
 function nextNumber(p: Program, before: number): number {

@@ -1,7 +1,7 @@
 // The program formatter: normalises the spacing of marker lines and nothing else (answers may hold code, so their
 // bodies are never touched). `Q2:[ code  execute ]run` becomes `Q2: [code execute] run`; `Ans:18` becomes
 // `Ans: 18`; trailing blanks after a marker or a `]` are dropped. Returns minimal edits, in document order.
-import type { TextEdit } from '../common/diagnostics';
+import { applyEdits, type TextEdit } from '../common/diagnostics';
 import type { ArtDocument, Marked, Step } from './ast';
 import { parseArt } from './parse';
 
@@ -60,17 +60,6 @@ function step(
   oneSpaceAfter(b.end);
 }
 
-/** Applies non-overlapping edits (as formatArt returns) to `text`. */
-export function applyEdits(text: string, edits: readonly TextEdit[]): string {
-  const sorted = [...edits].sort((a, b) => a.span.start - b.span.start);
-  let out = '';
-  let at = 0;
-  for (const e of sorted) {
-    out += text.slice(at, e.span.start) + e.newText;
-    at = e.span.end;
-  }
-  return out + text.slice(at);
-}
 
 export function formatArtText(text: string): string {
   return applyEdits(text, formatArt(parseArt(text)));

@@ -6,4 +6,5 @@ export { nextSeparator } from './lines';
 export { ART_DIAGNOSTIC_CODES, checkArt, type CheckOptions } from './check';
 export { ArtIncremental } from './incremental';
 export { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from './knownTools';
-export { formatArt, formatArtText, applyEdits } from './format';
+export { formatArt, formatArtText } from './format';
+export { applyEdits } from '../common/diagnostics';

@@ -30,3 +30,15 @@ export interface Diagnostic {
 export function sortDiagnostics(ds: Diagnostic[]): Diagnostic[] {
   return ds.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.code.localeCompare(b.code));
 }
+
+/** Applies non-overlapping edits to `text` (edits at the same offset in the order given). */
+export function applyEdits(text: string, edits: readonly TextEdit[]): string {
+  const sorted = [...edits].sort((a, b) => a.span.start - b.span.start);
+  let out = '';
+  let at = 0;
+  for (const e of sorted) {
+    out += text.slice(at, e.span.start) + e.newText;
+    at = e.span.end;
+  }
+  return out + text.slice(at);
+}

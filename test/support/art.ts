@@ -13,12 +13,7 @@ export function codesAt(text: string): string[] {
   return diagnose(text).map((d) => `${index.position(d.span.start).line + 1}:${d.code}`);
 }
 
-export function applyEdits(text: string, edits: TextEdit[]): string {
-  const sorted = [...edits].sort((a, b) => b.span.start - a.span.start);
-  let out = text;
-  for (const e of sorted) out = out.slice(0, e.span.start) + e.newText + out.slice(e.span.end);
-  return out;
-}
+export { applyEdits } from '../../core/common/diagnostics';
 
 /** Lines joined with \n, so fixtures read like files. */
 export const lines = (...ls: string[]) => ls.join('\n');

@@ -53,12 +53,7 @@ export function replaceOnce(text: string, from: string, to: string): string {
   return text.slice(0, i) + to + text.slice(i + from.length);
 }
 
-export function applyEdits(text: string, edits: TextEdit[]): string {
-  const sorted = [...edits].sort((a, b) => b.span.start - a.span.start);
-  let out = text;
-  for (const e of sorted) out = out.slice(0, e.span.start) + e.newText + out.slice(e.span.end);
-  return out;
-}
+export { applyEdits } from '../../../core/common/diagnostics';
 
 export { prng } from '../../support/random';
 

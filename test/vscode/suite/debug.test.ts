@@ -170,6 +170,7 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
     assert.ok(end.tracePath, 'the run wrote a trace');
     await vscode.commands.executeCommand('art.openTrace', vscode.Uri.file(end.tracePath));
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(end.tracePath)));
-    assert.match(text, /"t":"tool"[\s\S]*"override":"42"[\s\S]*"t":"live"/);
+    assert.match(text, /"t":"tool"[\s\S]*"override":"42"/);
+    assert.match(text, /"t":"live"[^\n]*"why":"#2's output was set by hand"/);
   });
 });

@@ -14,7 +14,9 @@ describe('completion (in-process)', () => {
     completion(w.ctx, { textDocument: { uri }, position: at(text, needle, delta, nth) });
 
   test('after `[`: every built-in tool with its description, then the file\'s sub-step names, then EOQ', () => {
-    const list = complete(lib, LIBRARY, '[compare]', 1);
+    const typing = `${LIBRARY}\n----\nInput: banana\nQ1: [`;
+    const u = w.open('typing.art', typing);
+    const list = complete(u, typing, 'banana\nQ1: [', 'banana\nQ1: ['.length);
     assert.ok(list);
     const sorted = [...list.items].sort((a, b) => (a.sortText ?? a.label).localeCompare(b.sortText ?? b.label));
     const labels = sorted.map(i => i.label);
@@ -27,12 +29,20 @@ describe('completion (in-process)', () => {
     assert.equal(sorted.find(i => i.label === 'compare')!.kind, CompletionItemKind.Text);
   });
 
-  test('inside a name, the item replaces the whole name up to `]`', () => {
+  test('inside a name, the item replaces the whole name through its `]`', () => {
     const list = complete(lib, LIBRARY, '[code execute]', 5);
     const item = list!.items.find(i => i.label === 'code execute')!;
     const edit = item.textEdit as TextEdit;
     assert.equal(apply(LIBRARY, [edit]), LIBRARY);
-    assert.deepEqual(edit.range, { start: at(LIBRARY, '[code execute]', 1), end: at(LIBRARY, '[code execute]', '[code execute'.length) });
+    assert.deepEqual(edit.range, { start: at(LIBRARY, '[code execute]', 1), end: at(LIBRARY, '[code execute]', '[code execute]'.length) });
+  });
+
+  test('the name being typed is not offered as a sub-step of the file', () => {
+    const typing = `${LIBRARY}\n----\nInput: banana\nQ1: [comparr]`;
+    const u = w.open('misspelt.art', typing);
+    const labels = complete(u, typing, '[comparr]', '[comparr'.length)!.items.map(i => i.label);
+    assert.ok(!labels.includes('comparr'), labels.join(','));
+    assert.ok(labels.includes('compare'), 'the names the file uses elsewhere still are');
   });
 
   test('a user tool of the catalog is offered after `[`', () => {

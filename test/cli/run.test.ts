@@ -84,7 +84,11 @@ describe('art run', () => {
       [['run', PROGRAM, '--task', 'Nope', '--mode', 'replay'], /^art run: no task named "Nope": the file has 0: Aqua-rat, 1: Elementary Math\n$/],
       [['run', PROGRAM, '--task', '9', '--mode', 'replay'], /^art run: no program 9/],
       [['run', PROGRAM], /^art run: no endpoint: give the base URL/],
-      [['run', PROGRAM, '--mode', 'fast'], /^art run: --mode must be generate or replay, not "fast"\n$/],
+      [['run', PROGRAM, '--mode', 'fast'], /^art run: --mode: expected "generate" or "replay", not "fast"\n$/],
+      [['run', PROGRAM, '--temperature', 'hot'], /^art run: --temperature: expected a number from 0 to 2, not "hot"\n$/],
+      [['run', PROGRAM, '--python-timeout-ms', '0'], /^art run: --python-timeout-ms: expected an integer of at least 1, not 0\n$/],
+      [['run', PROGRAM, '--word-list'], /^art run: Option '--word-list <value>' argument missing \(art run --help lists the options\)\n$/],
+      [['run', PROGRAM, '--bogus'], /^art run: Unknown option '--bogus' \(art run --help lists the options\)\n$/],
       [['run', PROGRAM, '--base-url', 'http://127.0.0.1:9/v1'], /^art run: no model/],
       [['run', join(work)], /is a directory/],
     ];

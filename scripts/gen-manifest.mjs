@@ -3,10 +3,12 @@
 // package.json, then run this.
 //   npm run gen:manifest                                     write package.json
 //   node --import tsx scripts/gen-manifest.mjs --check       exit 1 if package.json is out of date (a unit test runs this)
+//   ... --package=FILE                                       another manifest than ../package.json (the test checks a stale copy fails)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { launchAttributes, optionSettings } from '../core/runner/options.ts';
 
-const target = new URL('../package.json', import.meta.url);
+const other = process.argv.find(a => a.startsWith('--package='));
+const target = other ? other.slice('--package='.length) : new URL('../package.json', import.meta.url);
 const current = readFileSync(target, 'utf8');
 const pkg = JSON.parse(current);
 
@@ -30,7 +32,7 @@ pkg.contributes.configuration.properties = Object.fromEntries(keys.map(k => [k, 
 const text = JSON.stringify(pkg, null, 2) + '\n';
 if (process.argv.includes('--check')) {
   if (current !== text) {
-    console.error('package.json is out of date with the run options (core/runner/options.ts): run npm run gen:manifest');
+    console.error(`${other ? target : 'package.json'} is out of date with the run options (core/runner/options.ts): run npm run gen:manifest`);
     process.exit(1);
   }
 } else if (current !== text) {

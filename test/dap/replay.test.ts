@@ -245,11 +245,34 @@ describe('debug adapter over stdio: replay mode', () => {
       [{ program: PROGRAM, task: 2, mode: 'replay' }, /program 2 is the prompt template/],
       [{ program: PROGRAM, task: DUCKS, mode: 'generate' }, /no endpoint/],
       [{ program: PROGRAM, task: DUCKS, mode: 'replay', trusted: false }, /not trusted/],
+      [{ program: PROGRAM, mode: 'fast' }, /^launch attribute "mode": expected "generate" or "replay", not "fast"$/],
+      [{ program: PROGRAM, task: DUCKS, mode: 'replay', pythonTimeoutMs: 'soon' }, /^launch attribute "pythonTimeoutMs": expected an integer of at least 1, not "soon"$/],
     ];
     for (const [args, message] of cases) {
       c = DapClient.start({ cwd: work });
       await assert.rejects(c.launch(args), (e: unknown) => e instanceof DapError && message.test(e.message) && !e.message.includes('\n'));
       await c.close();
     }
+  });
+
+  test('run options from the launch configuration reach the tools: wordList, pythonTimeoutMs', async () => {
+    const dir = join(__dirname, '../fixtures/run-options');
+    c = DapClient.start({ cwd: work });
+    await c.launch({ program: join(dir, 'options.art'), cwd: dir, task: 0, mode: 'replay', wordList: 'words.txt' });
+    await c.waitFor<Stopped>('stopped');
+    const lookup = await variables(c, 'Tool call');
+    assert.equal(lookup.tool, 'lookup');
+    assert.equal(lookup.output, 'nwist');
+    await c.request('terminate');
+    await c.close();
+
+    c = DapClient.start({ cwd: work });
+    await c.launch({ program: join(dir, 'options.art'), task: 2, mode: 'replay', pythonTimeoutMs: 5 });
+    await c.waitFor<Stopped>('stopped');
+    const exec = await variables(c, 'Tool call');
+    assert.equal(exec.tool, 'code execute');
+    assert.match(exec.error, /stopped after the time limit of 0\.005 s/);
+    await c.request('terminate');
+    await c.close();
   });
 });

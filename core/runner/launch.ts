@@ -22,9 +22,7 @@ import type { RunnerOptions, TraceRecord, TraceSink } from './types';
 
 export { LaunchError };
 
-export type RunMode = RunOptions['mode'];
-
-/** The pause, breakpoint and timeout options only the shells set pass straight through to the runner. */
+/** The pauses, breakpoints and log only the shells set pass straight through to the runner. */
 type PassedRunnerOptions = Pick<RunnerOptions, 'pauseAfterTool' | 'pauseOnToolError' | 'breakpoints' | 'log'>;
 
 /**

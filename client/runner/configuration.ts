@@ -58,18 +58,11 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     const s = this.deps.settings(programUri);
     const root = folder?.uri.fsPath ?? vscode.workspace.getWorkspaceFolder(programUri)?.uri.fsPath ?? dirname(program);
     config.cwd ??= root;
+    // Settings fill the options the configuration leaves out (each option declares its setting, if any).
+    const filled = config as Record<string, unknown>;
+    for (const [name, value] of Object.entries(s.runOptions)) filled[name] ??= value;
     // A fresh install has no model: it replays the examples' recorded programs.
-    config.mode ??= s.model.name ? 'generate' : 'replay';
-    config.baseURL ??= s.model.baseURL;
-    config.model ??= s.model.name || undefined;
-    config.apiKeyEnv ??= s.model.apiKeyEnv;
-    config.temperature ??= s.model.temperature;
-    config.maxTokens ??= s.model.maxTokens;
-    // The default tool file is optional (the registry looks for it); a file set in the settings must exist.
-    if (s.toolsFile && s.toolsFile !== '.art-tools.json') config.tools ??= s.toolsFile;
-    config.pythonPath ??= s.pythonPath;
-    config.allowUnisolatedCode ??= s.allowUnisolatedCode;
-    config.corpus ??= s.searchCorpus;
+    config.mode ??= config.model ? 'generate' : 'replay';
     if (config.trace === undefined && this.deps.traceDir) {
       mkdirSync(this.deps.traceDir.fsPath, { recursive: true });
       config.trace = join(this.deps.traceDir.fsPath, `run-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);

@@ -17,6 +17,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { LaunchError, prepareRun, type PreparedRun, type RunConfig } from '../../core/runner/launch';
+import { parseRunOptions } from '../../core/runner/options';
 import { StreamedText } from '../../core/runner/streamedText';
 import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView } from '../../core/runner/types';
 import { EndEvent, SetToolInputRequest, SetToolOutputRequest, SkipToolRequest, StateRequest, TextEvent, type ArtLaunchArguments } from './protocol';
@@ -151,36 +152,25 @@ export class ArtDebugSession extends LoggingDebugSession {
 
   /** Prepares and starts a run; throws a LaunchError the client shows. */
   private async startRun(args: ArtLaunchArguments): Promise<void> {
-    const a = stripUndefined(args) as ArtLaunchArguments;
-    this.args = a;
-    this.noDebug = !!a.noDebug;
-    const trusted = this.options.isTrusted ? this.options.isTrusted() : a.trusted !== false;
-    const mode = a.mode ?? 'generate';
-    const apiKey = mode === 'generate' ? ((await this.options.apiKey?.()) || (this.options.env ?? process.env)[a.apiKeyEnv || 'OPENAI_API_KEY'] || undefined) : undefined;
-    const root = a.cwd ? resolve(a.cwd) : undefined;
+    this.args = args;
+    this.noDebug = !!args.noDebug;
+    // Validation and defaults come from the options' declaration (core/runner/options.ts); the adapter adds only
+    // what it alone knows: the key, the trust, the pauses of a noDebug run and where log lines go.
+    const options = parseRunOptions(args);
+    const { mode } = options;
+    const trusted = this.options.isTrusted ? this.options.isTrusted() : options.trusted;
+    // The key is read when an endpoint may be called: in generate mode, and in replay mode with an endpoint to go on
+    // live with once the run departs from its recording.
+    const endpoint = mode === 'generate' || !!(options.baseURL && options.model);
+    const apiKey = endpoint ? ((await this.options.apiKey?.()) || (this.options.env ?? process.env)[options.apiKeyEnv] || undefined) : undefined;
     const config: RunConfig = {
-      program: a.program,
-      task: a.task,
-      input: a.input,
-      mode,
-      baseURL: a.baseURL,
-      model: a.model,
-      api: a.api,
+      ...options,
       apiKey,
-      temperature: a.temperature,
-      maxTokens: a.maxTokens,
-      toolsFile: a.tools || undefined,
-      workspaceRoot: root,
-      pythonPath: a.pythonPath || undefined,
-      corpusDir: a.corpus || undefined,
       trusted,
-      pauseBeforeTool: !this.noDebug && !!a.pauseBeforeTool,
+      pauseBeforeTool: !this.noDebug && options.pauseBeforeTool,
       pauseAfterTool: !this.noDebug,
       pauseOnToolError: !this.noDebug,
-      stopOnEntry: !this.noDebug && !!a.stopOnEntry,
-      toolTimeoutMs: a.toolTimeoutMs,
-      replayDelayMs: a.replayDelayMs,
-      tracePath: a.trace || undefined,
+      stopOnEntry: !this.noDebug && options.stopOnEntry,
       log: line => this.sendEvent(new OutputEvent(`${line}\n`, 'console')),
     };
     const run = await prepareRun(config);
@@ -582,8 +572,4 @@ function launchMessage(e: unknown): string {
 
 function basename(p: string): string {
   return p.replace(/^.*[\\/]/, '');
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>;
 }

@@ -2,45 +2,13 @@
 // may run standalone, with no VS Code) and the VS Code client. Plain data only.
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Usage } from '../../core/model/types';
+import type { RunOptionsInput } from '../../core/runner/options';
 import type { EndReason, RunKind, ToolCall } from '../../core/runner/types';
 
 export const DEBUG_TYPE = 'art';
 
-export interface ArtLaunchArguments extends DebugProtocol.LaunchRequestArguments {
-  /** The `.art` task library, `.agent` spec, or `.jsonl` trace to run. */
-  program: string;
-  /** ART: task name or 0-based program index; agents: agent name or index. */
-  task?: string | number;
-  /** ART: the new input (default: the program's own); agents: the question. */
-  input?: string;
-  mode?: 'generate' | 'replay';
-  baseURL?: string;
-  model?: string;
-  /** `completions` (default) or `chat`. */
-  api?: 'completions' | 'chat';
-  /** Name of the environment variable holding the key (default OPENAI_API_KEY). The key itself never goes here. */
-  apiKeyEnv?: string;
-  temperature?: number;
-  maxTokens?: number;
-  /** The workspace tool file. */
-  tools?: string;
-  pauseBeforeTool?: boolean;
-  /** Where to write the JSONL trace. */
-  trace?: string;
-  stopOnEntry?: boolean;
-  /** Standalone adapters only (default true); in VS Code the workspace trust decides. */
-  trusted?: boolean;
-  /** Workspace folder: relative paths resolve against it. */
-  cwd?: string;
-  pythonPath?: string;
-  /** Run Python code even where no network namespace can be made (the sandbox refuses it otherwise). */
-  allowUnisolatedCode?: boolean;
-  /** Document folder of the `search` tool. */
-  corpus?: string;
-  toolTimeoutMs?: number;
-  /** Replay mode: milliseconds between streamed chunks. */
-  replayDelayMs?: number;
-}
+/** The launch arguments are the run options (core/runner/options.ts, where each one is declared and documented). */
+export type ArtLaunchArguments = DebugProtocol.LaunchRequestArguments & RunOptionsInput;
 
 // Custom messages, each declared once as a namespace (as server/protocol.ts declares the LSP ones): its name and
 // the shape of its body or arguments. The adapter sends them; the VS Code client and other DAP clients read them.

@@ -14,8 +14,7 @@ commands:
   parse FILE                    print the syntax tree                              [--json]
   monitor SPEC TRACE            check a trace against an agent spec; exit 1 when off-spec  [--agent NAME] [--json]
   run FILE                      run a program or agent, printing it as it grows; exit 1 unless it finishes
-                                [--task T] [--input TEXT] [--mode generate|replay] [--base-url U] [--model M]
-                                [--trace F] [--interactive]  (art run --help for all options)
+                                (art run --help lists its options)
   help                          this text
 
 Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.`;

@@ -1,31 +1,36 @@
 // `art run FILE`: runs a program of a task library (or an agent spec, or replays a trace) in the terminal. The
 // program is printed as it grows, then the answer. With --interactive the run pauses after each tool call: the
 // tool's output is shown and a line typed in replaces it (an empty line keeps it; "quoted\nJSON" gives several
-// lines). The key is read from the environment variable --api-key-env names (default OPENAI_API_KEY).
+// lines). The key is read from the environment variable --api-key-env names (default OPENAI_API_KEY). The flags
+// are the run options' (core/runner/options.ts), parsed and listed from their declaration.
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
+import { RUN_OPTIONS, cliOptions, fromCliText, isBooleanOption, parseRunOptions } from '../runner/options';
 import { StreamedText } from '../runner/streamedText';
 import type { PauseReason, RunResult, ToolCall } from '../runner/types';
 import { CliError } from './files';
 import { typedText } from '../runner/typedText';
 
-export const RUN_USAGE = `usage: art run FILE [options]
-  FILE                    a task library (.art), an agent spec (.agent), or a run trace (.jsonl) to replay
-  --task T                the program (task name or 0-based index) or agent to run; default the first
-  --input TEXT            a new input for the program (default its own); the question for an agent
-  --mode generate|replay  generate with a model (default), or replay the program's recorded model text
-  --base-url U            OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1
-  --model M               model name
-  --api completions|chat  which API to call (default completions)
-  --api-key-env NAME      environment variable holding the API key (default OPENAI_API_KEY)
-  --temperature N         sampling temperature
-  --max-tokens N          tokens per request
-  --tools F               workspace tool file (default .art-tools.json when present)
-  --trace F               write the run's trace (JSONL) to F
-  --interactive           pause after each tool call and accept an override (empty line keeps the output)
-  --allow-unisolated-code run Python code even where the sandbox can make no network namespace (refused otherwise)
-  --quiet                 print only the answer`;
+/** Flags of `art run` that are not run options: how the terminal shows the run. */
+const SHELL_FLAGS = [
+  { flag: 'interactive', help: 'pause after each tool call and accept an override (empty line keeps the output)' },
+  { flag: 'quiet', help: 'print only the answer' },
+] as const;
+
+/** The help of `art run`: the run options that have a flag (core/runner/options.ts), then the terminal's own. */
+export function runUsage(): string {
+  const lines: [string, string][] = [['FILE', RUN_OPTIONS.program.description.replace(/\.$/, '')]];
+  for (const { name, cli, spec } of cliOptions()) {
+    const def = spec.schema.safeParse(undefined);
+    const shown = def.success && def.data !== undefined && !isBooleanOption(name) ? ` (default ${String(def.data)})` : '';
+    lines.push([`--${cli.flag}${cli.arg ? ` ${cli.arg}` : ''}`, `${spec.description}${shown}`]);
+  }
+  for (const f of SHELL_FLAGS) lines.push([`--${f.flag}`, f.help]);
+  const width = Math.max(...lines.map(([l]) => l.length)) + 2;
+  return `usage: art run FILE [options]\n${lines.map(([l, h]) => `  ${l.padEnd(width)}${h}`).join('\n')}`;
+}
 
 export interface RunIo {
   /** Writes text as it is (no line break added). */
@@ -40,59 +45,39 @@ export interface RunIo {
 }
 
 export async function runCommand(argv: string[], io: RunIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      task: { type: 'string' },
-      input: { type: 'string' },
-      mode: { type: 'string' },
-      'base-url': { type: 'string' },
-      model: { type: 'string' },
-      api: { type: 'string' },
-      'api-key-env': { type: 'string' },
-      temperature: { type: 'string' },
-      'max-tokens': { type: 'string' },
-      tools: { type: 'string' },
-      trace: { type: 'string' },
-      interactive: { type: 'boolean' },
-      'allow-unisolated-code': { type: 'boolean' },
-      quiet: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const flags: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  for (const f of SHELL_FLAGS) flags[f.flag] = { type: 'boolean' };
+  for (const { name, cli } of cliOptions()) flags[cli.flag] = { type: isBooleanOption(name) ? 'boolean' : 'string' };
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof flags }>>;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: flags });
+  } catch (e) {
+    throw new CliError(`art run: ${(e as Error).message.split(/\.\s|\n/)[0]} (art run --help lists the options)`);
+  }
+  const { values, positionals } = parsed;
   if (values.help) {
-    io.write(`${RUN_USAGE}\n`);
+    io.write(`${runUsage()}\n`);
     return 0;
   }
-  if (positionals.length !== 1) throw new CliError(`art run: give exactly one file to run\n${RUN_USAGE}`);
-  const mode = values.mode ?? 'generate';
-  if (mode !== 'generate' && mode !== 'replay') throw new CliError(`art run: --mode must be generate or replay, not "${mode}"`);
-  const api = values.api;
-  if (api !== undefined && api !== 'completions' && api !== 'chat') throw new CliError(`art run: --api must be completions or chat, not "${api}"`);
+  if (positionals.length !== 1) throw new CliError(`art run: give exactly one file to run\n${runUsage()}`);
+  // FILE is relative to the current directory, as in a shell; the other paths to --cwd when given.
+  const raw: Record<string, unknown> = { program: resolve(positionals[0]) };
+  for (const { name, cli } of cliOptions()) {
+    const v = values[cli.flag];
+    if (v !== undefined) raw[name] = typeof v === 'string' ? fromCliText(name, v) : v;
+  }
   const env = io.env ?? process.env;
-  const keyEnv = values['api-key-env'] ?? 'OPENAI_API_KEY';
   const interactive = !!values.interactive;
 
   let run: PreparedRun;
   try {
+    const options = parseRunOptions(raw, name => (name === 'program' ? 'FILE' : `--${RUN_OPTIONS[name].cli?.flag ?? name}`));
     run = await prepareRun({
-      program: positionals[0],
-      task: values.task,
-      input: values.input,
-      mode,
-      baseURL: values['base-url'],
-      model: values.model,
-      api,
-      apiKey: mode === 'generate' ? env[keyEnv] || undefined : undefined,
-      temperature: numberOption('--temperature', values.temperature),
-      maxTokens: numberOption('--max-tokens', values['max-tokens']),
-      toolsFile: values.tools,
+      ...options,
+      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
       trusted: true,
       pauseAfterTool: interactive,
       pauseOnToolError: interactive,
-      tracePath: values.trace,
-      allowUnisolatedCode: !!values['allow-unisolated-code'],
       log: line => io.err(`[art] ${line}`),
     });
   } catch (e) {
@@ -158,13 +143,6 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   }
   io.err(`art run: the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`);
   return 1;
-}
-
-function numberOption(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n)) throw new CliError(`art run: ${name} needs a number, not "${v}"`);
-  return n;
 }
 
 /** Reads one override line per pause from stdin (lines typed ahead are kept for the next pauses). */

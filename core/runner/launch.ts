@@ -17,48 +17,27 @@ import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import { createAgentRunner, createArtRunner } from './create';
 import { Runner } from './runner';
 import { TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
+import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
 import type { RunnerOptions, TraceRecord, TraceSink } from './types';
 
-export class LaunchError extends Error {}
+export { LaunchError };
 
-export type RunMode = 'generate' | 'replay';
+/** The pauses, breakpoints and log only the shells set pass straight through to the runner. */
+type PassedRunnerOptions = Pick<RunnerOptions, 'pauseAfterTool' | 'pauseOnToolError' | 'breakpoints' | 'log'>;
 
-/** The pause, breakpoint and timeout options pass straight through to the runner. */
-type PassedRunnerOptions = Pick<RunnerOptions, 'pauseBeforeTool' | 'pauseAfterTool' | 'pauseOnToolError' | 'stopOnEntry' | 'breakpoints' | 'toolTimeoutMs' | 'log'>;
-
-export interface RunConfig extends PassedRunnerOptions {
-  /** The `.art`, `.agent` or `.jsonl` (trace) file; relative to `workspaceRoot`. */
-  program: string;
-  /** The file's text when the caller has it (an editor's unsaved buffer); read from disk otherwise. */
-  text?: string;
-  /** ART: a task name or a 0-based program index; agents: an agent name or index. Default: the first one. */
-  task?: string | number;
-  /** ART: the new input (default: the program's own); agents: the question (required). */
-  input?: string;
-  /** Default `generate`; `replay` replays the program's recorded model text, tools re-executed. */
-  mode?: RunMode;
-  baseURL?: string;
-  model?: string;
-  api?: 'completions' | 'chat';
-  /** The key itself: the caller reads it from SecretStorage or an environment variable. Never traced. */
-  apiKey?: string;
-  temperature?: number;
-  maxTokens?: number;
-  /** The workspace tool file (default `.art-tools.json` in the workspace folder, when present). */
-  toolsFile?: string;
-  /** Workspace folder: relative paths resolve against it. Default: the current directory. */
-  workspaceRoot?: string;
-  pythonPath?: string;
-  /** Document folder of `search` (default: the workspace's `corpus/`, else `examples/corpus/`). */
-  corpusDir?: string;
-  trusted: boolean;
-  /** Replay: milliseconds between streamed chunks, to watch the program grow. Default 0. */
-  replayDelayMs?: number;
-  /** Where to write the JSONL trace. */
-  tracePath?: string;
-  /** Run Python code where no network namespace can be made (the sandbox refuses it otherwise). Default false. */
-  allowUnisolatedCode?: boolean;
-}
+/**
+ * What a run needs: the declared run options (core/runner/options.ts: `program`, `mode`, `rerank`, ...; relative
+ * paths resolve against `cwd`, default the current directory), validated here, plus what only the caller knows.
+ */
+export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
+  PassedRunnerOptions & {
+    /** The file's text when the caller has it (an editor's unsaved buffer); read from disk otherwise. */
+    text?: string;
+    /** The key itself: the caller reads it from SecretStorage or an environment variable. Never traced. */
+    apiKey?: string;
+    /** Whether anything may run (the workspace trust). */
+    trusted: boolean;
+  };
 
 export type RunLanguage = 'art' | 'agent' | 'trace';
 
@@ -88,31 +67,41 @@ const UNTRUSTED = 'this workspace is not trusted: nothing runs in Restricted Mod
 
 export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
   if (!config.trusted) throw new LaunchError(UNTRUSTED);
-  if (!config.program || typeof config.program !== 'string') throw new LaunchError('no program: give the .art or .agent file to run');
-  const root = resolve(config.workspaceRoot ?? process.cwd());
+  const o = parseRunOptions(config);
+  const root = resolve(o.cwd ?? process.cwd());
   const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
-  const path = at(config.program);
+  const path = at(o.program);
   const text = config.text ?? readProgram(path);
   const language = languageOf(path);
-  const mode = config.mode ?? 'generate';
-  if (mode !== 'generate' && mode !== 'replay') throw new LaunchError(`unknown mode "${String(mode)}": use "generate" or "replay"`);
+  const mode = o.mode;
+  // Reranking scores passages with the model's log-probabilities; the replay model has none.
+  if (o.rerank && mode === 'replay' && language !== 'trace') config.log?.('search reranking is unavailable in replay mode (the recorded text has no log-probabilities): search keeps the BM25 order');
 
   let tools: ToolRegistry;
   try {
     tools = await createToolRegistry({
       workspaceRoot: root,
       trusted: true,
-      toolsFile: config.toolsFile ? at(config.toolsFile) : undefined,
-      pythonPath: config.pythonPath,
-      corpusDir: config.corpusDir,
-      allowUnisolatedCode: config.allowUnisolatedCode === true,
+      toolsFile: o.tools ? at(o.tools) : undefined,
+      pythonPath: o.pythonPath,
+      pythonLimits: {
+        timeoutMs: o.pythonTimeoutMs,
+        memoryBytes: o.pythonMemoryMb * 2 ** 20,
+        cpuSeconds: o.pythonCpuSeconds,
+        maxOutputBytes: o.pythonMaxOutputBytes,
+        maxFileBytes: o.pythonMaxFileBytes,
+      },
+      corpusDir: o.corpus,
+      searchRerank: o.rerank && mode === 'generate',
+      allowUnisolatedCode: o.allowUnisolatedCode,
+      wordListPath: o.wordList ? at(o.wordList) : undefined,
     });
   } catch (e) {
     throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);
   }
 
   let writer: TraceWriter | undefined;
-  const tracePath = config.tracePath ? at(config.tracePath) : undefined;
+  const tracePath = o.trace ? at(o.trace) : undefined;
   const dispose = async () => {
     writer?.close();
     await tools.dispose();
@@ -126,7 +115,7 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
       }
     }
     const trace: TraceSink | undefined = writer;
-    const base = { tools, trace, config, mode, root };
+    const base: Base = { tools, trace, config, options: o, root };
     const made = language === 'art' ? makeArtRun(text, base) : language === 'agent' ? makeAgentRun(text, base) : makeTraceRun(text, path, base);
     return { ...made, language, path, text, toolProblems: [...tools.notes, ...tools.problems], tracePath, dispose };
   } catch (e) {
@@ -140,7 +129,8 @@ interface Base {
   tools: ToolRegistry;
   trace: TraceSink | undefined;
   config: RunConfig;
-  mode: RunMode;
+  /** The validated options of `config`. */
+  options: RunOptions;
   root: string;
 }
 
@@ -148,48 +138,49 @@ type Made = Pick<PreparedRun, 'runner' | 'unit' | 'title' | 'ownProgram' | 'mode
 
 function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
   const c = b.config;
+  const o = b.options;
   return {
     model,
     tools: b.tools,
-    temperature: c.temperature,
-    maxTokens: c.maxTokens,
-    pauseBeforeTool: c.pauseBeforeTool,
+    temperature: o.temperature,
+    maxTokens: o.maxTokens,
+    pauseBeforeTool: o.pauseBeforeTool,
     pauseAfterTool: c.pauseAfterTool,
     pauseOnToolError: c.pauseOnToolError,
-    stopOnEntry: c.stopOnEntry,
+    stopOnEntry: o.stopOnEntry,
     breakpoints: c.breakpoints,
-    toolTimeoutMs: c.toolTimeoutMs,
+    toolTimeoutMs: o.toolTimeoutMs,
     workspaceRoot: b.root,
     trace: b.trace,
     log: c.log,
   };
 }
 
-function endpointModel(c: RunConfig): ModelClient {
-  if (!c.baseURL) throw new LaunchError('no endpoint: give the base URL of an OpenAI-compatible API (baseURL / --base-url), or run in replay mode');
-  if (!/^https?:\/\/\S+$/.test(c.baseURL)) throw new LaunchError(`the base URL "${c.baseURL}" is not an http:// or https:// URL`);
-  if (!c.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');
-  return new OpenAIModel({ baseURL: c.baseURL, model: c.model, apiKey: c.apiKey, api: c.api });
+function endpointModel(b: Base): ModelClient {
+  const o = b.options;
+  if (!o.baseURL) throw new LaunchError('no endpoint: give the base URL of an OpenAI-compatible API (baseURL / --base-url), or run in replay mode');
+  if (!o.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');
+  return new OpenAIModel({ baseURL: o.baseURL, model: o.model, apiKey: b.config.apiKey, api: o.api });
 }
 
 function makeArtRun(text: string, b: Base): Made {
   const doc = parseArt(text);
-  const index = pickProgram(doc, b.config.task);
+  const index = pickProgram(doc, b.options.task);
   const program = doc.programs[index];
   if (!program.input) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no Input: line to run`);
-  const input = b.config.input?.trim() ? b.config.input : undefined;
+  const input = b.options.input?.trim() ? b.options.input : undefined;
   let model: ModelClient;
-  if (b.mode === 'replay') {
+  if (b.options.mode === 'replay') {
     if (!program.steps.length) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no steps to replay`);
     // A configured endpoint is where the run goes on once it departs from the recording.
-    const live = b.config.baseURL && b.config.model ? endpointModel(b.config) : undefined;
-    model = ReplayModel.fromArtProgram(doc, index, name => b.tools.get(name) !== undefined, { chunkDelayMs: b.config.replayDelayMs, live });
+    const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
+    model = ReplayModel.fromArtProgram(doc, index, name => b.tools.get(name) !== undefined, { chunkDelayMs: b.options.replayDelayMs, live });
   } else {
-    model = endpointModel(b.config);
+    model = endpointModel(b);
   }
   const runner = createArtRunner({ library: doc, program: index, task: input !== undefined ? { input } : undefined }, runnerOptions(b, model));
   if (model instanceof ReplayModel) departOnEdit(runner, model, b);
-  return { runner, unit: index, title: programTitle(program, index), ownProgram: b.mode === 'replay' && (input === undefined || input.trim() === program.input.text.trim()), model };
+  return { runner, unit: index, title: programTitle(program, index), ownProgram: b.options.mode === 'replay' && (input === undefined || input.trim() === program.input.text.trim()), model };
 }
 
 /**
@@ -236,12 +227,12 @@ function makeAgentRun(text: string, b: Base): Made {
   const file = parseAgentFile(text);
   const errors = checkAgentFile(file).filter(d => d.severity === 'error');
   if (errors.length) throw new LaunchError(`the spec has ${errors.length} error(s), the first: ${errors[0].message} (fix them first; see the Problems view or 'art check')`);
-  const index = pickAgent(file, b.config.task);
+  const index = pickAgent(file, b.options.task);
   const agent = file.agents[index];
-  const question = b.config.input?.trim();
+  const question = b.options.input?.trim();
   if (!question) throw new LaunchError(`an agent run needs an input: the question for ${agent.name || 'the agent'}`);
-  if (b.mode === 'replay') throw new LaunchError('replay mode replays a recorded program; an agent spec has none: run it in generate mode, or launch the .jsonl trace of an earlier run to replay it');
-  const model = endpointModel(b.config);
+  if (b.options.mode === 'replay') throw new LaunchError('replay mode replays a recorded program; an agent spec has none: run it in generate mode, or launch the .jsonl trace of an earlier run to replay it');
+  const model = endpointModel(b);
   const runner = createAgentRunner({ agent: compileAgent(agent), question }, runnerOptions(b, model));
   return { runner, unit: index, title: agent.name || `agent ${index}`, ownProgram: false, model };
 }

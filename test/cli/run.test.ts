@@ -10,10 +10,15 @@ import { join } from 'node:path';
 import { descendants, waitFor, zombie } from '../support/processes';
 import { ScriptedServer } from '../support/scriptedServer';
 import { CODEGEN_SCRIPT, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
+import { runUsage } from '../../core/cli/run';
+import { ContinuationScript } from '../../core/model/script';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const PROGRAM = fixturePath('programs/arithmetic.art');
 const work = mkdtempSync(join(tmpdir(), 'art-cli-run-'));
+/** A lookup, a search and a code execute program, a one-word word list and a two-document corpus. */
+const OPTIONS_DIR = join(__dirname, '../fixtures/run-options');
+const OPTIONS = join(OPTIONS_DIR, 'options.art');
 
 function art(args: string[], stdin?: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -80,6 +85,53 @@ describe('art run', () => {
       assert.ok(last.prompt.endsWith('#2: 7\n'), last.prompt.slice(-40));
       assert.equal(server.tokensAfterCall, 0);
     });
+
+    test('--rerank: search scores its passages with logprobs requests to the endpoint', async () => {
+      server.setScripts(ContinuationScript.parse(' [search] Who is Milhouse named after?\n#⟂1:⟦ Richard Nixon⟧\nQ2: [EOQ]\nAns: Richard Nixon\n', 'Q1:'));
+      const args = ['run', OPTIONS, '--task', '1', '--base-url', server.baseURL, '--model', 'scripted', '--cwd', OPTIONS_DIR, '--corpus', 'corpus'];
+      server.reset();
+      const plain = await art(args);
+      assert.equal(plain.code, 0, plain.stderr);
+      assert.equal(server.requests.filter(q => q.body.logprobs).length, 0);
+      server.reset();
+      const r = await art([...args, '--rerank']);
+      assert.equal(r.code, 0, r.stderr);
+      const scoring = server.requests.filter(q => q.body.logprobs);
+      assert.ok(scoring.some(q => q.prompt.endsWith('\n\nQuestion: Who is Milhouse named after?')), scoring.map(q => q.prompt.slice(-60)).join('\n'));
+    });
+  });
+
+  test('--help is the help generated from the run options\' declaration', async () => {
+    const r = await art(['run', '--help']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `${runUsage()}\n`);
+    assert.match(r.stdout, /--rerank /);
+    assert.match(r.stdout, /--word-list FILE /);
+    assert.match(r.stdout, /--python-timeout-ms MS /);
+  });
+
+  test('--word-list: a custom word list changes lookup\'s answer (relative to --cwd)', async () => {
+    const own = await art(['run', OPTIONS, '--task', '0', '--mode', 'replay', '--cwd', OPTIONS_DIR, '--word-list', 'words.txt']);
+    assert.equal(own.code, 0, own.stderr);
+    assert.match(own.stdout, /\n#1: nwist\n/);
+    const missing = await art(['run', OPTIONS, '--task', '0', '--mode', 'replay', '--word-list', join(work, 'none.txt'), '--trace', join(work, 'words.jsonl')]);
+    assert.match(readFileSync(join(work, 'words.jsonl'), 'utf8'), /the word list [^"]*none\.txt is missing/);
+    assert.equal(missing.code, 0, 'the model writes the output of a failed tool');
+  });
+
+  test('--python-timeout-ms: a tiny limit makes code execute time out', async () => {
+    const trace = join(work, 'timeout.jsonl');
+    const r = await art(['run', OPTIONS, '--task', '2', '--mode', 'replay', '--python-timeout-ms', '5', '--trace', trace]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /code execute failed \(\[code execute\] stopped after the time limit of 0\.005 s\)/);
+    const exec = readFileSync(trace, 'utf8').trim().split('\n').map(l => JSON.parse(l)).find(x => x.t === 'tool');
+    assert.equal(exec.call.error, '[code execute] stopped after the time limit of 0.005 s');
+  });
+
+  test('--rerank in replay mode says it is unavailable', async () => {
+    const r = await art(['run', OPTIONS, '--task', '1', '--mode', 'replay', '--corpus', join(OPTIONS_DIR, 'corpus'), '--rerank', '--quiet']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\[art\] search reranking is unavailable in replay mode/);
   });
 
   test('errors are one line, exit 2: missing file, bad task, no endpoint, bad option value', async () => {
@@ -88,7 +140,11 @@ describe('art run', () => {
       [['run', PROGRAM, '--task', 'Nope', '--mode', 'replay'], /^art run: no task named "Nope": the file has 0: Aqua-rat, 1: Elementary Math\n$/],
       [['run', PROGRAM, '--task', '9', '--mode', 'replay'], /^art run: no program 9/],
       [['run', PROGRAM], /^art run: no endpoint: give the base URL/],
-      [['run', PROGRAM, '--mode', 'fast'], /^art run: --mode must be generate or replay, not "fast"\n$/],
+      [['run', PROGRAM, '--mode', 'fast'], /^art run: --mode: expected "generate" or "replay", not "fast"\n$/],
+      [['run', PROGRAM, '--temperature', 'hot'], /^art run: --temperature: expected a number from 0 to 2, not "hot"\n$/],
+      [['run', PROGRAM, '--python-timeout-ms', '0'], /^art run: --python-timeout-ms: expected an integer of at least 1, not 0\n$/],
+      [['run', PROGRAM, '--word-list'], /^art run: Option '--word-list <value>' argument missing \(art run --help lists the options\)\n$/],
+      [['run', PROGRAM, '--bogus'], /^art run: Unknown option '--bogus' \(art run --help lists the options\)\n$/],
       [['run', PROGRAM, '--base-url', 'http://127.0.0.1:9/v1'], /^art run: no model/],
       [['run', join(work)], /is a directory/],
     ];

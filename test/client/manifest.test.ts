@@ -1,10 +1,14 @@
 // The extension manifest's contract: activation only on ART files (and the extension's own commands), every
 // setting under `art.` with a default and none that could hold a secret, limited support in untrusted workspaces,
-// and a VSIX that ships bundles, not sources.
+// a VSIX that ships bundles, not sources, and launch attributes and run option settings generated from the one
+// declaration of the run options (core/runner/options.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RUN_OPTIONS } from '../../core/runner/options';
 
 const root = join(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -62,5 +66,40 @@ describe('package.json manifest', () => {
     for (const p of ['package.json', 'dist/client.js', 'dist/server.js']) assert.ok(included.includes(p), `${p} must ship`);
     assert.equal(pkg.main, './dist/client.js');
     assert.match(pkg.scripts.package, /vsce package --no-dependencies/);
+  });
+
+  const generator = join(root, 'scripts/gen-manifest.mjs');
+  const check = (...extra: string[]) => spawnSync(process.execPath, ['--import', 'tsx', generator, '--check', ...extra], { cwd: root, encoding: 'utf8' });
+
+  test('the launch attributes and the run options\' settings are generated from core/runner/options.ts', () => {
+    const r = check();
+    assert.equal(r.status, 0, r.stderr);
+  });
+
+  test('the freshness check fails on a manifest that lags the declaration', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'art-manifest-'));
+    const stale = structuredClone(pkg);
+    const launch = stale.contributes.debuggers[0].configurationAttributes.launch.properties;
+    launch.temperature.maximum = 3;
+    const file = join(dir, 'package.json');
+    writeFileSync(file, JSON.stringify(stale, null, 2) + '\n');
+    const r = check(`--package=${file}`);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /package\.json is out of date with the run options \(core\/runner\/options\.ts\): run npm run gen:manifest/);
+    delete stale.contributes.configuration.properties['art.search.rerank'];
+    launch.temperature.maximum = 2;
+    writeFileSync(file, JSON.stringify(stale, null, 2) + '\n');
+    assert.equal(check(`--package=${file}`).status, 1, 'a missing setting is stale too');
+  });
+
+  test('every run option is a launch attribute (except those declared otherwise) and every option setting exists', () => {
+    const launch = pkg.contributes.debuggers[0].configurationAttributes.launch;
+    const declared = Object.entries(RUN_OPTIONS).filter(([, o]) => (o as { launch?: boolean }).launch !== false).map(([k]) => k);
+    assert.deepEqual(Object.keys(launch.properties), declared);
+    assert.deepEqual(launch.required, ['program']);
+    for (const k of ['rerank', 'pythonTimeoutMs', 'pythonMemoryMb', 'pythonCpuSeconds', 'pythonMaxOutputBytes', 'wordList']) assert.ok(launch.properties[k], k);
+    const props = pkg.contributes.configuration.properties;
+    for (const o of Object.values(RUN_OPTIONS) as { setting?: { key: string } }[]) if (o.setting) assert.ok(props[`art.${o.setting.key}`], `art.${o.setting.key}`);
+    for (const key of ['art.search.rerank', 'art.python.timeoutMs', 'art.python.memoryMb', 'art.lookup.wordList']) assert.ok(props[key], key);
   });
 });

@@ -266,11 +266,36 @@ describe('debug adapter over stdio: replay mode', () => {
       [{ program: PROGRAM, task: 2, mode: 'replay' }, /program 2 is the prompt template/],
       [{ program: PROGRAM, task: DUCKS, mode: 'generate' }, /no endpoint/],
       [{ program: PROGRAM, task: DUCKS, mode: 'replay', trusted: false }, /not trusted/],
+      [{ program: PROGRAM, mode: 'fast' }, /^launch attribute "mode": expected "generate" or "replay", not "fast"$/],
+      [{ program: PROGRAM, task: DUCKS, mode: 'replay', pythonTimeoutMs: 'soon' }, /^launch attribute "pythonTimeoutMs": expected an integer of at least 1, not "soon"$/],
     ];
     for (const [args, message] of cases) {
       c = await ArtDebugClient.start({ cwd: work });
       await assert.rejects(c.launchWith(args), (e: unknown) => e instanceof Error && message.test(e.message) && !e.message.includes('\n'));
       await c.close();
     }
+  });
+
+  test('run options from the launch configuration reach the tools: wordList, pythonTimeoutMs', async () => {
+    const dir = join(__dirname, '../fixtures/run-options');
+    c = await ArtDebugClient.start({ cwd: work });
+    let stopped = c.waitForEvent('stopped');
+    await c.launchWith({ program: join(dir, 'options.art'), cwd: dir, task: 0, mode: 'replay', wordList: 'words.txt' });
+    await stopped;
+    const lookup = await c.variables('Tool call');
+    assert.equal(lookup.tool, 'lookup');
+    assert.equal(lookup.output, 'nwist');
+    await c.terminateRequest();
+    await c.close();
+
+    c = await ArtDebugClient.start({ cwd: work });
+    stopped = c.waitForEvent('stopped');
+    await c.launchWith({ program: join(dir, 'options.art'), task: 2, mode: 'replay', pythonTimeoutMs: 5 });
+    await stopped;
+    const exec = await c.variables('Tool call');
+    assert.equal(exec.tool, 'code execute');
+    assert.match(exec.error, /stopped after the time limit of 0\.005 s/);
+    await c.terminateRequest();
+    await c.close();
   });
 });

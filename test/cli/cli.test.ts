@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { CORPUS } from '../support/art';
+import { deepAgent } from '../core/agent/helpers';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
 const art = (...args: string[]) => {
@@ -80,6 +81,31 @@ describe('art parse', () => {
     assert.deepEqual(a.states.find((s: { name: string }) => s.name === 'Obs').flags, ['env-input']);
     assert.equal(a.behavior.op, 'next');
   });
+});
+
+describe('art parse and check: deep nesting', () => {
+  test('100 levels: parsed and checked', () => {
+    const f = write('deep100.agent', deepAgent(100));
+    const r = art('parse', '--json', f);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(JSON.parse(r.out).agents[0].name, 'deep');
+    assert.equal(art('check', f).code, 0);
+  });
+
+  for (const depth of [2_999, 3_000, 4_999, 100_000]) {
+    test(`${depth} levels: the "nested too deeply" diagnostic, no stack trace`, () => {
+      const f = write(`deep${depth}.agent`, deepAgent(depth));
+      const parsed = art('parse', '--json', f);
+      assert.equal(parsed.code, 2);
+      assert.equal(parsed.out, '');
+      assert.equal(parsed.err.trim().split('\n').length, 1, parsed.err);
+      assert.match(parsed.err, /deep\d+\.agent:\d+:\d+: lists are nested too deeply to read \(the limit is \d+ levels\)/);
+      const checked = art('check', f);
+      assert.equal(checked.code, 1);
+      assert.match(checked.out, /: error: lists are nested too deeply to read .*\[syntax\]$/m);
+      assert.equal(checked.err, '');
+    });
+  }
 });
 
 describe('art monitor', () => {

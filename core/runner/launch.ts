@@ -2,12 +2,12 @@
 // trace to replay), picks the task, builds the model (an OpenAI-compatible endpoint, or the replay model that
 // replays the program's recorded text) and the tool library, and opens the trace. Shared by the shells that run
 // programs: the debug adapter and `art run`. Every failure is a LaunchError with one line that says what to fix.
-import { readFileSync, statSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { compileAgent } from '../agent/compile';
 import { checkAgentFile } from '../agent/check';
 import { parseAgentFile } from '../agent/parse';
 import type { AgentDef, AgentFile } from '../agent/ast';
+import { readTextFile, TextFileError } from '../common/textFile';
 import { normalizeName, programTitle, type ArtDocument } from '../art/ast';
 import { parseArt } from '../art/parse';
 import { OpenAIModel } from '../model/openai';
@@ -252,16 +252,10 @@ function languageOf(path: string): RunLanguage {
 }
 
 function readProgram(path: string): string {
-  let isDir = false;
   try {
-    isDir = statSync(path).isDirectory();
-  } catch {
-    throw new LaunchError(`${path}: no such file`);
-  }
-  if (isDir) throw new LaunchError(`${path}: is a directory, not a program file`);
-  try {
-    return readFileSync(path, 'utf8');
+    return readTextFile(path);
   } catch (e) {
-    throw new LaunchError(`${path}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    if (!(e instanceof TextFileError)) throw e;
+    throw new LaunchError(`${path}: ${e.message}${e.kind === 'directory' ? ', not a program file' : ''}`);
   }
 }

@@ -1,7 +1,7 @@
 // The built `art` CLI (dist/cli.js, as users run it): output formats, exit codes and one-line errors.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
@@ -10,13 +10,32 @@ import { deepAgent } from '../core/agent/helpers';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
 const art = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 const tmp = mkdtempSync(join(tmpdir(), 'art-cli-'));
 const write = (name: string, text: string) => {
   const p = join(tmp, name);
   writeFileSync(p, text);
+  return p;
+};
+
+const writeBytes = (name: string, bytes: Buffer) => {
+  const p = join(tmp, name);
+  writeFileSync(p, bytes);
+  return p;
+};
+/** A file of `size` bytes that takes no disk space (all zeros, never written). */
+const sparse = (name: string, size: number) => {
+  const p = join(tmp, name);
+  writeFileSync(p, '');
+  truncateSync(p, size);
+  return p;
+};
+const fifo = (name: string) => {
+  const p = join(tmp, name);
+  const r = spawnSync('mkfifo', [p]);
+  assert.equal(r.status, 0, String(r.stderr));
   return p;
 };
 
@@ -147,6 +166,11 @@ describe('art errors', () => {
     ['unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
     ['monitor without a trace', ['monitor', join(CORPUS, 'agents/react.agent')], /give a spec \(\.agent\) and a trace/],
     ['monitor with an .art spec', ['monitor', join(CORPUS, 'programs/cot.art'), join(CORPUS, 'traces/react-milhouse.txt')], /must be an agent spec/],
+    ['a named pipe', ['check', fifo('pipe.art')], /pipe\.art: not a regular file \(a named pipe\): give a regular \.art or \.agent file\n$/],
+    ['a 600 MB file', ['check', sparse('huge.art', 600 * 1024 * 1024)], /huge\.art: too large \(600 MB; the limit is 100 MB\): split it into smaller files\n$/],
+    ['a 600 MB file to parse', ['parse', sparse('huge.agent', 600 * 1024 * 1024)], /huge\.agent: too large \(600 MB/],
+    ['a binary file', ['check', writeBytes('image.art', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]))], /image\.art: not a text file \(it holds NUL bytes/],
+    ['a file that is not UTF-8', ['check', writeBytes('latin1.art', Buffer.from('Input: caf\xe9\n', 'latin1'))], /latin1\.art: not a text file \(it is not valid UTF-8\)/],
   ] as const) {
     test(`${name}: one line on stderr, exit 2`, () => {
       const r = art(...args);

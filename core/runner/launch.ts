@@ -13,6 +13,7 @@ import { parseArt } from '../art/parse';
 import { OpenAIModel } from '../model/openai';
 import { ReplayModel } from '../model/replay';
 import type { ModelClient } from '../model/types';
+import { toolTimeoutProblem } from '../tools/common';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import { createAgentRunner, createArtRunner } from './create';
 import { Runner } from './runner';
@@ -91,6 +92,10 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
   const language = languageOf(path);
   const mode = config.mode ?? 'generate';
   if (mode !== 'generate' && mode !== 'replay') throw new LaunchError(`unknown mode "${String(mode)}": use "generate" or "replay"`);
+  // Checked here, where the timeout enters the runner, whatever the caller validated: past 2^31-1 ms, setTimeout
+  // would fire at once and every tool would time out.
+  const timeoutProblem = config.toolTimeoutMs === undefined ? undefined : toolTimeoutProblem(config.toolTimeoutMs);
+  if (timeoutProblem) throw new LaunchError(`toolTimeoutMs: ${timeoutProblem}`);
 
   let tools: ToolRegistry;
   try {

@@ -1,5 +1,5 @@
 // Every handler runs guarded: a bug or bad input gives "no result" and a log line, never a crashed server.
-import type { CancellationToken } from 'vscode-languageserver';
+import { ResponseError, type CancellationToken } from 'vscode-languageserver';
 
 export interface Logger {
   info(message: string): void;
@@ -11,7 +11,10 @@ export function describeError(e: unknown): string {
   return String(e);
 }
 
-/** Wraps a request handler: exceptions and rejections become `fallback`, logged with the handler's name. */
+/**
+ * Wraps a request handler: exceptions and rejections become `fallback`, logged with the handler's name. A
+ * ResponseError is the handler's deliberate answer (the protocol's error for the request) and passes through.
+ */
 export function guard<P, R, F>(
   name: string,
   log: Logger,
@@ -23,6 +26,7 @@ export function guard<P, R, F>(
       if (token?.isCancellationRequested) return fallback;
       return await handler(params, token);
     } catch (e) {
+      if (e instanceof ResponseError) throw e;
       log.error(`[${name}] ${describeError(e)}`);
       return fallback;
     }

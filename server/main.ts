@@ -4,14 +4,20 @@
 import {
   DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
+  ErrorCodes,
   ProposedFeatures,
+  ResponseError,
+  StreamMessageReader,
+  StreamMessageWriter,
   TextDocumentSyncKind,
   TextDocuments,
   createConnection,
+  type CancellationToken,
   type InitializeParams,
   type InitializeResult,
 } from 'vscode-languageserver/node';
 import { existsSync } from 'node:fs';
+import { format } from 'node:util';
 import { basename } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { Analyzer } from './analysis';
@@ -32,7 +38,25 @@ import { SettingsStore } from './settings';
 import { documentSymbols } from './symbols';
 import { WorkspaceTools, uriToPath, type ToolFileLoader } from './workspaceTools';
 
-const connection = createConnection(ProposedFeatures.all);
+let shutdownReceived = false;
+
+/**
+ * Over stdio the server reads the framed messages itself, to see a framing error: after a bad Content-Length the
+ * stream cannot be resynchronised and the server would silently stop answering. It says why on stderr and exits
+ * non-zero, so that the client restarts it. Console output goes to stderr, never into the protocol on stdout.
+ */
+function stdioTransport(): [StreamMessageReader, StreamMessageWriter] {
+  const reader = new StreamMessageReader(process.stdin);
+  reader.onError((e) => {
+    process.stderr.write(`art-language-server: unreadable message from the client (${e.message.split('\n')[0]}); exiting so that the client restarts the server\n`);
+    process.exit(1);
+  });
+  reader.onClose(() => process.exit(shutdownReceived ? 0 : 1));
+  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) console[level] = (...args: unknown[]) => void process.stderr.write(`${format(...args)}\n`);
+  return [reader, new StreamMessageWriter(process.stdout)];
+}
+
+const connection = process.argv.includes('--stdio') ? createConnection(ProposedFeatures.all, ...stdioTransport()) : createConnection(ProposedFeatures.all);
 // The document manager's update hook tells the analyzer where each edit was, before the text changes.
 let recordEdit: (before: TextDocument, changes: Parameters<typeof TextDocument.update>[1]) => void = () => undefined;
 const documents = new TextDocuments({
@@ -83,7 +107,17 @@ const ctx: ServerContext = {
 };
 recordEdit = (before, changes) => ctx.analyzer.edits.record(before, changes);
 
+/** Before `initialize` a request gets the protocol's ServerNotInitialized error (-32002), not an empty answer. */
+let initialized = false;
+function afterInit<P, R>(handler: (params: P, token: CancellationToken) => R | Promise<R>): (params: P, token: CancellationToken) => R | Promise<R> {
+  return (params, token) => {
+    if (!initialized) throw new ResponseError(ErrorCodes.ServerNotInitialized, 'the server is not initialized: send "initialize" first');
+    return handler(params, token);
+  };
+}
+
 connection.onInitialize((params: InitializeParams): InitializeResult => {
+  initialized = true;
   const caps = params.capabilities;
   client.snippets = caps.textDocument?.completion?.completionItem?.snippetSupport === true;
   client.markdownHover = caps.textDocument?.hover?.contentFormat?.includes('markdown') === true;
@@ -138,7 +172,8 @@ connection.onInitialized(guardEvent('initialized', log, async () => {
 }));
 
 documents.onDidChangeContent(guardEvent('didChange', log, ({ document }) => {
-  if (languageOf(document.uri, document.languageId)) publisher.schedule(document);
+  // Notifications before `initialize` are dropped, as the protocol says (the document is checked once opened after).
+  if (initialized && languageOf(document.uri, document.languageId)) publisher.schedule(document);
 }));
 
 documents.onDidClose(guardEvent('didClose', log, ({ document }) => {
@@ -158,19 +193,22 @@ connection.onDidChangeWatchedFiles(guardEvent('didChangeWatchedFiles', log, asyn
   if (params.changes.some((c) => tools.isToolFile(c.uri))) await tools.reload();
 }));
 
-connection.onCompletion(guard('completion', log, null, (p) => completion(ctx, p)));
-connection.onHover(guard('hover', log, null, (p) => hover(ctx, p)));
-connection.onDefinition(guard('definition', log, null, (p) => definition(ctx, p)));
-connection.onReferences(guard('references', log, null, (p) => references(ctx, p)));
-connection.onDocumentSymbol(guard('documentSymbol', log, null, (p) => documentSymbols(ctx, p)));
-connection.onFoldingRanges(guard('foldingRange', log, null, (p) => foldingRanges(ctx, p)));
-connection.onDocumentFormatting(guard('formatting', log, null, (p) => formatting(ctx, p)));
-connection.onCodeAction(guard('codeAction', log, null, (p) => codeActions(ctx, p)));
-connection.languages.semanticTokens.on(guard('semanticTokens', log, { data: [] }, (p) => semanticTokens(ctx, p)));
-connection.languages.semanticTokens.onRange(guard('semanticTokens/range', log, { data: [] }, (p) => semanticTokens(ctx, p)));
-connection.onRequest(ProgramsRequest.method, guard('art/programs', log, null, (p: ProgramsRequest.Params): ProgramsRequest.Result => programs(ctx, p)));
+connection.onCompletion(guard('completion', log, null, afterInit((p) => completion(ctx, p))));
+connection.onHover(guard('hover', log, null, afterInit((p) => hover(ctx, p))));
+connection.onDefinition(guard('definition', log, null, afterInit((p) => definition(ctx, p))));
+connection.onReferences(guard('references', log, null, afterInit((p) => references(ctx, p))));
+connection.onDocumentSymbol(guard('documentSymbol', log, null, afterInit((p) => documentSymbols(ctx, p))));
+connection.onFoldingRanges(guard('foldingRange', log, null, afterInit((p) => foldingRanges(ctx, p))));
+connection.onDocumentFormatting(guard('formatting', log, null, afterInit((p) => formatting(ctx, p))));
+connection.onCodeAction(guard('codeAction', log, null, afterInit((p) => codeActions(ctx, p))));
+connection.languages.semanticTokens.on(guard('semanticTokens', log, { data: [] }, afterInit((p) => semanticTokens(ctx, p))));
+connection.languages.semanticTokens.onRange(guard('semanticTokens/range', log, { data: [] }, afterInit((p) => semanticTokens(ctx, p))));
+connection.onRequest(ProgramsRequest.method, guard('art/programs', log, null, afterInit((p: ProgramsRequest.Params): ProgramsRequest.Result => programs(ctx, p))));
 
-connection.onShutdown(() => tools?.dispose());
+connection.onShutdown(() => {
+  shutdownReceived = true;
+  return tools?.dispose();
+});
 
 documents.listen(connection);
 connection.listen();

@@ -85,6 +85,8 @@ export interface AgentFile {
   comments: SComment[];
   /** Syntax problems and misplaced keywords, in document order. */
   problems: ParseProblem[];
+  /** Lists nest deeper than MAX_NESTING (sexpr.ts): no agent was read; `problems` holds the one diagnostic. */
+  tooDeep: boolean;
 }
 
 export function hasFlag(state: StateDef, flag: KnownFlag | string): boolean {

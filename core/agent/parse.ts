@@ -17,7 +17,7 @@ export function parseAgentFile(text: string): AgentFile {
     else reader.syntax(headSpan(form), 'expected an agent: (define NAME (:states ...) (:behavior ...))');
   }
   problems.sort((a, b) => a.span.start - b.span.start);
-  return { text, agents, comments: sexprs.comments, problems };
+  return { text, agents, comments: sexprs.comments, problems, tooDeep: sexprs.tooDeep };
 }
 
 /** The first token of a form: what to underline when the whole form is misplaced. */

@@ -54,6 +54,8 @@ export interface SExprFile {
   forms: SExpr[];
   comments: SComment[];
   problems: SyntaxProblem[];
+  /** Lists nest deeper than MAX_NESTING: nothing was read; the one problem says so. */
+  tooDeep: boolean;
 }
 
 /** What the grammar returns: the tree with comments and error nodes still in it. */
@@ -65,12 +67,25 @@ export type RawItem =
   | { kind: 'comment'; text: string; span: Span }
   | { kind: 'error'; message: string; span: Span };
 
+/**
+ * How deep lists may nest (a `(define` is level 1). Every pass over the tree (reading, checking, compiling,
+ * formatting, monitoring, the editor's features) recurses along the nesting, so a deeper file is refused here, once,
+ * with one diagnostic, before any pass sees it. Real specs nest about ten deep; the grammar itself overflows the
+ * stack a few thousand deep.
+ */
+export const MAX_NESTING = 1000;
+
+const TOO_DEEP = `lists are nested too deeply to read (the limit is ${MAX_NESTING} levels): split the formula into simpler ones`;
+
 /** Reads s-expressions. Never throws: every problem is a SyntaxProblem and reading goes on. */
 export function readSExprs(text: string): SExprFile {
-  const out: SExprFile = { forms: [], comments: [], problems: [] };
+  const out: SExprFile = { forms: [], comments: [], problems: [], tooDeep: false };
   let read = readRepaired(text, []);
-  if (!read) {
-    out.problems.push({ message: 'lists are nested too deeply to read', span: { start: 0, end: Math.min(1, text.length) } });
+  // No repair yet, so the offsets are the text's own; the grammar fails (null) only for a nesting depth far past the limit.
+  const deep = read ? tooDeep(read.items) : null;
+  if (!read || deep) {
+    out.tooDeep = true;
+    out.problems.push({ message: TOO_DEEP, span: deep ? { start: deep.start, end: deep.start + 1 } : { start: 0, end: Math.min(1, text.length) } });
     return out;
   }
   // Unbalanced parentheses: let the indentation say where a `)` is missing or extra, so that one mistake gives
@@ -82,7 +97,7 @@ export function readSExprs(text: string): SExprFile {
     repairs.push(repair.kind === 'insert' ? { kind: 'insert', at: read.map.end(repair.at) } : { kind: 'delete', at: read.map.start(repair.at) });
     const next = readRepaired(text, repairs);
     // Keep a repair only when it makes the parentheses more balanced (an odd layout may point the wrong way).
-    if (!next || imbalance(next.items) >= imbalance(read.items)) {
+    if (!next || tooDeep(next.items) || imbalance(next.items) >= imbalance(read.items)) {
       repairs.pop();
       break;
     }
@@ -147,6 +162,20 @@ export function readSExprs(text: string): SExprFile {
 }
 
 const MAX_REPAIRS = 20;
+
+/** The span of a list nested deeper than MAX_NESTING, or null; iterative, so any depth is measured. */
+function tooDeep(items: RawItem[]): Span | null {
+  const stack: { items: RawItem[]; depth: number }[] = [{ items, depth: 0 }];
+  while (stack.length) {
+    const { items: xs, depth } = stack.pop()!;
+    for (const x of xs) {
+      if (x.kind !== 'list') continue;
+      if (depth + 1 > MAX_NESTING) return x.span;
+      stack.push({ items: x.items, depth: depth + 1 });
+    }
+  }
+  return null;
+}
 
 /** How many `)` are missing at the end of the file or the next `(define`, plus how many have no list to close. */
 function imbalance(items: RawItem[]): number {

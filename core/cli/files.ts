@@ -1,6 +1,6 @@
 // Reading the files the CLI is given, with one-line errors that name the file and the fix.
-import { readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
+import { readTextFile, TextFileError } from '../common/textFile';
 
 export type Language = 'art' | 'agent';
 
@@ -18,16 +18,19 @@ export function languageOf(path: string): Language {
 }
 
 export function readSource(path: string): string {
-  let st;
   try {
-    st = statSync(path);
-  } catch {
-    throw new CliError(`${path}: no such file: check the path (relative paths start at ${process.cwd()})`);
-  }
-  if (st.isDirectory()) throw new CliError(`${path}: is a directory: give the .art or .agent files in it`);
-  try {
-    return readFileSync(path, 'utf8');
+    return readTextFile(path);
   } catch (e) {
-    throw new CliError(`${path}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; check its permissions`);
+    if (!(e instanceof TextFileError)) throw e;
+    throw new CliError(`${path}: ${e.message}: ${FIX[e.kind]}`);
   }
 }
+
+const FIX: Record<TextFileError['kind'], string> = {
+  missing: `check the path (relative paths start at ${process.cwd()})`,
+  directory: 'give the .art or .agent files in it',
+  'not-regular': 'give a regular .art or .agent file',
+  'too-large': 'split it into smaller files',
+  'not-text': 'give a task library (.art) or an agent spec (.agent) saved as UTF-8 text',
+  unreadable: 'check its permissions',
+};

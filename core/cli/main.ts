@@ -74,12 +74,39 @@ export async function main(argv: string[], io: Out = { out: (s) => process.stdou
   }
 }
 
+/**
+ * Ends the process with `code` once what was written to stdout and stderr has reached the reader: writes to a pipe
+ * are asynchronous, and exiting at once cut `art check --json big.art | jq` at 64 KB. Every exit of the CLI goes
+ * through here.
+ */
+export function exitWhenFlushed(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.writableLength === 0 || stream.destroyed) done();
+    else stream.write('', () => done());
+  }
+}
+
+/**
+ * A reader that stops early (`art check --json big.art | head`) closes the pipe: the rest of the output has nobody
+ * to read it, so the CLI ends quietly, with the exit code it has so far, instead of printing an EPIPE stack trace.
+ */
+function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e) => {
-      process.stderr.write(`art: internal error: ${(e as Error).stack ?? e}\n`);
-      process.exit(3);
-    },
-  );
+  endQuietlyOnClosedPipe(process.stdout);
+  endQuietlyOnClosedPipe(process.stderr);
+  main(process.argv.slice(2)).then(exitWhenFlushed, (e) => {
+    process.stderr.write(`art: internal error: ${(e as Error).stack ?? e}\n`);
+    exitWhenFlushed(3);
+  });
 }

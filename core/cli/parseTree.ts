@@ -2,7 +2,7 @@
 import { agentSummary, parseAgentFile } from '../agent';
 import { parseArt, programTitle } from '../art';
 import { LineIndex, type Span } from '../common/text';
-import { languageOf, readSource } from './files';
+import { CliError, languageOf, readSource } from './files';
 
 export function parseTree(path: string): unknown {
   const text = readSource(path);
@@ -36,6 +36,10 @@ export function parseTree(path: string): unknown {
     };
   }
   const file = parseAgentFile(text);
+  if (file.tooDeep) {
+    const at = index.position(file.problems[0].span.start);
+    throw new CliError(`${path}:${at.line + 1}:${at.character + 1}: ${file.problems[0].message}`);
+  }
   return {
     file: path,
     language: 'agent',

@@ -2,17 +2,18 @@
 // trace to replay), picks the task, builds the model (an OpenAI-compatible endpoint, or the replay model that
 // replays the program's recorded text) and the tool library, and opens the trace. Shared by the shells that run
 // programs: the debug adapter and `art run`. Every failure is a LaunchError with one line that says what to fix.
-import { readFileSync, statSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { compileAgent } from '../agent/compile';
 import { checkAgentFile } from '../agent/check';
 import { parseAgentFile } from '../agent/parse';
 import type { AgentDef, AgentFile } from '../agent/ast';
+import { readTextFile, TextFileError } from '../common/textFile';
 import { normalizeName, programTitle, type ArtDocument } from '../art/ast';
 import { parseArt } from '../art/parse';
 import { OpenAIModel } from '../model/openai';
 import { ReplayModel } from '../model/replay';
 import type { ModelClient } from '../model/types';
+import { toolTimeoutProblem } from '../tools/common';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import { createAgentRunner, createArtRunner } from './create';
 import { Runner } from './runner';
@@ -76,6 +77,10 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
   const mode = o.mode;
   // Reranking scores passages with the model's log-probabilities; the replay model has none.
   if (o.rerank && mode === 'replay' && language !== 'trace') config.log?.('search reranking is unavailable in replay mode (the recorded text has no log-probabilities): search keeps the BM25 order');
+  // Checked here, where the timeout enters the runner, whatever the caller validated: past 2^31-1 ms, setTimeout
+  // would fire at once and every tool would time out.
+  const timeoutProblem = o.toolTimeoutMs === undefined ? undefined : toolTimeoutProblem(o.toolTimeoutMs);
+  if (timeoutProblem) throw new LaunchError(`toolTimeoutMs: ${timeoutProblem}`);
 
   let tools: ToolRegistry;
   try {
@@ -273,16 +278,10 @@ function languageOf(path: string): RunLanguage {
 }
 
 function readProgram(path: string): string {
-  let isDir = false;
   try {
-    isDir = statSync(path).isDirectory();
-  } catch {
-    throw new LaunchError(`${path}: no such file`);
-  }
-  if (isDir) throw new LaunchError(`${path}: is a directory, not a program file`);
-  try {
-    return readFileSync(path, 'utf8');
+    return readTextFile(path);
   } catch (e) {
-    throw new LaunchError(`${path}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    if (!(e instanceof TextFileError)) throw e;
+    throw new LaunchError(`${path}: ${e.message}${e.kind === 'directory' ? ', not a program file' : ''}`);
   }
 }

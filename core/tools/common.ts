@@ -45,6 +45,18 @@ export function stoppedResult(name: string, d: Deadline): ToolResult {
     : fail(`[${name}] was cancelled`);
 }
 
+/**
+ * The longest tool timeout: setTimeout fires at once for a delay past 2^31-1 ms, so a huge timeout would make every
+ * tool time out at once; the runner waits up to a second past a tool's own timeout, hence the margin.
+ */
+export const MAX_TOOL_TIMEOUT_MS = 2 ** 31 - 1 - 1000;
+
+/** Why `ms` cannot be a tool timeout, in words for the user; undefined when it can. */
+export function toolTimeoutProblem(ms: unknown): string | undefined {
+  if (typeof ms === 'number' && Number.isInteger(ms) && ms >= 1 && ms <= MAX_TOOL_TIMEOUT_MS) return undefined;
+  return `a tool timeout is a whole number of milliseconds from 1 to ${MAX_TOOL_TIMEOUT_MS} (about 24 days), not ${JSON.stringify(ms) ?? String(ms)}`;
+}
+
 export function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

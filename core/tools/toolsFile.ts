@@ -2,9 +2,9 @@
 // an MCP server. Validated with zod; the same schema, converted to JSON Schema, is schemas/art-tools.schema.json
 // (editor completion through `contributes.jsonValidation`). Every loading error is one line naming the file, the
 // place in it and the fix.
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { normalizeName } from '../art/ast';
+import { readTextFile, TextFileError } from '../common/textFile';
 
 export const TOOLS_FILE_NAME = '.art-tools.json';
 
@@ -110,11 +110,14 @@ export async function loadToolsFile(path: string, opts: { displayName?: string; 
   const shown = opts.displayName ?? path;
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Checked before it is read: a named pipe in its place would block the run and the server's diagnostics forever.
+    text = readTextFile(path);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !opts.required) return { config: null, errors: [] };
-    return { config: null, errors: [`${shown}: cannot be read (${code ?? (e as Error).message}) (fix: check the path of the tool file)`] };
+    if (!(e instanceof TextFileError)) throw e;
+    if (e.kind === 'missing' && !opts.required) return { config: null, errors: [] };
+    const unread = e.kind === 'missing' || e.kind === 'unreadable';
+    const problem = unread ? `cannot be read (${e.code ?? e.message}) (fix: check the path of the tool file)` : `${e.message} (fix: make it a regular JSON file)`;
+    return { config: null, errors: [`${shown}: ${problem}`] };
   }
   return parseToolsFile(text, shown);
 }

@@ -1,21 +1,41 @@
 // The built `art` CLI (dist/cli.js, as users run it): output formats, exit codes and one-line errors.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fixturePath } from '../support/fixtures';
+import { deepAgent } from '../core/agent/helpers';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
 const art = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 const tmp = mkdtempSync(join(tmpdir(), 'art-cli-'));
 const write = (name: string, text: string) => {
   const p = join(tmp, name);
   writeFileSync(p, text);
+  return p;
+};
+
+const writeBytes = (name: string, bytes: Buffer) => {
+  const p = join(tmp, name);
+  writeFileSync(p, bytes);
+  return p;
+};
+/** A file of `size` bytes that takes no disk space (all zeros, never written). */
+const sparse = (name: string, size: number) => {
+  const p = join(tmp, name);
+  writeFileSync(p, '');
+  truncateSync(p, size);
+  return p;
+};
+const fifo = (name: string) => {
+  const p = join(tmp, name);
+  const r = spawnSync('mkfifo', [p]);
+  assert.equal(r.status, 0, String(r.stderr));
   return p;
 };
 
@@ -82,6 +102,31 @@ describe('art parse', () => {
   });
 });
 
+describe('art parse and check: deep nesting', () => {
+  test('100 levels: parsed and checked', () => {
+    const f = write('deep100.agent', deepAgent(100));
+    const r = art('parse', '--json', f);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(JSON.parse(r.out).agents[0].name, 'deep');
+    assert.equal(art('check', f).code, 0);
+  });
+
+  for (const depth of [2_999, 3_000, 4_999, 100_000]) {
+    test(`${depth} levels: the "nested too deeply" diagnostic, no stack trace`, () => {
+      const f = write(`deep${depth}.agent`, deepAgent(depth));
+      const parsed = art('parse', '--json', f);
+      assert.equal(parsed.code, 2);
+      assert.equal(parsed.out, '');
+      assert.equal(parsed.err.trim().split('\n').length, 1, parsed.err);
+      assert.match(parsed.err, /deep\d+\.agent:\d+:\d+: lists are nested too deeply to read \(the limit is \d+ levels\)/);
+      const checked = art('check', f);
+      assert.equal(checked.code, 1);
+      assert.match(checked.out, /: error: lists are nested too deeply to read .*\[syntax\]$/m);
+      assert.equal(checked.err, '');
+    });
+  }
+});
+
 describe('art monitor', () => {
   const spec = fixturePath('agents/react.agent');
   const trace = readFileSync(fixturePath('traces/react-milhouse.txt'), 'utf8');
@@ -121,6 +166,11 @@ describe('art errors', () => {
     ['unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
     ['monitor without a trace', ['monitor', fixturePath('agents/react.agent')], /give a spec \(\.agent\) and a trace/],
     ['monitor with an .art spec', ['monitor', fixturePath('programs/cot.art'), fixturePath('traces/react-milhouse.txt')], /must be an agent spec/],
+    ['a named pipe', ['check', fifo('pipe.art')], /pipe\.art: not a regular file \(a named pipe\): give a regular \.art or \.agent file\n$/],
+    ['a 600 MB file', ['check', sparse('huge.art', 600 * 1024 * 1024)], /huge\.art: too large \(600 MB; the limit is 100 MB\): split it into smaller files\n$/],
+    ['a 600 MB file to parse', ['parse', sparse('huge.agent', 600 * 1024 * 1024)], /huge\.agent: too large \(600 MB/],
+    ['a binary file', ['check', writeBytes('image.art', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]))], /image\.art: not a text file \(it holds NUL bytes/],
+    ['a file that is not UTF-8', ['check', writeBytes('latin1.art', Buffer.from('Input: caf\xe9\n', 'latin1'))], /latin1\.art: not a text file \(it is not valid UTF-8\)/],
   ] as const) {
     test(`${name}: one line on stderr, exit 2`, () => {
       const r = art(...args);

@@ -3,8 +3,8 @@
 // and failing with one clear line.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { descendants, waitFor, zombie } from '../support/processes';
@@ -134,7 +134,12 @@ describe('art run', () => {
     assert.match(r.stderr, /\[art\] search reranking is unavailable in replay mode/);
   });
 
-  test('errors are one line, exit 2: missing file, bad task, no endpoint, bad option value', async () => {
+  test('errors are one line, exit 2: missing file, bad task, no endpoint, bad option value, binary or huge file', async () => {
+    const binary = join(work, 'binary.art');
+    writeFileSync(binary, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]));
+    const huge = join(work, 'huge.art');
+    writeFileSync(huge, '');
+    truncateSync(huge, 600 * 1024 * 1024);
     const cases: [string[], RegExp][] = [
       [['run', join(work, 'nope.art')], /^art run: .*nope\.art: no such file\n$/],
       [['run', PROGRAM, '--task', 'Nope', '--mode', 'replay'], /^art run: no task named "Nope": the file has 0: Aqua-rat, 1: Elementary Math\n$/],
@@ -147,6 +152,8 @@ describe('art run', () => {
       [['run', PROGRAM, '--bogus'], /^art run: Unknown option '--bogus' \(art run --help lists the options\)\n$/],
       [['run', PROGRAM, '--base-url', 'http://127.0.0.1:9/v1'], /^art run: no model/],
       [['run', join(work)], /is a directory/],
+      [['run', binary, '--mode', 'replay'], /^art run: .*binary\.art: not a text file \(it holds NUL bytes/],
+      [['run', huge, '--mode', 'replay'], /^art run: .*huge\.art: too large \(600 MB; the limit is 100 MB\)\n$/],
     ];
     for (const [args, message] of cases) {
       const r = await art(args);
@@ -154,6 +161,16 @@ describe('art run', () => {
       assert.match(r.stderr, message);
       assert.equal(r.stdout, '');
     }
+  });
+
+  test('a named pipe as the tool file: the run goes on without it and says why (it used to hang)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'art-cli-fifo-'));
+    const tools = join(dir, 'tools.json');
+    assert.equal(spawnSync('mkfifo', [tools]).status, 0);
+    const r = await art(['run', PROGRAM, '--mode', 'replay', '--quiet', '--tools', tools]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\[art\] tools: .*tools\.json: not a regular file \(a named pipe\) \(fix: make it a regular JSON file\)/);
+    assert.match(r.stdout, /^Answer: /m);
   });
 
   test('a run that cannot reach its endpoint ends with exit 1 and says why', async () => {

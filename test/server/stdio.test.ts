@@ -4,22 +4,26 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { ROOT, SERVER, ensureServerBuilt, fileUri } from './lspClient';
+import { deepAgent } from '../core/agent/helpers';
 
 interface Message {
   id?: number;
   method?: string;
   params?: any;
   result?: any;
-  error?: { message: string };
+  error?: { code: number; message: string };
 }
 
-test('stdio: a bare-bones client gets diagnostics, plain-text hover, and a clean exit', async t => {
+/** `node dist/server.js --stdio` with JSON-RPC framed by hand, as a bare-bones client does it. */
+function stdioServer(t: { after: (fn: () => void) => void }) {
   ensureServerBuilt();
   const child = spawn(process.execPath, [SERVER, '--stdio'], { cwd: ROOT, stdio: 'pipe' });
   // A failed assertion must not leave the server running: it would keep the test process alive.
   t.after(() => void (child.exitCode === null && child.signalCode === null && child.kill()));
   const messages: Message[] = [];
   const waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   let buffer = Buffer.alloc(0);
   child.stdout.on('data', (chunk: Buffer) => {
     buffer = Buffer.concat([buffer, chunk]);
@@ -49,12 +53,22 @@ test('stdio: a bare-bones client gets diagnostics, plain-text hover, and a clean
       waiters.push({ match, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
   };
-  const request = async (id: number, method: string, params: unknown) => {
+  /** The whole response, error included. */
+  const call = async (id: number, method: string, params: unknown) => {
     send({ id, method, params });
-    const r = await next((m) => m.id === id && m.method === undefined, method);
+    return next((m) => m.id === id && m.method === undefined, method);
+  };
+  const request = async (id: number, method: string, params: unknown) => {
+    const r = await call(id, method, params);
     assert.equal(r.error, undefined, r.error?.message);
     return r.result;
   };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, send, next, call, request, exited, stderr: () => stderr };
+}
+
+test('stdio: a bare-bones client gets diagnostics, plain-text hover, and a clean exit', async t => {
+  const { send, next, request, exited } = stdioServer(t);
 
   const init = await request(1, 'initialize', { processId: process.pid, rootUri: null, capabilities: {} });
   assert.ok(init.capabilities.hoverProvider);
@@ -70,10 +84,53 @@ test('stdio: a bare-bones client gets diagnostics, plain-text hover, and a clean
   assert.equal(hover.contents.kind, 'plaintext');
   assert.match(hover.contents.value, /calculator/);
 
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   assert.equal(await request(3, 'shutdown', null), null);
   send({ method: 'exit', params: null });
   assert.equal(await exited, 0);
+});
+
+test('stdio: a request before initialize gets the ServerNotInitialized error, then the server works', async t => {
+  const { call, request, send, exited } = stdioServer(t);
+  const early = await call(1, 'textDocument/hover', { textDocument: { uri: fileUri('/tmp/early.art') }, position: { line: 0, character: 0 } });
+  assert.equal(early.result, undefined);
+  assert.equal(early.error?.code, -32002);
+  assert.match(early.error!.message, /not initialized/);
+  const init = await request(2, 'initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+  assert.ok(init.capabilities.hoverProvider);
+  send({ method: 'initialized', params: {} });
+  assert.deepEqual(await request(3, 'textDocument/documentSymbol', { textDocument: { uri: fileUri('/tmp/not-open.art') } }), null);
+  assert.equal(await request(4, 'shutdown', null), null);
+  send({ method: 'exit', params: null });
+  assert.equal(await exited, 0);
+});
+
+for (const [what, header] of [
+  ['a Content-Length that is not a number', 'Content-Length: twelve\r\n\r\n{}'],
+  ['no Content-Length', 'Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}'],
+  ['a Content-Length too short for its message', 'Content-Length: 5\r\n\r\n{"jsonrpc": "2.0", "method": "initialized", "params": {}}'],
+] as const) {
+  test(`stdio: ${what}: the server says so on stderr and exits non-zero (the client restarts it)`, async t => {
+    const { child, request, exited, stderr } = stdioServer(t);
+    await request(1, 'initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+    child.stdin.write(header);
+    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running'), 10_000))]);
+    assert.equal(code, 1, stderr());
+    assert.match(stderr(), /^art-language-server: unreadable message from the client \(.+\); exiting so that the client restarts the server$/m);
+  });
+}
+
+test('stdio: an agent spec nested 3,000 deep gets the "nested too deeply" diagnostic, and the server goes on', async t => {
+  const { send, next, request } = stdioServer(t);
+  await request(1, 'initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+  send({ method: 'initialized', params: {} });
+  const uri = fileUri('/tmp/deep.agent');
+  send({ method: 'textDocument/didOpen', params: { textDocument: { uri, languageId: 'art-agent', version: 1, text: deepAgent(3_000) } } });
+  const published = await next((m) => m.method === 'textDocument/publishDiagnostics' && m.params.uri === uri, 'publishDiagnostics');
+  assert.equal(published.params.diagnostics.length, 1);
+  assert.match(published.params.diagnostics[0].message, /nested too deeply/);
+  assert.ok(Array.isArray(await request(2, 'textDocument/documentSymbol', { textDocument: { uri } })));
+  await request(3, 'textDocument/formatting', { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+  await request(4, 'textDocument/semanticTokens/full', { textDocument: { uri } });
 });
 
 test('node-ipc, as VS Code starts it: initialize, diagnostics, clean exit', async t => {

@@ -3,6 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CompletionList, Hover, MarkupContent } from 'vscode-languageserver-protocol';
@@ -52,4 +53,19 @@ test('changing the tool file re-checks open documents', async () => {
   await client.notify('workspace/didChangeWatchedFiles', { changes: [{ uri: fileUri(join(dir, '.art-tools.json')), type: 2 }] });
   const d = await republished;
   assert.match(String(d.diagnostics[0].message), /word counts/);
+});
+
+test('a named pipe as the tool file: diagnostics still come, and the log says it is not a regular file', async () => {
+  const fifoDir = mkdtempSync(join(tmpdir(), 'art-lsp-fifo-'));
+  const made = spawnSync('mkfifo', [join(fifoDir, '.art-tools.json')]);
+  assert.equal(made.status, 0, String(made.stderr));
+  const other = await LspClient.start({ rootPath: fifoDir, settings: { diagnostics: { debounceMs: 0 } } });
+  try {
+    const p = await other.open(fileUri(join(fifoDir, 'lib.art')), TEXT);
+    assert.deepEqual(p.diagnostics.map((d) => d.code), []);
+    assert.ok(other.logs.some((l) => /\.art-tools\.json: not a regular file \(a named pipe\)/.test(l)), other.logs.join('\n'));
+  } finally {
+    await other.stop();
+    rmSync(fifoDir, { recursive: true, force: true });
+  }
 });

@@ -65,3 +65,9 @@ export function meaning(text: string): unknown {
     behavior: a.behavior && formulaToString(a.behavior),
   }));
 }
+
+/** An agent whose behavior nests `depth` lists deep, the define and the clause included. */
+export function deepAgent(depth: number): string {
+  const n = depth - 2;
+  return `(define deep\n  (:states (A (:text "[A]")))\n  (:behavior ${'(next A '.repeat(n)}A${')'.repeat(n)}))\n`;
+}

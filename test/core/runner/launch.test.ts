@@ -1,0 +1,32 @@
+// prepareRun's checks of the options it passes to the runner.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LaunchError, prepareRun } from '../../../core/runner/launch';
+import { MAX_TOOL_TIMEOUT_MS } from '../../../core/tools/common';
+import { fixturePath } from './helpers';
+
+const PROGRAM = fixturePath('programs/arithmetic.art');
+
+describe('prepareRun: toolTimeoutMs', () => {
+  for (const ms of [2 ** 31, 1e12, Number.MAX_SAFE_INTEGER, 0, -5, 1.5]) {
+    test(`${ms}: a one-line error before anything runs (setTimeout would fire at once)`, async () => {
+      await assert.rejects(
+        prepareRun({ program: PROGRAM, mode: 'replay', task: 1, trusted: true, toolTimeoutMs: ms }),
+        (e: Error) => e instanceof LaunchError && /^toolTimeoutMs: a tool timeout is a whole number of milliseconds from 1 to \d+ \(about 24 days\), not /.test(e.message),
+      );
+    });
+  }
+
+  test('the largest allowed timeout: tools run to their end, none times out', async () => {
+    const run = await prepareRun({ program: PROGRAM, mode: 'replay', task: 1, trusted: true, pauseAfterTool: false, toolTimeoutMs: MAX_TOOL_TIMEOUT_MS });
+    const timedOut: string[] = [];
+    run.runner.on('toolEnd', ({ call }) => void (call.timedOut && timedOut.push(call.tool)));
+    try {
+      const result = await run.runner.run();
+      assert.equal(result.reason, 'finished', result.error);
+    } finally {
+      await run.dispose();
+    }
+    assert.deepEqual(timedOut, []);
+  });
+});

@@ -9,6 +9,7 @@ import { StreamedText } from '../runner/streamedText';
 import type { PauseReason, RunResult, ToolCall } from '../runner/types';
 import { CliError } from './files';
 import { typedText } from '../runner/typedText';
+import { CONSTRAIN_MODES, type ConstrainMode } from '../runner/constraints';
 
 export const RUN_USAGE = `usage: art run FILE [options]
   FILE                    a task library (.art), an agent spec (.agent), or a run trace (.jsonl) to replay
@@ -23,6 +24,7 @@ export const RUN_USAGE = `usage: art run FILE [options]
   --max-tokens N          tokens per request
   --tools F               workspace tool file (default .art-tools.json when present)
   --trace F               write the run's trace (JSONL) to F
+  --constrain MODE        decoding constraints: auto|off|vllm|vllm-legacy|sglang|llama.cpp (default off)
   --interactive           pause after each tool call and accept an override (empty line keeps the output)
   --quiet                 print only the answer`;
 
@@ -54,6 +56,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
       'max-tokens': { type: 'string' },
       tools: { type: 'string' },
       trace: { type: 'string' },
+      constrain: { type: 'string' },
       interactive: { type: 'boolean' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -68,6 +71,8 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   if (mode !== 'generate' && mode !== 'replay') throw new CliError(`art run: --mode must be generate or replay, not "${mode}"`);
   const api = values.api;
   if (api !== undefined && api !== 'completions' && api !== 'chat') throw new CliError(`art run: --api must be completions or chat, not "${api}"`);
+  const constrain = values.constrain;
+  if (constrain !== undefined && !(CONSTRAIN_MODES as readonly string[]).includes(constrain)) throw new CliError(`art run: --constrain must be one of ${CONSTRAIN_MODES.join(', ')}, not "${constrain}"`);
   const env = io.env ?? process.env;
   const keyEnv = values['api-key-env'] ?? 'OPENAI_API_KEY';
   const interactive = !!values.interactive;
@@ -90,6 +95,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
       pauseAfterTool: interactive,
       pauseOnToolError: interactive,
       tracePath: values.trace,
+      constrain: constrain as ConstrainMode | undefined,
       log: line => io.err(`[art] ${line}`),
     });
   } catch (e) {
@@ -141,7 +147,8 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   const s = result.snapshot;
   if (result.reason === 'finished') {
     io.write(`${values.quiet ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n`);
-    if (!values.quiet) io.err(`[art] ${s.requests} request(s), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${run.tracePath ? `; trace: ${run.tracePath}` : ''}`);
+    const checked = `${s.constrainedRequests} constrained, ${s.corrections} monitor correction(s)`;
+    if (!values.quiet) io.err(`[art] ${s.requests} request(s) (${checked}), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${run.tracePath ? `; trace: ${run.tracePath}` : ''}`);
     return 0;
   }
   io.err(`art run: the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`);

@@ -14,6 +14,7 @@ import { OpenAIModel } from '../model/openai';
 import { ReplayModel } from '../model/replay';
 import type { ModelClient } from '../model/types';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
+import { CONSTRAIN_MODES, Constrainer, type ConstrainMode } from './constraints';
 import { createAgentRunner, createArtRunner } from './create';
 import { Runner } from './runner';
 import { TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
@@ -56,6 +57,8 @@ export interface RunConfig extends PassedRunnerOptions {
   replayDelayMs?: number;
   /** Where to write the JSONL trace. */
   tracePath?: string;
+  /** Decoding constraints sent with each request (see constraints.ts): `auto` probes the endpoint. Default `off`. */
+  constrain?: ConstrainMode;
 }
 
 export type RunLanguage = 'art' | 'agent' | 'trace';
@@ -91,6 +94,7 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
   const language = languageOf(path);
   const mode = config.mode ?? 'generate';
   if (mode !== 'generate' && mode !== 'replay') throw new LaunchError(`unknown mode "${String(mode)}": use "generate" or "replay"`);
+  if (config.constrain !== undefined && !CONSTRAIN_MODES.includes(config.constrain)) throw new LaunchError(`unknown constrain mode "${String(config.constrain)}": use one of ${CONSTRAIN_MODES.join(', ')}`);
 
   let tools: ToolRegistry;
   try {
@@ -156,6 +160,7 @@ function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
     workspaceRoot: b.root,
     trace: b.trace,
     log: c.log,
+    constrainer: b.mode === 'generate' && c.constrain && c.constrain !== 'off' ? new Constrainer({ mode: c.constrain, baseURL: c.baseURL }) : undefined,
   };
 }
 

@@ -41,6 +41,7 @@ const RECORDS = {
   pause: z.looseObject({}),
   edit: z.looseObject({ what: z.enum(['input', 'output', 'skip']), callId: n, text: z.string().optional() }),
   retry: z.looseObject({}),
+  unconstrained: z.looseObject({}),
   end: z.looseObject({}),
 } as const;
 

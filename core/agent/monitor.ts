@@ -42,6 +42,8 @@ export type MonitorEvent =
 export interface MonitorOptions {
   /** The text is a whole run: ending in a state that is not final is a violation. */
   complete?: boolean;
+  /** Start at these automaton positions (a pause point: the state the text so far ended in) instead of before the first state. */
+  start?: readonly number[];
 }
 
 interface PromptText {
@@ -86,6 +88,7 @@ export class StreamMonitor {
     });
     this.prompts = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
     this.firstChars = new Set(this.prompts.map(p => p.text[0]));
+    if (options.start?.length) this.positions = [...options.start];
   }
 
   /** Everything fed so far (after resumeWithCorrection: the corrected text and what was fed since). */

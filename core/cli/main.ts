@@ -2,6 +2,7 @@
 // The `art` command line: check, parse and monitor (and run, see run.ts) over the core, for terminals and CI.
 import { parseArgs } from 'node:util';
 import { diagnoseFile, formatDiagnostic, type FileDiagnostic } from './check';
+import { constrainCommand } from './constrain';
 import { CliError } from './files';
 import { monitorCommand } from './monitor';
 import { parseTree } from './parseTree';
@@ -13,6 +14,8 @@ commands:
   check FILE...                 report problems; exit 1 when any error is found  [--json]
   parse FILE                    print the syntax tree                              [--json]
   monitor SPEC TRACE            check a trace against an agent spec; exit 1 when off-spec  [--agent NAME] [--json]
+  constrain SPEC                print the decoding constraint of an agent from a state (default: the start of a run)
+                                [--agent NAME] [--state S] [--format regex|gbnf]
   run FILE                      run a program or agent, printing it as it grows; exit 1 unless it finishes
                                 (art run --help lists its options)
   help                          this text
@@ -48,6 +51,15 @@ export async function main(argv: string[], io: Out = { out: (s) => process.stdou
         });
         if (positionals.length !== 2) throw new CliError('art monitor: give a spec (.agent) and a trace file: art monitor SPEC TRACE');
         return monitorCommand(positionals[0], positionals[1], { agent: values.agent, json: !!values.json }, io);
+      }
+      case 'constrain': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          options: { agent: { type: 'string' }, state: { type: 'string' }, format: { type: 'string' } },
+          allowPositionals: true,
+        });
+        if (positionals.length !== 1) throw new CliError('art constrain: give one agent spec: art constrain SPEC [--agent NAME] [--state S] [--format regex|gbnf]');
+        return constrainCommand(positionals[0], values, io);
       }
       case 'run':
         return await runCommand(rest, { write: io.write ?? ((s) => process.stdout.write(s)), err: io.err, stdin: process.stdin });

@@ -138,7 +138,8 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   const s = result.snapshot;
   if (result.reason === 'finished') {
     io.write(`${values.quiet ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n`);
-    if (!values.quiet) io.err(`[art] ${s.requests} request(s), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${run.tracePath ? `; trace: ${run.tracePath}` : ''}`);
+    const checked = `${s.constrainedRequests} constrained, ${s.corrections} monitor correction(s)`;
+    if (!values.quiet) io.err(`[art] ${s.requests} request(s) (${checked}), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${run.tracePath ? `; trace: ${run.tracePath}` : ''}`);
     return 0;
   }
   io.err(`art run: the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`);

@@ -236,7 +236,7 @@ export class OpenAIModel implements ModelClient {
         const out: CompletionResult[] = [];
         if ((this.opts.api ?? 'completions') === 'completions') {
           const r = await this.client.completions.create(
-            { ...this.opts.extraBody, model: this.opts.model, prompt: req.prompt, n, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs ? 1 : undefined, stream: false },
+            { ...this.opts.extraBody, ...req.extraBody, model: this.opts.model, prompt: req.prompt, n, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs ? 1 : undefined, stream: false },
             options,
           );
           for (const c of [...r.choices].sort((a, b) => a.index - b.index))
@@ -244,7 +244,7 @@ export class OpenAIModel implements ModelClient {
           if (r.usage && out[0]) out[0].usage = { promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens };
         } else {
           const r = await this.client.chat.completions.create(
-            { ...this.opts.extraBody, model: this.opts.model, messages: this.chatMessages(req.prompt), n, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs || undefined, stream: false },
+            { ...this.opts.extraBody, ...req.extraBody, model: this.opts.model, messages: this.chatMessages(req.prompt), n, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs || undefined, stream: false },
             options,
           );
           for (const c of [...r.choices].sort((a, b) => a.index - b.index))
@@ -280,7 +280,7 @@ export class OpenAIModel implements ModelClient {
     const streamOptions = this.opts.streamUsage === false ? undefined : { include_usage: true };
     if ((this.opts.api ?? 'completions') === 'completions') {
       const s = await this.client.completions.create(
-        { ...this.opts.extraBody, model: this.opts.model, prompt, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs ? 1 : undefined, stream: true, stream_options: streamOptions },
+        { ...this.opts.extraBody, ...req.extraBody, model: this.opts.model, prompt, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs ? 1 : undefined, stream: true, stream_options: streamOptions },
         { signal },
       );
       return (async function* () {
@@ -296,7 +296,7 @@ export class OpenAIModel implements ModelClient {
       })();
     }
     const s = await this.client.chat.completions.create(
-      { ...this.opts.extraBody, model: this.opts.model, messages: this.chatMessages(prompt), stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs || undefined, stream: true, stream_options: streamOptions },
+      { ...this.opts.extraBody, ...req.extraBody, model: this.opts.model, messages: this.chatMessages(prompt), stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs || undefined, stream: true, stream_options: streamOptions },
       { signal },
     );
     return (async function* () {

@@ -5,6 +5,7 @@
 // longest common prefix of the valid next states' prompt texts is appended, as in Crouse et al. (2023); the runner
 // reports each correction as an event.
 import type { CompiledAgent } from '../agent/compile';
+import { agentConstraint, type Constraint } from '../agent/constrain';
 import { StreamMonitor, type MonitorEvent } from '../agent/monitor';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
 import type { StepView, ToolLookup } from './types';
@@ -132,6 +133,14 @@ export class AgentProtocol implements Protocol {
   agentState(written: string): { current: string | null; expected: string[] } {
     this.sync(written);
     return { current: this.monitor.current, expected: this.monitor.expectedNext() };
+  }
+
+  /** From where the monitor stands: the rest of the run up to the next env-input state or the end (none past a violation). */
+  constraint(written: string): Constraint | null {
+    this.sync(written);
+    if (this.violation) return null;
+    const m = this.monitor;
+    return agentConstraint(this.spec.agent, { positions: m.currentPositions.length ? m.currentPositions : null, tail: m.text.slice(m.safeLength) });
   }
 
   /** Keeps the monitor in step with the text: feeds what was added, or starts over when text was cut or edited. */

@@ -5,6 +5,7 @@ import { isEoqName } from '../art/ast';
 import { STREAM_STOPS } from '../art/lines';
 import { parseArt } from '../art/parse';
 import { ArtScanner, type ArtScan, type ScannedStep } from './artScan';
+import { artStepConstraint, type Constraint } from './constraints';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
 import type { StepView, ToolLookup } from './types';
 
@@ -40,6 +41,22 @@ export class ArtProtocol implements Protocol {
     if (isEoqName(name)) return false;
     return this.tools.get(name) !== undefined;
   }
+
+  /**
+   * At the start of a step (after the header's `Q1:`, or after a tool's output line), the step up to its call;
+   * none inside an answer. `stepNames` restricts the names (the tool library and the library's sub-steps).
+   */
+  constraint(written: string): Constraint | null {
+    const scan = this.scan(written);
+    if (scan.ans || scan.endAt !== null) return null;
+    if (written.trim() === '') return artStepConstraint(1, true, this.stepNames);
+    const last = scan.steps[scan.steps.length - 1];
+    if (!last || scan.last !== 'answer' || !written.endsWith('\n')) return null;
+    return artStepConstraint(last.number + 1, false, this.stepNames);
+  }
+
+  /** Step names a constraint allows; any name when unset. */
+  stepNames: string[] | undefined;
 
   detect(written: string): Detection[] {
     const scan = this.scan(written);

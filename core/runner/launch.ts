@@ -15,6 +15,7 @@ import { ReplayModel } from '../model/replay';
 import type { ModelClient } from '../model/types';
 import { toolTimeoutProblem } from '../tools/common';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
+import { Constrainer } from './constraints';
 import { createAgentRunner, createArtRunner } from './create';
 import { Runner } from './runner';
 import { TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
@@ -158,6 +159,7 @@ function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
     workspaceRoot: b.root,
     trace: b.trace,
     log: c.log,
+    constrainer: b.options.mode === 'generate' && b.options.constrain !== 'off' ? new Constrainer({ mode: b.options.constrain, baseURL: b.options.baseURL }) : undefined,
   };
 }
 

@@ -3,6 +3,7 @@
 // sentence after it) and the output is written right after the trigger. With
 // stop sequences the request ends at `>>` (the trigger's close) and the runner writes `>>` itself; without them the
 // stream is cut before `>>`. A trigger that names no tool is left to the model.
+import { triggerConstraint, type Constraint } from './constraints';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
 import type { StepView, ToolLookup } from './types';
 
@@ -34,6 +35,11 @@ export class MultiToolProtocol implements Protocol {
 
   stops(): string[] {
     return ['>>', ...this.endMarkers].slice(0, 4);
+  }
+
+  /** Text up to the next trigger (or the end); none while a trigger is open. */
+  constraint(written: string): Constraint | null {
+    return OPEN_TRIGGER.test(written) ? null : triggerConstraint();
   }
 
   detect(written: string): Detection[] {

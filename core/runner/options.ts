@@ -5,6 +5,7 @@
 // them). RunConfig (launch.ts) and the adapter's launch arguments are typed from it, and every shell validates
 // through parseRunOptions, so a bad value gives one line naming the option and what it expects.
 import { z } from 'zod';
+import { CONSTRAIN_MODES } from './constraints';
 import { DEFAULT_WORD_LIST } from '../tools/lookup';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
 
@@ -195,6 +196,11 @@ export const RUN_OPTIONS = {
   toolTimeoutMs: option(count(1).optional(), {
     description: 'Milliseconds before any tool is stopped (default: each tool\'s own).',
     cli: { flag: 'tool-timeout-ms', arg: 'MS' },
+  }),
+  constrain: option(z.enum(CONSTRAIN_MODES).default('off'), {
+    description: 'Decoding constraints sent with each request so the model cannot leave the spec or the step syntax: "auto" asks the endpoint what it is (vLLM, SGLang, llama.cpp server) and sends nothing to others; the decoding monitor stays the check.',
+    cli: { flag: 'constrain', arg: 'MODE' },
+    setting: { key: 'model.constrain', scope: 'resource', description: 'Decoding constraints for program and agent runs: "auto" detects vLLM, SGLang or llama.cpp server and sends what it understands; "off" sends none (the decoding monitor still checks and corrects).' },
   }),
   replayDelayMs: option(count(0).default(0), {
     description: 'Replay mode: milliseconds between streamed chunks, to watch the program grow.',

@@ -1,6 +1,7 @@
 // What differs between the three kinds of run (ART programs, agent specs, MultiTool-CoT triggers): where a step or
 // a tool call is complete in the text the model writes, which stop sequences end a request there, and what text
 // the runner appends to resume. The Runner drives any Protocol the same way.
+import type { Constraint } from '../agent/constrain';
 import type { Span } from '../common/text';
 import type { RunKind, StepView } from './types';
 
@@ -78,6 +79,8 @@ export interface Protocol {
   readonly traceConfig: Record<string, unknown>;
   /** Agents only: the monitor's current state and the states that may follow. */
   agentState?(written: string): { current: string | null; expected: string[] };
+  /** What the model may write in the next request (see constraints.ts), or null where the protocol has none to give. */
+  constraint?(written: string): Constraint | null;
 }
 
 /** The generated text with a call's input replaced (the input sits at `inputSpan`). */

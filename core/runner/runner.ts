@@ -11,6 +11,7 @@ import { formatMs } from '../tools/common';
 import type { ToolResult } from '../tools/types';
 import type { Boundary, Detection, Protocol, StreamEndAction } from './protocol';
 import { replaceInput } from './protocol';
+import { streamConstrained } from './constraints';
 import type { BreakpointKind, Breakpoints, EndReason, PauseInfo, PauseReason, RunResult, RunState, RunnerOptions, Snapshot, StepView, ToolCall, TraceRecord } from './types';
 
 export interface RunnerEvents {
@@ -56,6 +57,10 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private readonly calls: ToolCall[] = [];
   private readonly usage: Usage = { promptTokens: 0, completionTokens: 0 };
   private requests = 0;
+  private constrainedRequests = 0;
+  private corrections = 0;
+  /** The constraint the latest request was sent with (`vllm regex`), for the call it wrote. */
+  private lastConstraint: string | undefined;
   private runState: RunState = 'idle';
   private readonly runCtrl = new AbortController();
   private stopped = false;
@@ -106,6 +111,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
       agentState: this.protocol.agentState?.(this.written),
       usage: { ...this.usage },
       requests: this.requests,
+      constrainedRequests: this.constrainedRequests,
+      corrections: this.corrections,
     };
   }
 
@@ -228,12 +235,20 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const n = ++this.requests;
     const stop = this.opts.model.honoursStop ? this.protocol.stops() : [];
     const prompt = this.protocol.prompt + this.written;
-    this.trace({ t: 'request', at: Date.now(), n, prompt, stop, maxTokens: this.maxTokens, temperature: this.opts.temperature });
+    const constraint = (await this.opts.constrainer?.forRequest(this.protocol, this.written)) ?? null;
+    this.lastConstraint = constraint ? `${constraint.server} ${constraint.form}` : undefined;
+    if (constraint) this.constrainedRequests++;
+    this.trace({ t: 'request', at: Date.now(), n, prompt, stop, maxTokens: this.maxTokens, temperature: this.opts.temperature, constraint: constraint ?? undefined });
     this.emit('request', { n, stop, promptLength: prompt.length, at: performance.now() });
     const ctrl = new AbortController();
     const onRunAbort = () => ctrl.abort(this.runCtrl.signal.reason);
     this.runCtrl.signal.addEventListener('abort', onRunAbort, { once: true });
-    const it = this.opts.model.stream({ prompt, stop, maxTokens: this.maxTokens, temperature: this.opts.temperature, signal: ctrl.signal });
+    const it = streamConstrained(this.opts.model, { prompt, stop, maxTokens: this.maxTokens, temperature: this.opts.temperature, signal: ctrl.signal }, constraint, reason => {
+      this.constrainedRequests--;
+      this.lastConstraint = undefined;
+      this.opts.log?.(`request ${n}: the server rejected the decoding constraint, sent again without it (${reason})`);
+      this.trace({ t: 'unconstrained', at: Date.now(), n, reason });
+    });
     const startLen = this.written.length;
     let result: CompletionResult | undefined;
     try {
@@ -342,6 +357,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const dc = { ...b.call! };
     this.handled.add(b.key);
     const call: ToolCall = { id: this.calls.length + 1, tool: dc.tool, input: dc.input, previousAnswer: dc.previousAnswer, step: dc.step, state: dc.state };
+    if (this.lastConstraint) call.constrained = this.lastConstraint;
     this.calls.push(call);
     this.currentCall = call;
     this.emit('step', { step: this.stepViews().find(s => s.number === b.step), label: b.label, number: b.step });
@@ -444,6 +460,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
 
   private applyCorrection(c: Extract<Detection, { type: 'correction' }>): void {
     const removed = this.lastDropped;
+    this.corrections++;
     this.append(c.insert);
     const offset = this.protocol.header.length + c.cut;
     this.trace({ t: 'correction', at: Date.now(), offset, found: c.found, expected: c.expected, removed, inserted: c.insert });

@@ -42,6 +42,7 @@ const RECORDS = {
   edit: z.looseObject({ what: z.enum(['input', 'output', 'skip']), callId: n, text: z.string().optional() }),
   retry: z.looseObject({}),
   live: z.looseObject({ why: z.string() }),
+  unconstrained: z.looseObject({}),
   end: z.looseObject({}),
 } as const;
 

@@ -3,6 +3,7 @@
 import type { Span } from '../common/text';
 import type { Tool } from '../tools/types';
 import type { ModelClient, Usage } from '../model/types';
+import type { Constrainer, SentConstraint } from './constraints';
 
 /** Finds a tool by the name written in the program (`[code execute]`, `[Action] Search`, `<<Calculator>>`). */
 export interface ToolLookup {
@@ -36,6 +37,8 @@ export interface ToolCall {
   /** The text appended to the program for this call ('' when the model writes it). */
   appended?: string;
   details?: Record<string, unknown>;
+  /** The request that wrote this call was sent with a decoding constraint: the server and form (`vllm regex`). */
+  constrained?: string;
 }
 
 /** A step of the run: an ART query and its answer, an agent state and its text, or an inline trigger. */
@@ -76,6 +79,10 @@ export interface Snapshot {
   agentState?: { current: string | null; expected: string[] };
   usage: Usage;
   requests: number;
+  /** Requests sent with a decoding constraint (and not rejected). */
+  constrainedRequests: number;
+  /** Times the agent monitor corrected off-spec text. */
+  corrections: number;
 }
 
 export type RunKind = 'art' | 'agent' | 'multitool';
@@ -166,6 +173,8 @@ export interface RunnerOptions {
   trace?: TraceSink;
   /** Progress lines (retries, fallbacks) for an output channel; never secrets. */
   log?: (line: string) => void;
+  /** Sends decoding constraints with each request (see constraints.ts); none without. */
+  constrainer?: Constrainer;
 }
 
 /** Where trace records go (TraceWriter writes JSONL; tests collect them in memory). */
@@ -175,7 +184,9 @@ export interface TraceSink {
 
 export type TraceRecord =
   | { t: 'run'; at: number; kind: RunKind; model: string; honoursStop: boolean; prompt: string; header: string; config: Record<string, unknown>; options: Record<string, unknown> }
-  | { t: 'request'; at: number; n: number; prompt: string; stop: string[]; maxTokens?: number; temperature?: number }
+  | { t: 'request'; at: number; n: number; prompt: string; stop: string[]; maxTokens?: number; temperature?: number; constraint?: SentConstraint }
+  /** The server rejected request n's constraint (HTTP 400): it was sent again without. */
+  | { t: 'unconstrained'; at: number; n: number; reason: string }
   | { t: 'chunk'; at: number; n: number; text: string }
   | { t: 'completion'; at: number; n: number; text: string; finishReason?: string; usage?: Usage; cut?: number; dropped?: string; aborted?: boolean }
   | { t: 'tool'; at: number; call: ToolCall }

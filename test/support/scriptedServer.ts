@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { ContinuationScript, roughTokens } from '../../core/model/script';
 import { StopScanner } from '../../core/model/stops';
+import { Gbnf } from './gbnf';
 
 export type Fault =
   /** Answer with an HTTP error (a 429 may carry Retry-After as `retry-after` seconds or `retry-after-ms`). */
@@ -44,6 +45,8 @@ export interface RecordedRequest {
   /** No script lined up with the prompt (the server answered with an empty completion). */
   unaligned: boolean;
   fault?: Fault;
+  /** The decoding constraint the request carried (any server's field), and whether a script met it. */
+  constraint?: { regex?: string; grammar?: string; met: boolean };
 }
 
 export interface ScriptedServerOptions {
@@ -59,6 +62,10 @@ export interface ScriptedServerOptions {
    * the client closes the stream, so a generous value costs a test nothing and holds on a loaded machine. Default 0.
    */
   callPauseMs?: number;
+  /** Answer the probe route of this server (GET /version, /props, /get_server_info) like it. Default none. */
+  identity?: 'vllm' | 'vllm-legacy' | 'sglang' | 'llama.cpp' | null;
+  /** Answer 400 to any request that carries a decoding constraint (a server that does not know the field). */
+  rejectConstraints?: boolean;
 }
 
 export class ScriptedServer {
@@ -67,6 +74,8 @@ export class ScriptedServer {
   tokenDelayMs: number;
   tokensPerChunk: number;
   callPauseMs: number;
+  identity: ScriptedServerOptions['identity'];
+  rejectConstraints: boolean;
   private scripts: ContinuationScript[] = [];
   private faults: Fault[] = [];
   private server: Server | null = null;
@@ -86,6 +95,8 @@ export class ScriptedServer {
     this.tokenDelayMs = opts.tokenDelayMs ?? 1;
     this.tokensPerChunk = opts.tokensPerChunk ?? 1;
     this.callPauseMs = opts.callPauseMs ?? 0;
+    this.identity = opts.identity ?? null;
+    this.rejectConstraints = opts.rejectConstraints ?? false;
   }
 
   /** Scripts tried in order; the first whose recording lines up with a prompt answers it. */
@@ -157,6 +168,13 @@ export class ScriptedServer {
     if (req.method === 'GET' && path.endsWith('/models')) {
       return json(res, 200, { object: 'list', data: [{ id: 'scripted', object: 'model' }] });
     }
+    if (req.method === 'GET') {
+      const id = this.identity;
+      if (path === '/version' && (id === 'vllm' || id === 'vllm-legacy')) return json(res, 200, { version: id === 'vllm' ? '0.12.0' : '0.8.5' });
+      if (path === '/props' && id === 'llama.cpp') return json(res, 200, { default_generation_settings: {}, total_slots: 1 });
+      if (path === '/get_server_info' && id === 'sglang') return json(res, 200, { model_path: 'scripted', version: '0.5.0' });
+      return json(res, 404, { error: { message: `no route GET ${path}` } });
+    }
     const isChat = path.endsWith('/chat/completions');
     if (req.method !== 'POST' || !(isChat || path.endsWith('/completions'))) return json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
     const body = JSON.parse(await readBody(req)) as Record<string, any>;
@@ -164,6 +182,12 @@ export class ScriptedServer {
     const stop: string[] = body.stop == null ? [] : Array.isArray(body.stop) ? body.stop : [body.stop];
     const rec: RecordedRequest = { path, body, prompt, stop, receivedAt: performance.now(), status: 200, tokensSent: 0, tokensAfterCall: 0, aborted: false, unaligned: false };
     this.requests.push(rec);
+    const constraint = constraintOf(body);
+    if (constraint && this.rejectConstraints) {
+      rec.status = 400;
+      rec.constraint = { ...constraint, met: false };
+      return json(res, 400, { error: { message: 'unknown field: structured_outputs', type: 'BadRequestError' } });
+    }
     const fault = this.faults.shift();
     rec.fault = fault;
     if (fault && 'status' in fault) {
@@ -206,7 +230,16 @@ export class ScriptedServer {
     // What the model writes: the rest of the first script that lines up with the prompt.
     let text = '';
     let callEnds: number[] = [];
-    const script = this.scripts.find(s => s.locate(prompt));
+    // With a constraint, the first script whose text up to the first stop (inclusive) meets it, as a constraining
+    // server would never write anything else; without one, the first script that lines up.
+    const aligned = this.scripts.filter(s => s.locate(prompt));
+    let script = aligned[0];
+    if (constraint) {
+      // Up to the first stop, with the stop (an env-input prompt text) or without it (the model may end before it).
+      const meets = (s: ContinuationScript) => upToStop(s.rest(s.locate(prompt)!).text, stop).some(t => constraintAccepts(constraint, t));
+      script = aligned.find(meets) ?? aligned[0];
+      rec.constraint = { ...constraint, met: !!script && meets(script) };
+    }
     if (script) ({ text, callEnds } = script.rest(script.locate(prompt)!));
     else rec.unaligned = true;
     const maxTokens: number = body.max_tokens ?? body.max_completion_tokens ?? Infinity;
@@ -302,6 +335,32 @@ export class ScriptedServer {
     res.write('data: [DONE]\n\n');
     res.end();
   }
+}
+
+/** The constraint in a request body, whichever server's field carries it. */
+function constraintOf(body: Record<string, any>): { regex?: string; grammar?: string } | null {
+  const so = body.structured_outputs;
+  const regex = so?.regex ?? body.guided_regex ?? body.regex;
+  const grammar = so?.grammar ?? body.guided_grammar ?? body.ebnf ?? body.grammar;
+  if (typeof regex === 'string') return { regex };
+  if (typeof grammar === 'string') return { grammar };
+  return null;
+}
+
+function constraintAccepts(c: { regex?: string; grammar?: string }, text: string): boolean {
+  if (c.regex !== undefined) return new RegExp(`^(?:${c.regex})$`).test(text);
+  return new Gbnf(c.grammar!).accepts(text);
+}
+
+/** The text up to the first stop sequence, with and without it (the whole text when there is none). */
+function upToStop(text: string, stop: string[]): string[] {
+  let at = text.length;
+  let len = 0;
+  for (const s of stop) {
+    const i = text.indexOf(s);
+    if (i >= 0 && i < at) (at = i), (len = s.length);
+  }
+  return len ? [text.slice(0, at + len), text.slice(0, at)] : [text];
 }
 
 function json(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {

@@ -1,0 +1,135 @@
+// Decoding constraints end to end against the scripted server: a constrained ReACT run stays on spec with no
+// monitor correction, the same run unconstrained is corrected; `auto` finds the server by its probe route; a 400
+// on a constrained request is retried without the constraint and the run says so; ART and MultiTool-CoT syntax.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileAgent, parseAgentFile } from '../../../core/agent';
+import { OpenAIModel } from '../../../core/model/openai';
+import { ContinuationScript, roughTokens } from '../../../core/model/script';
+import { Constrainer, artStepConstraint, probeServer, triggerConstraint, type ConstrainMode } from '../../../core/runner/constraints';
+import { createAgentRunner } from '../../../core/runner/create';
+import { MemoryTrace } from '../../../core/runner/trace';
+import { runWithoutPauses, scriptedSuite } from './helpers';
+import { Gbnf } from '../../support/gbnf';
+
+const react = compileAgent(parseAgentFile(readFileSync(join(__dirname, '../../fixtures/agents/paper.agent'), 'utf8')).agents[0]);
+const QUESTION = 'Milhouse was named after who?';
+const HEADER = `[Question] ${QUESTION}\n`;
+const THOUGHT = '[Thought] I need to search Milhouse.\n';
+const REST =
+  '[Observation]⟂⟦ Milhouse is a character.⟧\n' +
+  '[Final Thought] Milhouse was named after Richard Nixon.\n' +
+  '[Answer] Richard Nixon\n' +
+  '[Question] and the model would go on';
+/** Skips `[Action]`: off spec. Listed first, so an unconstrained server sends it. */
+export const OFF_SPEC = ContinuationScript.parse(THOUGHT + '[Action Input] Milhouse\n' + REST, HEADER);
+export const ON_SPEC = ContinuationScript.parse(THOUGHT + '[Action] Search\n[Action Input] Milhouse\n' + REST, HEADER);
+
+describe('decoding constraints against the scripted server', { timeout: 120_000 }, () => {
+  const { server, tools } = scriptedSuite({ resetEachTest: true });
+  const run = async (mode: ConstrainMode | null) => {
+    server.setScripts(OFF_SPEC, ON_SPEC);
+    const trace = new MemoryTrace();
+    const log: string[] = [];
+    const constrainer = mode ? new Constrainer({ mode, baseURL: server.baseURL }) : undefined;
+    const r = createAgentRunner({ agent: react, question: QUESTION }, { model: new OpenAIModel({ baseURL: server.baseURL, model: 'scripted' }), tools, pauseAfterTool: false, trace, constrainer, log: l => log.push(l) });
+    const result = await runWithoutPauses(r);
+    // Tokens the model wrote that the monitor threw away (the README's figures).
+    const wasted = trace.records.reduce((n, rec) => n + (rec.t === 'correction' ? roughTokens(rec.removed).length : 0), 0);
+    const streamed = server.requests.reduce((n, q) => n + q.tokensSent, 0);
+    console.log(`ReACT ${mode ?? 'unconstrained'}: ${result.snapshot.corrections} correction(s), ${wasted} of ${streamed} streamed tokens wasted on corrected text`);
+    return { result, trace: trace.records, log };
+  };
+
+  test('constrained (auto, a vLLM server): on spec, no correction, the constraint in each request and the trace', async () => {
+    server.identity = 'vllm';
+    const { result, trace } = await run('auto');
+    assert.equal(result.reason, 'finished', result.error);
+    assert.equal(result.answer, 'Richard Nixon');
+    assert.equal(result.snapshot.corrections, 0);
+    assert.ok(result.snapshot.constrainedRequests >= 2);
+    const posts = server.requests.filter(q => q.path.endsWith('/completions'));
+    assert.ok(posts.every(q => typeof q.body.structured_outputs?.regex === 'string' && q.constraint?.met), 'every request carries a regex the script meets');
+    const requests = trace.filter(r => r.t === 'request');
+    assert.ok(requests.every(r => r.t === 'request' && r.constraint?.server === 'vllm' && r.constraint.form === 'regex'));
+    assert.equal(trace.filter(r => r.t === 'correction').length, 0);
+    assert.equal(result.snapshot.calls[0].constrained, 'vllm regex');
+  });
+
+  test('unconstrained: the server sends the off-spec text and the monitor corrects it', async () => {
+    server.identity = 'vllm';
+    const { result, trace } = await run(null);
+    assert.ok(result.snapshot.corrections >= 1);
+    assert.equal(result.snapshot.constrainedRequests, 0);
+    assert.ok(trace.some(r => r.t === 'correction'));
+    assert.ok(server.requests.every(q => q.body.structured_outputs === undefined));
+  });
+
+  test('auto sends nothing to a server it does not recognise', async () => {
+    server.identity = null;
+    const { result } = await run('auto');
+    assert.equal(result.snapshot.constrainedRequests, 0);
+    assert.ok(result.snapshot.corrections >= 1);
+  });
+
+  test('a 400 on a constrained request: sent again without, said in the log and the trace', async () => {
+    server.rejectConstraints = true;
+    try {
+      const { result, trace, log } = await run('vllm');
+      assert.ok(result.snapshot.corrections >= 1, 'unconstrained after the rejection: the monitor corrects');
+      assert.ok(trace.some(r => r.t === 'unconstrained' && r.n === 1 && /400/.test(r.reason)));
+      assert.ok(log.some(l => /rejected the decoding constraint/.test(l)));
+      assert.equal(server.requests[0].status, 400);
+      assert.equal(server.requests[1].body.structured_outputs, undefined);
+    } finally {
+      server.rejectConstraints = false;
+    }
+  });
+
+  test('the probe tells the servers apart and the body fields follow', async () => {
+    for (const id of ['vllm', 'vllm-legacy', 'sglang', 'llama.cpp'] as const) {
+      server.identity = id;
+      assert.equal(await probeServer(server.baseURL), id);
+    }
+    server.identity = null;
+    assert.equal(await probeServer(server.baseURL), null);
+  });
+});
+
+describe('ART and MultiTool-CoT syntax constraints', () => {
+  test('an ART step up to its call, k fixed, names optionally restricted; GBNF agrees', () => {
+    const free = artStepConstraint(3, false);
+    const named = artStepConstraint(1, true, ['search', 'code execute']);
+    const cases: [typeof free, string, boolean][] = [
+      [free, 'Q3: [search] the capital of France\n#', true],
+      [free, 'Q3: [EOQ]\nAns: Paris\n', true],
+      [free, 'Q4: [search] x\n#', false],
+      [free, 'Q3: search x\n#', false],
+      [free, 'Q3: [search] x\nmore', false],
+      [named, ' [code execute] run #1\n#', true],
+      [named, ' [string edit] x\n#', false],
+      [named, ' [EOQ]\nAns: 3', true],
+    ];
+    for (const [c, text, want] of cases) {
+      assert.equal(new RegExp(`^(?:${c.regex})$`).test(text), want, `regex on ${JSON.stringify(text)}`);
+      assert.equal(new Gbnf(c.gbnf).accepts(text), want, `GBNF on ${JSON.stringify(text)}`);
+    }
+  });
+
+  test('MultiTool-CoT: text without << then at most one trigger', () => {
+    const c = triggerConstraint(['Calculator']);
+    const cases: [string, boolean][] = [
+      ['So 3 * 4 = <<Calculator>>', true],
+      ['The answer is 12.', true],
+      ['a < b so <<Calculator>>', true],
+      ['<<Search>>', false],
+      ['<<Calculator>> and more', false],
+    ];
+    for (const [text, want] of cases) {
+      assert.equal(new RegExp(`^(?:${c.regex})$`).test(text), want, `regex on ${JSON.stringify(text)}`);
+      assert.equal(new Gbnf(c.gbnf).accepts(text), want, `GBNF on ${JSON.stringify(text)}`);
+    }
+  });
+});

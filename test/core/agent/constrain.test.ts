@@ -9,9 +9,10 @@ import { StreamMonitor, compileAgent, parseAgentFile, type CompiledAgent } from 
 import { agentConstraint, pauseAtState, type PausePoint } from '../../../core/agent/constrain';
 import { Gbnf } from '../../support/gbnf';
 import { prng } from '../../support/random';
+import { fixtureAgentFiles } from './helpers';
 
-const FIXTURE = join(__dirname, '../../fixtures/agents/paper.agent');
-const paper = parseAgentFile(readFileSync(FIXTURE, 'utf8')).agents.map(compileAgent);
+/** The six paper agents, from the project's fixtures (one spec a file). */
+const paper = fixtureAgentFiles().flatMap(f => parseAgentFile(f.text).agents).map(compileAgent);
 
 /** The oracle, from the monitor alone: an on-spec run up to the next env-input prompt text (inclusive) or the end. */
 function monitorAccepts(agent: CompiledAgent, at: PausePoint, text: string): boolean {
@@ -122,7 +123,7 @@ describe('agent constraints agree with the monitor', () => {
   });
 
   test('constraints are cached per pause point', () => {
-    const react = paper[0];
+    const react = paper.find(a => a.name === 'react-agent') ?? assert.fail('no react-agent fixture');
     const at = pauseAtState(react, 'Obs');
     assert.equal(agentConstraint(react, at), agentConstraint(react, pauseAtState(react, 'Obs')));
   });

@@ -14,7 +14,7 @@ import { MemoryTrace } from '../../../core/runner/trace';
 import { runWithoutPauses, scriptedSuite } from './helpers';
 import { Gbnf } from '../../support/gbnf';
 
-const react = compileAgent(parseAgentFile(readFileSync(join(__dirname, '../../fixtures/agents/paper.agent'), 'utf8')).agents[0]);
+const react = compileAgent(parseAgentFile(readFileSync(join(__dirname, '../../fixtures/agents/react.agent'), 'utf8')).agents[0]);
 const QUESTION = 'Milhouse was named after who?';
 const HEADER = `[Question] ${QUESTION}\n`;
 const THOUGHT = '[Thought] I need to search Milhouse.\n';

@@ -8,11 +8,22 @@ import { fixturePath } from './helpers';
 const PROGRAM = fixturePath('programs/arithmetic.art');
 
 describe('prepareRun: toolTimeoutMs', () => {
-  for (const ms of [2 ** 31, 1e12, Number.MAX_SAFE_INTEGER, 0, -5, 1.5]) {
+  // Past 2^31-1 ms: checked where the timeout enters the runner (below the options' own bounds).
+  for (const ms of [2 ** 31, 1e12, Number.MAX_SAFE_INTEGER]) {
     test(`${ms}: a one-line error before anything runs (setTimeout would fire at once)`, async () => {
       await assert.rejects(
         prepareRun({ program: PROGRAM, mode: 'replay', task: 1, trusted: true, toolTimeoutMs: ms }),
         (e: Error) => e instanceof LaunchError && /^toolTimeoutMs: a tool timeout is a whole number of milliseconds from 1 to \d+ \(about 24 days\), not /.test(e.message),
+      );
+    });
+  }
+
+  // Not a positive whole number: the options' declaration says so first, in one line.
+  for (const ms of [0, -5, 1.5]) {
+    test(`${ms}: rejected by the options' declaration in one line`, async () => {
+      await assert.rejects(
+        prepareRun({ program: PROGRAM, mode: 'replay', task: 1, trusted: true, toolTimeoutMs: ms }),
+        (e: Error) => e instanceof LaunchError && /^launch attribute "toolTimeoutMs": expected an integer of at least 1, not /.test(e.message) && !e.message.includes('\n'),
       );
     });
   }

@@ -11,7 +11,7 @@ import {
   type Range,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { normalizeName, type ArtDocument, type Step, type ToolInfo } from '../core/art';
+import { normalizeName, type ArtDocument, type Step } from '../core/art';
 import type { AgentAnalysis, ArtAnalysis } from './analysis';
 import { KNOWN_FLAGS, readSExprs, type AgentDef, type SExpr, type SList } from './agentCore';
 import { answersOf, codeBlock, firstLine, isEoqName, programIndexBefore, stepOfAnswer } from './artQuery';
@@ -67,7 +67,7 @@ function artCompletion(ctx: ServerContext, document: TextDocument, analysis: Art
 
   const ref = /#(\d*)$/.exec(prefix);
   if (ref && prefix.slice(0, ref.index).trim() !== '') {
-    return referenceItems(ctx, analysis.doc, document, offset, { start: document.positionAt(offset - ref[0].length), end: document.positionAt(offset) });
+    return referenceItems(ctx, analysis.doc, offset, { start: document.positionAt(offset - ref[0].length), end: document.positionAt(offset) });
   }
 
   const lineWord = LINE_START_WORD.exec(prefix);
@@ -126,7 +126,7 @@ function stepNameItems(ctx: ServerContext, doc: ArtDocument, editing: Step, rang
   return items;
 }
 
-function referenceItems(ctx: ServerContext, doc: ArtDocument, document: TextDocument, offset: number, range: Range): CompletionItem[] {
+function referenceItems(ctx: ServerContext, doc: ArtDocument, offset: number, range: Range): CompletionItem[] {
   const index = programIndexBefore(doc, offset);
   if (index < 0) return [];
   const program = doc.programs[index];

@@ -1,7 +1,6 @@
 // Folding: programs, multi-line inputs, queries and answers in `.art`; every multi-line form (agents, clauses,
 // states, formulas) and comment blocks in `.agent`.
 import { FoldingRangeKind, type FoldingRange, type FoldingRangeParams } from 'vscode-languageserver';
-import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Span } from '../core/common/text';
 import type { AgentAnalysis } from './analysis';
 import type { Formula } from './agentCore';

@@ -44,6 +44,7 @@ let debugSessionModule: DebugSessionModule | undefined;
  */
 function loadDebugSession(): DebugSessionModule['ArtDebugSession'] {
   // A computed path keeps esbuild from bundling the module into dist/client.js.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load of the runner's own bundle, by path
   debugSessionModule ??= require(join(__dirname, 'debugAdapter.js')) as DebugSessionModule;
   return debugSessionModule.ArtDebugSession;
 }

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
 import { RUN_OPTIONS, cliOptions, fromCliText, isBooleanOption, parseRunOptions } from '../runner/options';
 import { StreamedText } from '../runner/streamedText';
-import type { PauseReason, RunResult, ToolCall } from '../runner/types';
+import type { RunResult, ToolCall } from '../runner/types';
 import { CliError } from './files';
 import { typedText } from '../runner/typedText';
 
@@ -99,9 +99,9 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
 
   const ask = interactive ? overridePrompter(io) : undefined;
   if (ask) {
-    runner.on('paused', ({ reason, call }) => {
+    runner.on('paused', ({ call }) => {
       printed.update(runner.text, true);
-      void ask.pauseAt(reason, call).then(answer => {
+      void ask.pauseAt(call).then(answer => {
         if (answer !== undefined && call) {
           try {
             runner.setToolOutput(answer);
@@ -153,7 +153,7 @@ function overridePrompter(io: RunIo) {
   const lines = rl[Symbol.asyncIterator]();
   let ended = false;
   return {
-    async pauseAt(reason: PauseReason, call: ToolCall | undefined): Promise<string | undefined> {
+    async pauseAt(call: ToolCall | undefined): Promise<string | undefined> {
       if (!call) return undefined;
       const shown = call.error !== undefined ? `failed: ${call.error}` : `returned${call.durationMs !== undefined ? ` in ${call.durationMs} ms` : ''}:\n${call.output ?? ''}`;
       const keep = call.error !== undefined ? 'empty line: the model writes the output' : 'empty line keeps it';

@@ -20,16 +20,21 @@ export interface Dfa {
 
 /** Keeps only the states that are reachable and can still reach an accepting state, merged where equivalent (Moore). */
 export function minimizeDfa(d: Dfa): Dfa {
-  const n = d.accept.length;
   const symbols = d.alphabet.chars.length;
   // Useful states: reachable from start and co-reachable to an accepting state.
   const reach = new Set<number>([d.start]);
   const queue = [d.start];
-  while (queue.length) for (const t of d.next[queue.pop()!]) if (t >= 0 && !reach.has(t)) (reach.add(t), queue.push(t));
+  while (queue.length) for (const t of d.next[queue.pop()!]) if (t >= 0 && !reach.has(t)) {
+    reach.add(t);
+    queue.push(t);
+  }
   const live = new Set<number>([...reach].filter(s => d.accept[s]));
   for (let changed = true; changed; ) {
     changed = false;
-    for (const s of reach) if (!live.has(s) && d.next[s].some(t => t >= 0 && live.has(t))) (live.add(s), (changed = true));
+    for (const s of reach) if (!live.has(s) && d.next[s].some(t => t >= 0 && live.has(t))) {
+      live.add(s);
+      changed = true;
+    }
   }
   if (!live.has(d.start)) return { alphabet: d.alphabet, start: 0, accept: [false], next: [new Array(symbols).fill(-1)] };
   const states = [...live].sort((a, b) => a - b);
@@ -59,7 +64,10 @@ export function minimizeDfa(d: Dfa): Dfa {
       const t = target(s, a);
       if (t < 0) continue;
       const b = block.get(t)!;
-      if (!order.has(b)) (order.set(b, order.size), q.push(b));
+      if (!order.has(b)) {
+        order.set(b, order.size);
+        q.push(b);
+      }
     }
   }
   const accept: boolean[] = [];
@@ -106,7 +114,10 @@ function alt(a: Re, b: Re, alphabet: Alphabet): Re {
       r.parts.forEach(add);
     } else {
       const key = printRe(r, alphabet);
-      if (!seen.has(key)) (seen.add(key), parts.push(r));
+      if (!seen.has(key)) {
+        seen.add(key);
+        parts.push(r);
+      }
     }
   };
   add(a);
@@ -228,7 +239,10 @@ export function dfaToRegex(d: Dfa): string {
     for (const k of remaining) {
       const outs = [...(edges.get(k)?.keys() ?? [])].filter(q => q !== k).length;
       const cost = incoming(k).length * outs;
-      if (cost < bestCost) (best = k), (bestCost = cost);
+      if (cost < bestCost) {
+        best = k;
+        bestCost = cost;
+      }
     }
     const k = best;
     remaining.delete(k);

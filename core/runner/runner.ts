@@ -310,13 +310,14 @@ export class Runner extends EventEmitter<RunnerEvents> {
       case 'correction':
         this.applyCorrection(action);
         return null;
-      case 'boundary':
+      case 'boundary': {
         if (action.call) return this.callTool(action);
         this.markStep(action);
         const kind = this.breakpointKind(action);
         await this.pauseAt(kind ? 'breakpoint' : 'step', undefined, { breakpoint: kind });
         this.append(this.protocol.resumeAfter(this.written, action));
         return null;
+      }
     }
   }
 

@@ -95,7 +95,7 @@ export function splitDocument(file: string, raw: string): CorpusDocument {
 
 /** Sentence boundaries: end punctuation followed by space and a capital, digit or quote. */
 export function splitSentences(text: string): string[] {
-  return text.split(/(?<=[.!?]["')\]]?)\s+(?=["'(\[]?[A-Z0-9])/).map(s => s.trim()).filter(Boolean);
+  return text.split(/(?<=[.!?]["')\]]?)\s+(?=["'([]?[A-Z0-9])/).map(s => s.trim()).filter(Boolean);
 }
 
 function chunkBySentences(paragraph: string): string[] {

@@ -24,7 +24,7 @@ async function loadWordList(path: string): Promise<Set<string>> {
  * separated by commas or white space.
  */
 export function parseCandidates(text: string): string[] {
-  const list = /\[[^\[\]]*\]/.exec(text)?.[0];
+  const list = /\[[^[\]]*\]/.exec(text)?.[0];
   if (list) {
     try {
       const parsed: unknown = JSON.parse(list.replace(/'([^'\\]*)'/g, '"$1"'));
@@ -44,8 +44,8 @@ export function createLookupTool(opts: { wordListPath?: string } = {}): Tool {
       // The previous answer's list first (`#2: ["nwist", "twins"]`), then a list or quoted words in the
       // instruction, then the previous answer's bare words; never the instruction's prose ("Which word ...").
       const source = referencedAnswer(input) ?? '';
-      let candidates = /\[[^\[\]]*\]/.test(source) ? parseCandidates(source) : [];
-      if (!candidates.length && /[\["“']/.test(input.instruction)) candidates = parseCandidates(input.instruction);
+      let candidates = /\[[^[\]]*\]/.test(source) ? parseCandidates(source) : [];
+      if (!candidates.length && /[["“']/.test(input.instruction)) candidates = parseCandidates(input.instruction);
       if (!candidates.length) candidates = parseCandidates(source);
       if (candidates.length === 0) return fail('[lookup] found no candidate words: give a list such as ["nwist", "twins"] in the previous answer or the instruction');
       let words: Set<string>;

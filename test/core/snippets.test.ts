@@ -43,7 +43,7 @@ function expand(body: string | string[], pick: (tabstop: number, options: string
       if (c === '\\' && i + 1 < s.length) { out += s[i + 1]; i += 2; continue; }
       if (c !== '$') { out += c; i++; continue; }
       const simple = /^\$(\d+)/.exec(s.slice(i)) ?? /^\$\{(\d+)\}/.exec(s.slice(i));
-      if (simple) { out += `\u0000${simple[1]}\u0000`; i += simple[0].length; continue; }
+      if (simple) { out += `\ue000${simple[1]}\ue000`; i += simple[0].length; continue; }
       const choice = /^\$\{(\d+)\|((?:[^|\\]|\\.)*)\|\}/.exec(s.slice(i));
       if (choice) {
         const n = Number(choice[1]);
@@ -79,7 +79,7 @@ function expand(body: string | string[], pick: (tabstop: number, options: string
     return out;
   };
   const scanned = scan(src);
-  const text = scanned.replace(/\u0000(\d+)\u0000/g, (_, n: string) => defaults.get(Number(n)) ?? '');
+  const text = scanned.replace(/\ue000(\d+)\ue000/g, (_, n: string) => defaults.get(Number(n)) ?? '');
   return { text, choices };
 }
 

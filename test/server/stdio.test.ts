@@ -37,7 +37,10 @@ function stdioServer(t: { after: (fn: () => void) => void }) {
       messages.push(m);
       // Server-to-client requests a minimal client does not implement get an error, as Neovim does.
       if (m.method && m.id !== undefined) send({ id: m.id, error: { code: -32601, message: 'not supported' } } as any);
-      for (const w of waiters.splice(0)) (w.match(m) ? w.resolve(m) : waiters.push(w));
+      for (const w of waiters.splice(0)) {
+        if (w.match(m)) w.resolve(m);
+        else waiters.push(w);
+      }
     }
   });
   const send = (m: object) => {

@@ -1,6 +1,6 @@
 // Helpers for `.art` tests: check a text and read diagnostics as `line:code` pairs (1-based lines).
 import { checkArt, parseArt } from '../../core/art';
-import type { Diagnostic, TextEdit } from '../../core/common/diagnostics';
+import type { Diagnostic } from '../../core/common/diagnostics';
 import { LineIndex } from '../../core/common/text';
 
 export function diagnose(text: string): Diagnostic[] {

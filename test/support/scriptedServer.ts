@@ -358,7 +358,10 @@ function upToStop(text: string, stop: string[]): string[] {
   let len = 0;
   for (const s of stop) {
     const i = text.indexOf(s);
-    if (i >= 0 && i < at) (at = i), (len = s.length);
+    if (i >= 0 && i < at) {
+      at = i;
+      len = s.length;
+    }
   }
   return len ? [text.slice(0, at + len), text.slice(0, at)] : [text];
 }

@@ -3,8 +3,6 @@
 // that ends at the next :env-input state's prompt text or in a final state; the GBNF grammar accepts the same texts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { StreamMonitor, compileAgent, parseAgentFile, type CompiledAgent } from '../../../core/agent';
 import { agentConstraint, pauseAtState, type PausePoint } from '../../../core/agent/constrain';
 import { Gbnf } from '../../support/gbnf';

@@ -1,7 +1,7 @@
 // Shared helpers for the .agent tests: the fixture specs and trace (test/fixtures), edits, and diagnostics located by line.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Diagnostic, TextEdit } from '../../../core/common/diagnostics';
+import type { Diagnostic } from '../../../core/common/diagnostics';
 import { LineIndex } from '../../../core/common/text';
 import { checkAgentFile, compileAgent, formulaToString, parseAgentFile, type CompiledAgent } from '../../../core/agent';
 

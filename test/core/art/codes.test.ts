@@ -1,7 +1,8 @@
 // Every `.art` diagnostic code: a case that produces it on the right line, and a close case that does not.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { codesAt, lines } from '../../support/art';
+import { BUILTIN_TOOLS, ToolCatalog, checkArt, parseArt } from '../../../core/art';
+import { codesAt, diagnose, lines } from '../../support/art';
 
 const ok = (...body: string[]) => lines('Description: (Task) Do it.', 'Input: some input', ...body);
 
@@ -98,7 +99,6 @@ describe('.art diagnostic codes', () => {
 
   test('severities follow DESIGN.md', () => {
     const warnings = new Set(['unknown-reference', 'tool-name-typo', 'duplicate-program', 'empty-answer']);
-    const { diagnose } = require('../../support/art') as typeof import('../../support/art');
     for (const c of cases) {
       const [d] = diagnose(c.bad);
       assert.equal(d.severity, warnings.has(c.code) ? 'warning' : 'error', c.code);
@@ -132,7 +132,6 @@ describe('.art diagnostic codes', () => {
   });
 
   test('tool-name-typo respects user tools and leaves sub-steps alone', () => {
-    const { checkArt, parseArt, ToolCatalog, BUILTIN_TOOLS } = require('../../../core/art') as typeof import('../../../core/art');
     const text = ok('Q1: [wikisearh] x', '#1: y', 'Q2: [EOQ]', 'Ans: y');
     assert.deepEqual(checkArt(parseArt(text)).map((d) => d.code), []);
     const tools = new ToolCatalog([...BUILTIN_TOOLS, { name: 'wikisearch', description: 'w', input: 'q', origin: 'user' }]);

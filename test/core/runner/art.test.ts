@@ -7,7 +7,7 @@ import { ART_STOPS } from '../../../core/runner/artProtocol';
 import { createArtRunner } from '../../../core/runner/create';
 import { MemoryTrace } from '../../../core/runner/trace';
 import type { RunnerOptions } from '../../../core/runner/types';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, arithmeticLibrary, fakeTool, hangingTool, record, runWithoutPauses, scriptedSuite, withTools } from './helpers';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, arithmeticLibrary, hangingTool, record, runWithoutPauses, scriptedSuite, withTools } from './helpers';
 
 // Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.
 describe('ART runner against the scripted server', { timeout: 180_000 }, () => {

@@ -61,7 +61,7 @@ describe('code actions (in-process)', () => {
     const add = actions.find(a => /Add the missing state 'Answer'/.test(a.title))!;
     assert.ok(add, JSON.stringify(actions.map(a => a.title)));
     const fixed = apply(broken, add.edit!.changes![u]);
-    assert.match(fixed, /\n    \(Answer \(:text "\[Answer\]"\)\)\)/);
+    assert.match(fixed, /\n {4}\(Answer \(:text "\[Answer\]"\)\)\)/);
     assert.deepEqual(checkAgentFile(parseAgentFile(fixed)).map(d => d.code), ['unused-state', 'duplicate-text'], 'Ans is now unused, and the new state repeats its text');
   });
 

@@ -6,7 +6,17 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'test/vscode/code-server/**', 'test-results/**', '.bench/**', '.art-cache/**', 'core/**/*.parser.js', 'core/**/*.parser.d.ts', '**/*.vsix'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'test/vscode/code-server/**',
+      'test-results/**',
+      '.bench/**',
+      '.art-cache/**',
+      'core/**/*.parser.js',
+      'core/**/*.parser.d.ts',
+      '**/*.vsix',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -8,8 +8,10 @@ const CORPUS = resolve(__dirname, '../../shared/corpus');
 
 function corpusPrograms(): string[] {
   const files = [
-    ...readdirSync(join(CORPUS, 'programs')).map((f) => join(CORPUS, 'programs', f)),
-    ...readdirSync(join(CORPUS, 'art-library')).filter((f) => f.endsWith('.art')).map((f) => join(CORPUS, 'art-library', f)),
+    ...readdirSync(join(CORPUS, 'programs')).map(f => join(CORPUS, 'programs', f)),
+    ...readdirSync(join(CORPUS, 'art-library'))
+      .filter(f => f.endsWith('.art'))
+      .map(f => join(CORPUS, 'art-library', f)),
   ];
   const out: string[] = [];
   for (const f of files) {

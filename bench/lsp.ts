@@ -34,7 +34,7 @@ export async function benchLsp(): Promise<Record<string, string | number>> {
     // the server was blocked at once.
     const hoverWaits: number[] = [];
     while (!done) {
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise(r => setTimeout(r, 20));
       const h0 = performance.now();
       await client.request('textDocument/hover', { textDocument: { uri: small }, position: { line: 1, character: 6 } });
       hoverWaits.push(performance.now() - h0);

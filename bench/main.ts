@@ -28,7 +28,7 @@ async function main() {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
 }
 
-main().catch((e) => {
+main().catch(e => {
   console.error(e);
   process.exit(1);
 });

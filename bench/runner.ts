@@ -32,7 +32,9 @@ function recordedTools(p: Program): ToolLookup {
   const tool = (name: string): Tool => ({
     info: { name, description: 'recorded answer', input: '', origin: 'user' },
     run: async input => {
-      const step = p.steps.find(s => s.name !== null && catalog.get(s.name)?.name === catalog.get(name)?.name && s.instruction.trim() === input.instruction.trim());
+      const step = p.steps.find(
+        s => s.name !== null && catalog.get(s.name)?.name === catalog.get(name)?.name && s.instruction.trim() === input.instruction.trim(),
+      );
       return { ok: true, output: step?.answer?.text ?? '' };
     },
   });
@@ -42,7 +44,9 @@ function recordedTools(p: Program): ToolLookup {
 function corpusPrograms(): { file: string; doc: ArtDocument; index: number; program: Program }[] {
   const dir = join(CORPUS, 'programs');
   const out: { file: string; doc: ArtDocument; index: number; program: Program }[] = [];
-  for (const file of readdirSync(dir).filter(f => f.endsWith('.art')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter(f => f.endsWith('.art'))
+    .sort()) {
     const doc = parseArt(readFileSync(join(dir, file), 'utf8'));
     doc.programs.forEach((program, index) => {
       if (!program.template && program.input && program.ans && program.steps.length) out.push({ file, doc, index, program });
@@ -51,7 +55,10 @@ function corpusPrograms(): { file: string; doc: ArtDocument; index: number; prog
   return out;
 }
 
-async function overhead(server: ScriptedServer, runs: number): Promise<{ toStart: number[]; ownToStart: number[]; toRequest: number[]; runnerToRequest: number[] }> {
+async function overhead(
+  server: ScriptedServer,
+  runs: number,
+): Promise<{ toStart: number[]; ownToStart: number[]; toRequest: number[]; runnerToRequest: number[] }> {
   const { doc, index, program } = corpusPrograms().find(c => c.file === 'arithmetic.art' && c.program.description?.taskName === 'Elementary Math')!;
   server.setScripts(new ContinuationScript('Q1:', artProgramParts(doc.text, program, isTool)));
   server.tokenDelayMs = 0;

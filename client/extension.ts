@@ -53,12 +53,17 @@ export function activate(context: vscode.ExtensionContext): ArtStudioApi {
     },
     (e: unknown) => {
       log.error(`The language server did not start: ${e instanceof Error ? e.message : String(e)}`);
-      void vscode.window.showErrorMessage('ART Studio: the language server did not start. See the "ART Studio" output for details.', 'Show Log')
-        .then(choice => { if (choice) log.show(); });
+      void vscode.window
+        .showErrorMessage('ART Studio: the language server did not start. See the "ART Studio" output for details.', 'Show Log')
+        .then(choice => {
+          if (choice) log.show();
+        });
       throw e;
     },
   );
-  serverReady.catch(() => { /* reported above; callers that await it see the rejection */ });
+  serverReady.catch(() => {
+    /* reported above; callers that await it see the rejection */
+  });
 
   // The runner: the inline `art` debug adapter, its configurations, CodeLenses, trace view and commands.
   activateRunner(context, { client: languageClient, log, settings: readSettings });

@@ -60,5 +60,9 @@ if (args.has('--watch')) {
   console.log('esbuild watching');
 } else {
   await esbuild.build(options);
-  console.log(`esbuild ${Object.keys(entryPoints).map(e => `dist/${e}.js`).join(', ')}`);
+  console.log(
+    `esbuild ${Object.keys(entryPoints)
+      .map(e => `dist/${e}.js`)
+      .join(', ')}`,
+  );
 }

@@ -15,7 +15,9 @@ export const CHROMIUM = process.env.ART_CHROMIUM ?? '/usr/bin/chromium';
 export const EXTENSION_ID = 'art-studio.art-studio';
 
 export function isInstalled() {
-  return [NODE24, CODE_SERVER, join(HARNESS, 'node_modules/.art-built'), join(HARNESS, 'node_modules/playwright-core'), CHROMIUM].every(p => existsSync(p));
+  return [NODE24, CODE_SERVER, join(HARNESS, 'node_modules/.art-built'), join(HARNESS, 'node_modules/playwright-core'), CHROMIUM].every(p =>
+    existsSync(p),
+  );
 }
 
 /** Runs scripts/setup.sh when something is missing (quick no-op otherwise). */
@@ -84,17 +86,31 @@ export function isWorkbenchNoise(line) {
  */
 export function startCodeServer({ workspace, dataDir, port = 0, smokeTestDriver = true, quiet = true, trust = false }) {
   const args = [
-    '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
     '--disable-getting-started-override',
-    '--user-data-dir', join(dataDir, 'user'), '--extensions-dir', join(dataDir, 'ext'),
+    '--user-data-dir',
+    join(dataDir, 'user'),
+    '--extensions-dir',
+    join(dataDir, 'ext'),
   ];
   if (!trust) args.push('--disable-workspace-trust');
   if (smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
   args.push(workspace);
   const child = spawn(NODE24, [CODE_SERVER, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: harnessEnv() });
   const output = [];
-  const keep = d => { output.push(String(d)); if (output.length > 200) output.shift(); };
-  child.stderr.on('data', d => { keep(d); if (!quiet) process.stderr.write(`[code-server] ${d}`); });
+  const keep = d => {
+    output.push(String(d));
+    if (output.length > 200) output.shift();
+  };
+  child.stderr.on('data', d => {
+    keep(d);
+    if (!quiet) process.stderr.write(`[code-server] ${d}`);
+  });
   return new Promise((resolve, reject) => {
     child.stdout.on('data', d => {
       keep(d);
@@ -107,12 +123,13 @@ export function startCodeServer({ workspace, dataDir, port = 0, smokeTestDriver 
           host: new URL(url).host,
           process: child,
           output,
-          stop: () => new Promise(res => {
-            if (child.exitCode !== null) return res();
-            child.once('exit', () => res());
-            child.kill('SIGTERM');
-            setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-          }),
+          stop: () =>
+            new Promise(res => {
+              if (child.exitCode !== null) return res();
+              child.once('exit', () => res());
+              child.kill('SIGTERM');
+              setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+            }),
         });
       }
     });
@@ -142,7 +159,15 @@ export async function launchBrowser() {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update',
-      '--disable-default-apps', '--disable-sync', '--metrics-recording-only', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-default-apps',
+      '--disable-sync',
+      '--metrics-recording-only',
+      '--no-first-run',
+    ],
   });
 }

@@ -19,8 +19,19 @@ try {
   mkdirSync(dataDir, { recursive: true });
   console.log('Building and packaging the extension...');
   // vsce runs the `vscode:prepublish` script (node scripts/build.mjs) before packaging.
-  execFileSync(join(ROOT, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--out', vsix], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  const install = codeServerCommand(['--extensions-dir', join(dataDir, 'ext'), '--user-data-dir', join(dataDir, 'user'), '--install-extension', vsix, '--force']);
+  execFileSync(join(ROOT, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--out', vsix], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const install = codeServerCommand([
+    '--extensions-dir',
+    join(dataDir, 'ext'),
+    '--user-data-dir',
+    join(dataDir, 'user'),
+    '--install-extension',
+    vsix,
+    '--force',
+  ]);
   if (install.status !== 0) throw new Error(`installing ${vsix} into code-server failed:\n${install.stdout}${install.stderr}`);
   console.log(`Installed ${EXTENSION_ID} into ${join(dataDir, 'ext')}`);
   writeUserSettings(dataDir, undefined, { overwrite: false });
@@ -33,7 +44,10 @@ let server;
 try {
   server = await startCodeServer({ workspace: examples, dataDir, port: Number(opts.port), smokeTestDriver: false });
 } catch (e) {
-  if (!/EADDRINUSE/.test(String(e))) { console.error(`npm start: ${e instanceof Error ? e.message : e}`); process.exit(1); }
+  if (!/EADDRINUSE/.test(String(e))) {
+    console.error(`npm start: ${e instanceof Error ? e.message : e}`);
+    process.exit(1);
+  }
   console.log(`Port ${opts.port} is in use; taking a free one.`);
   server = await startCodeServer({ workspace: examples, dataDir, port: 0, smokeTestDriver: false });
 }

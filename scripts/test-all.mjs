@@ -26,18 +26,43 @@ function run(cmd, args, limitS) {
       timedOut = true;
       out += `\n${cmd} ${args.join(' ')}: still running after ${limitS} s; stopped\n`;
       console.error(`\n!!!!!! time limit of ${limitS} s reached: stopping this step !!!!!!`);
-      try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
-      setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ } }, 5000).unref();
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+      setTimeout(() => {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }, 5000).unref();
     }, limitS * 1000);
-    const stopGroup = () => { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ } };
+    const stopGroup = () => {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+    };
     process.once('SIGINT', stopGroup);
-    child.stdout.on('data', d => { out += d; process.stdout.write(d); });
-    child.stderr.on('data', d => { out += d; process.stderr.write(d); });
-    child.on('error', e => { clearTimeout(timer); resolve({ status: 1, out: `${out}\n${e.message}`, timedOut }); });
+    child.stdout.on('data', d => {
+      out += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on('data', d => {
+      out += d;
+      process.stderr.write(d);
+    });
+    child.on('error', e => {
+      clearTimeout(timer);
+      resolve({ status: 1, out: `${out}\n${e.message}`, timedOut });
+    });
     child.on('close', status => {
       clearTimeout(timer);
       process.removeListener('SIGINT', stopGroup);
-      resolve({ status: timedOut ? 124 : status ?? 1, out, timedOut });
+      resolve({ status: timedOut ? 124 : (status ?? 1), out, timedOut });
     });
   });
 }
@@ -68,15 +93,30 @@ const steps = [
   { name: 'build', cmd: process.execPath, args: ['scripts/build.mjs'], counts: single, limit: 300 },
   { name: 'typecheck', cmd: 'npx', args: ['tsc', '-p', '.'], counts: single, limit: 300 },
   { name: 'unit', cmd: process.execPath, args: ['scripts/test.mjs', '--no-build'], counts: nodeTestCounts, limit: 900 },
-  { name: 'corpus', cmd: process.execPath, args: ['scripts/test.mjs', '--no-build', '--corpus'], counts: nodeTestCounts, limit: 600, notRun: /^corpus suite: .*\(not run\)$/m },
+  {
+    name: 'corpus',
+    cmd: process.execPath,
+    args: ['scripts/test.mjs', '--no-build', '--corpus'],
+    counts: nodeTestCounts,
+    limit: 600,
+    notRun: /^corpus suite: .*\(not run\)$/m,
+  },
 ];
-if (pkg.scripts?.['test:grammar']) steps.push({ name: 'grammar', cmd: 'npm', args: ['run', '--silent', 'test:grammar'], counts: summaryLine('grammar'), limit: 600 });
+if (pkg.scripts?.['test:grammar'])
+  steps.push({ name: 'grammar', cmd: 'npm', args: ['run', '--silent', 'test:grammar'], counts: summaryLine('grammar'), limit: 600 });
 else console.error('\n!!!!!! WARNING: package.json has no "test:grammar" script: the TextMate grammar tests are NOT run !!!!!!\n');
 if (skipVscode) console.error('\n!!!!!! --skip-vscode: the integration and end-to-end suites are NOT run !!!!!!\n');
-else steps.push(
-  { name: 'integration', cmd: process.execPath, args: ['test/vscode/run-integration.mjs', '--no-build'], counts: summaryLine('integration'), limit: 900 },
-  { name: 'e2e', cmd: process.execPath, args: ['test/vscode/e2e.mjs'], counts: summaryLine('e2e'), limit: 900 },
-);
+else
+  steps.push(
+    {
+      name: 'integration',
+      cmd: process.execPath,
+      args: ['test/vscode/run-integration.mjs', '--no-build'],
+      counts: summaryLine('integration'),
+      limit: 900,
+    },
+    { name: 'e2e', cmd: process.execPath, args: ['test/vscode/e2e.mjs'], counts: summaryLine('e2e'), limit: 900 },
+  );
 
 const rows = [];
 for (const step of steps) {
@@ -101,7 +141,10 @@ for (const step of steps) {
 console.log('\n===== summary');
 for (const r of rows) {
   if (r.notRun) console.log(`${r.name.padEnd(12)} NOT RUN: ${r.notRun}`);
-  else console.log(`${r.name.padEnd(12)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(4)} failed  (${r.seconds.toFixed(1)} s, exit ${r.status}${r.status === 124 ? ', time limit' : ''})`);
+  else
+    console.log(
+      `${r.name.padEnd(12)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(4)} failed  (${r.seconds.toFixed(1)} s, exit ${r.status}${r.status === 124 ? ', time limit' : ''})`,
+    );
 }
 for (const r of rows.filter(r => r.notRun)) console.log(`!!!!!! the ${r.name} suite was NOT RUN: its tests are not in the counts below !!!!!!`);
 const passed = rows.reduce((n, r) => n + r.passed, 0);

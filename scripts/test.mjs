@@ -38,11 +38,21 @@ const files = [];
 const inCorpusSuite = f => f.startsWith(join('test', 'corpus') + '/');
 const suite = files.filter(f => inCorpusSuite(f) === corpus);
 const chosen = filters.length ? suite.filter(f => filters.some(s => f.includes(s))) : suite;
-if (!chosen.length) { console.error(`no test files match${corpus ? ' in test/corpus' : ' (test/corpus runs with --corpus)'}`); process.exit(1); }
+if (!chosen.length) {
+  console.error(`no test files match${corpus ? ' in test/corpus' : ' (test/corpus runs with --corpus)'}`);
+  process.exit(1);
+}
 if (corpus) {
   // The same check the suite's files make (test/support/corpus.ts), asked once so the line is printed once.
-  const probe = spawnSync(process.execPath, ['--import', 'tsx', '-e', "process.stdout.write(require('./test/support/corpus.ts').corpusMissing() ?? '')"], { cwd: root, encoding: 'utf8' });
-  if (probe.status !== 0) { console.error(probe.stderr.trim()); process.exit(1); }
+  const probe = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '-e', "process.stdout.write(require('./test/support/corpus.ts').corpusMissing() ?? '')"],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (probe.status !== 0) {
+    console.error(probe.stderr.trim());
+    process.exit(1);
+  }
   if (probe.stdout) {
     console.log(`${probe.stdout} (not run${process.env.CI === 'true' ? '; CI=true: failed' : ''})`);
     process.exit(process.env.CI === 'true' ? 1 : 0);
@@ -51,8 +61,15 @@ if (corpus) {
 const env = { ...process.env };
 if (build) {
   const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-  if (b.status !== 0) { console.error('the build failed: no tests run'); process.exit(b.status ?? 1); }
+  if (b.status !== 0) {
+    console.error('the build failed: no tests run');
+    process.exit(b.status ?? 1);
+  }
   env.ART_TEST_DIST_BUILT = '1';
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', `--test-timeout=${FILE_TIMEOUT_MS}`, ...chosen], { cwd: root, stdio: 'inherit', env });
+const r = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', `--test-timeout=${FILE_TIMEOUT_MS}`, ...chosen],
+  { cwd: root, stdio: 'inherit', env },
+);
 process.exit(r.status ?? 1);

@@ -31,29 +31,29 @@ export function programAt(doc: ArtDocument, offset: number): { program: Program;
 
 /** The step an answer belongs to (null for a stray answer). */
 export function stepOfAnswer(program: Program, answer: Answer): Step | null {
-  return program.steps.find((s) => s.answer === answer) ?? null;
+  return program.steps.find(s => s.answer === answer) ?? null;
 }
 
 export function referenceAt(program: Program, offset: number): Reference | null {
-  return program.references.find((r) => contains(r.span, offset)) ?? null;
+  return program.references.find(r => contains(r.span, offset)) ?? null;
 }
 
 export function stepNameAt(program: Program, offset: number): Step | null {
-  return program.steps.find((s) => s.bracketSpan && s.name !== null && contains(s.bracketSpan, offset)) ?? null;
+  return program.steps.find(s => s.bracketSpan && s.name !== null && contains(s.bracketSpan, offset)) ?? null;
 }
 
 /** An answer whose `#k:` marker holds `offset`. */
 export function answerMarkerAt(program: Program, offset: number): Answer | null {
-  return answersOf(program).find((a) => contains(a.marker, offset)) ?? null;
+  return answersOf(program).find(a => contains(a.marker, offset)) ?? null;
 }
 
 export function stepMarkerAt(program: Program, offset: number): Step | null {
-  return program.steps.find((s) => contains(s.marker, offset)) ?? null;
+  return program.steps.find(s => contains(s.marker, offset)) ?? null;
 }
 
 /** References in the program that resolve to `answer`. */
 export function referencesTo(program: Program, answer: Answer): Reference[] {
-  return program.references.filter((r) => r.number === answer.number && answerBefore(program, r.number, r.span.start) === answer);
+  return program.references.filter(r => r.number === answer.number && answerBefore(program, r.number, r.span.start) === answer);
 }
 
 /** `[EOQ]`, compared as names are (case-insensitive, spaces folded). */
@@ -69,6 +69,6 @@ export function firstLine(text: string, max = 60): string {
 /** A markdown code block that survives backticks inside. */
 export function codeBlock(text: string, lang = '', max = 1500): string {
   const body = text.length > max ? `${text.slice(0, max)}\n…` : text;
-  const fence = '`'.repeat(Math.max(3, ...[...body.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  const fence = '`'.repeat(Math.max(3, ...[...body.matchAll(/`+/g)].map(m => m[0].length + 1)));
   return `${fence}${lang}\n${body}\n${fence}`;
 }

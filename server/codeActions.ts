@@ -10,7 +10,7 @@ import { target, type ServerContext } from './context';
 export const FIX_ALL_KIND = `${CodeActionKind.SourceFixAll}.art`;
 export const CODE_ACTION_KINDS = [CodeActionKind.QuickFix, FIX_ALL_KIND];
 
-const wanted = (only: string[] | undefined, kind: string) => !only || only.some((o) => kind === o || kind.startsWith(`${o}.`));
+const wanted = (only: string[] | undefined, kind: string) => !only || only.some(o => kind === o || kind.startsWith(`${o}.`));
 
 export function codeActions(ctx: ServerContext, params: CodeActionParams): CodeAction[] | null {
   const t = target(ctx, params.textDocument.uri);
@@ -27,11 +27,17 @@ export function codeActions(ctx: ServerContext, params: CodeActionParams): CodeA
       if (!d.fixes?.length || !touches(d.span, range)) continue;
       const lsp = toLspDiagnostic(document, d);
       for (const fix of d.fixes) {
-        actions.push({ title: fix.title, kind: CodeActionKind.QuickFix, diagnostics: [lsp], isPreferred: fix.preferred === true, edit: edit(fix.edits) });
+        actions.push({
+          title: fix.title,
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [lsp],
+          isPreferred: fix.preferred === true,
+          edit: edit(fix.edits),
+        });
       }
     }
   }
-  if (only && wanted(only, FIX_ALL_KIND) && only.some((o) => o !== CodeActionKind.QuickFix)) {
+  if (only && wanted(only, FIX_ALL_KIND) && only.some(o => o !== CodeActionKind.QuickFix)) {
     const edits = preferredEdits(analysis.diagnostics);
     if (edits.length) actions.push({ title: 'Fix all auto-fixable ART problems', kind: FIX_ALL_KIND, edit: edit(edits) });
   }
@@ -42,10 +48,11 @@ export function codeActions(ctx: ServerContext, params: CodeActionParams): CodeA
 export function preferredEdits(diagnostics: readonly Diagnostic[]): TextEdit[] {
   const taken: Span[] = [];
   const out: TextEdit[] = [];
-  const overlaps = (s: Span) => taken.some((o) => s.start < o.end && o.start < s.end || (s.start === s.end && s.start === o.start) || (o.start === o.end && o.start === s.start));
+  const overlaps = (s: Span) =>
+    taken.some(o => (s.start < o.end && o.start < s.end) || (s.start === s.end && s.start === o.start) || (o.start === o.end && o.start === s.start));
   for (const d of diagnostics) {
-    const fix = d.fixes?.find((f) => f.preferred);
-    if (!fix || fix.edits.some((e) => overlaps(e.span))) continue;
+    const fix = d.fixes?.find(f => f.preferred);
+    if (!fix || fix.edits.some(e => overlaps(e.span))) continue;
     for (const e of fix.edits) {
       taken.push(e.span);
       out.push(e);

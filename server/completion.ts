@@ -161,10 +161,11 @@ function nextLineItems(ctx: ServerContext, doc: ArtDocument, offset: number, ran
   };
   if (!program || (program.ans && program.ans.marker.start < offset)) newProgram();
   else {
-    const steps = program.steps.filter((s) => s.marker.start < offset);
+    const steps = program.steps.filter(s => s.marker.start < offset);
     const last = steps[steps.length - 1];
     if (!last) {
-      if (!program.input || program.input.marker.start >= offset) lines.push({ label: 'Input:', snippet: 'Input: ${0}', plain: 'Input: ', detail: 'the task input' });
+      if (!program.input || program.input.marker.start >= offset)
+        lines.push({ label: 'Input:', snippet: 'Input: ${0}', plain: 'Input: ', detail: 'the task input' });
       else {
         lines.push({ label: 'Q1:', snippet: 'Q1: [${1}] ${0}', plain: 'Q1: [', detail: 'the first step' });
       }
@@ -205,9 +206,9 @@ const CLAUSE_DOCS: Record<string, string> = {
   flags: '`(:flags :env-input ...)`: what is special about the state.',
 };
 const FLAG_DOCS: Record<string, string> = {
-  'env-input': 'The environment, not the model, supplies this state\'s text: the runner pauses here for the tool\'s output.',
-  'tool-name': 'The state whose text names the tool to call (e.g. ReACT\'s `[Action]`).',
-  'tool-input': 'The state whose text is the tool\'s input (e.g. ReACT\'s `[Action Input]`).',
+  'env-input': "The environment, not the model, supplies this state's text: the runner pauses here for the tool's output.",
+  'tool-name': "The state whose text names the tool to call (e.g. ReACT's `[Action]`).",
+  'tool-input': "The state whose text is the tool's input (e.g. ReACT's `[Action Input]`).",
 };
 
 /** Lists from the outermost to the innermost that hold `offset` (an unclosed list holds everything after it). */
@@ -238,7 +239,7 @@ const headName = (l: SList | undefined): string | null => {
 function agentCompletion(ctx: ServerContext, document: TextDocument, analysis: AgentAnalysis, offset: number): CompletionItem[] | null {
   const text = document.getText();
   const file = analysis.file;
-  if (file.comments.some((c) => c.span.start < offset && offset <= c.span.end)) return null;
+  if (file.comments.some(c => c.span.start < offset && offset <= c.span.end)) return null;
   let start = offset;
   while (start > 0 && ATOM_CHAR.test(text.charAt(start - 1))) start--;
   const word = text.slice(start, offset);
@@ -248,22 +249,28 @@ function agentCompletion(ctx: ServerContext, document: TextDocument, analysis: A
   const inner = path[path.length - 1];
   if (inner) {
     // Inside a string: nothing to complete.
-    const str = inner.items.find((i) => i.kind === 'string' && i.span.start < offset && offset < i.span.end);
+    const str = inner.items.find(i => i.kind === 'string' && i.span.start < offset && offset < i.span.end);
     if (str) return null;
   }
   // Typing the head of the innermost list (right after its `(`): complete what may open a form there.
   const typingHead = inner !== undefined && text.slice(inner.span.start + 1, start).trim() === '';
   const context = typingHead ? path.slice(0, -1) : path;
   const heads = context.map(headName);
-  const agent = path[0] ? file.agents.find((a) => a.span.start === path[0].span.start) : undefined;
+  const agent = path[0] ? file.agents.find(a => a.span.start === path[0].span.start) : undefined;
 
   const items: CompletionItem[] = [];
   const kw = (name: string, doc: string, kind: CompletionItemKind = CompletionItemKind.Keyword) =>
-    items.push({ label: name, kind, documentation: markup(ctx.client.markdownCompletion, doc), textEdit: { range, newText: name }, filterText: name });
+    items.push({
+      label: name,
+      kind,
+      documentation: markup(ctx.client.markdownCompletion, doc),
+      textEdit: { range, newText: name },
+      filterText: name,
+    });
   const states = (a: AgentDef | undefined, names?: string[]) => {
-    const list = names ?? a?.states.map((s) => s.name) ?? [];
+    const list = names ?? a?.states.map(s => s.name) ?? [];
     for (const n of new Set(list)) {
-      const s = a?.states.find((st) => st.name === n);
+      const s = a?.states.find(st => st.name === n);
       items.push({
         label: n,
         kind: CompletionItemKind.EnumMember,
@@ -286,8 +293,8 @@ function agentCompletion(ctx: ServerContext, document: TextDocument, analysis: A
   } else if (innermostHead === ':states') {
     // A new state: offer the names the behavior uses that :states lacks.
     if (agent) {
-      const defined = new Set(agent.states.map((s) => s.name));
-      const missing = behaviorNames(agent).filter((n) => !defined.has(n));
+      const defined = new Set(agent.states.map(s => s.name));
+      const missing = behaviorNames(agent).filter(n => !defined.has(n));
       states(agent, missing);
     }
   } else if (heads.length >= 2 && heads[heads.length - 2] === ':states') {

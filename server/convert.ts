@@ -31,7 +31,7 @@ export function toLspDiagnostic(document: TextDocument, d: Diagnostic): LspDiagn
     message: d.message,
   };
   if (d.related?.length) {
-    out.relatedInformation = d.related.map((r) => ({ location: { uri: document.uri, range: toRange(document, r.span) }, message: r.message }));
+    out.relatedInformation = d.related.map(r => ({ location: { uri: document.uri, range: toRange(document, r.span) }, message: r.message }));
   }
   return out;
 }

@@ -16,6 +16,6 @@ export function toolMarkdown(t: ToolInfo): string {
 }
 
 export function stateMarkdown(s: StateDef): string {
-  const flags = s.flags.length ? s.flags.map((f) => `\`:${f.name}\``).join(' ') : 'none';
+  const flags = s.flags.length ? s.flags.map(f => `\`:${f.name}\``).join(' ') : 'none';
   return `**${s.name}**: prompt text \`${s.text.replace(/`/g, "'")}\`\n\nflags: ${flags}`;
 }

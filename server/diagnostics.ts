@@ -35,14 +35,21 @@ export class DiagnosticsPublisher {
     clearTimeout(this.timers.get(uri));
     const start = (debounceMs: number) => {
       if (this.generations.get(uri) !== generation) return;
-      this.timers.set(uri, setTimeout(() => {
-        this.timers.delete(uri);
-        this.run(uri, generation).catch((e) => this.log.error(`[diagnostics] ${describeError(e)}`));
-      }, debounceMs));
+      this.timers.set(
+        uri,
+        setTimeout(() => {
+          this.timers.delete(uri);
+          this.run(uri, generation).catch(e => this.log.error(`[diagnostics] ${describeError(e)}`));
+        }, debounceMs),
+      );
     };
     const known = this.settings.peek(uri);
     if (known) start(known.diagnostics.debounceMs);
-    else this.settings.for(uri).then((s) => start(s.diagnostics.debounceMs), () => start(0));
+    else
+      this.settings.for(uri).then(
+        s => start(s.diagnostics.debounceMs),
+        () => start(0),
+      );
   }
 
   /** Every open document again (settings or the tool catalog changed). */
@@ -81,7 +88,7 @@ export class DiagnosticsPublisher {
       return;
     }
     if (!analysis || superseded()) return;
-    const diagnostics = analysis.diagnostics.map((d) => toLspDiagnostic(document, d));
+    const diagnostics = analysis.diagnostics.map(d => toLspDiagnostic(document, d));
     await this.connection.sendDiagnostics({ uri, version, diagnostics });
     let errors = 0;
     let warnings = 0;
@@ -89,7 +96,7 @@ export class DiagnosticsPublisher {
       if (d.severity === 'error') errors++;
       else if (d.severity === 'warning') warnings++;
     }
-    const units = analysis.kind === 'art' ? analysis.doc.programs.filter((p) => !p.template).length : analysis.file.agents.length;
+    const units = analysis.kind === 'art' ? analysis.doc.programs.filter(p => !p.template).length : analysis.file.agents.length;
     const status: DocumentStatusNotification.Params = { uri, version, language: analysis.kind, units, errors, warnings };
     await this.connection.sendNotification(DocumentStatusNotification.method, status);
   }

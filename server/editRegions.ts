@@ -28,7 +28,10 @@ export class EditRegions {
     const e = before.offsetAt(range.end);
     const d = change.text.length - (e - s);
     const r = this.pending.get(uri);
-    this.pending.set(uri, r ? { start: Math.min(r.start, s), end: Math.max(r.end, e) + d, delta: r.delta + d } : { start: s, end: s + change.text.length, delta: d });
+    this.pending.set(
+      uri,
+      r ? { start: Math.min(r.start, s), end: Math.max(r.end, e) + d, delta: r.delta + d } : { start: s, end: s + change.text.length, delta: d },
+    );
   }
 
   /** The region edited since the last `take` (undefined: unknown, compare texts), and start afresh. */

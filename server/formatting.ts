@@ -11,7 +11,7 @@ export function formatting(ctx: ServerContext, params: DocumentFormattingParams)
   const t = target(ctx, params.textDocument.uri);
   if (!t) return null;
   const { document } = t;
-  if (isArt(t)) return formatArt(t.analysis.doc).map((e) => toLspEdit(document, e));
+  if (isArt(t)) return formatArt(t.analysis.doc).map(e => toLspEdit(document, e));
   const text = document.getText();
   const formatted = formatAgentText(text); // null when the spec has syntax errors: never reflow what cannot be read
   if (formatted === null) return null;

@@ -35,17 +35,17 @@ export function guard<P, R, F>(
 
 /** Same for notifications and events: nothing to return, only log. */
 export function guardEvent<P>(name: string, log: Logger, handler: (params: P) => void | Promise<void>): (params: P) => void {
-  return (params) => {
+  return params => {
     try {
       const r = handler(params);
-      if (r instanceof Promise) r.catch((e) => log.error(`[${name}] ${describeError(e)}`));
+      if (r instanceof Promise) r.catch(e => log.error(`[${name}] ${describeError(e)}`));
     } catch (e) {
       log.error(`[${name}] ${describeError(e)}`);
     }
   };
 }
 
-const immediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const immediate = (): Promise<void> => new Promise(resolve => setImmediate(resolve));
 
 /**
  * Lets messages that arrived meanwhile (a newer didChange, a hover, a cancel) run before the next chunk of work.

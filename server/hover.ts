@@ -28,7 +28,7 @@ interface Found {
 }
 
 function queryLine(p: Program, k: number): string | null {
-  const s = p.steps.find((st) => st.number === k);
+  const s = p.steps.find(st => st.number === k);
   return s ? `Q${s.number}: [${s.name ?? ''}]${s.instruction ? ` ${firstLine(s.instruction, 80)}` : ''}` : null;
 }
 
@@ -40,7 +40,7 @@ function artHover(ctx: ServerContext, analysis: ArtAnalysis, offset: number): Fo
   const step = stepNameAt(program, offset);
   if (step && step.name !== null && step.bracketSpan) {
     const span = step.nameSpan ?? step.bracketSpan;
-    if (step.isEoq || isEoqName(step.name)) return { span, markdown: '**[EOQ]**: end of queries. The program\'s final answer follows on `Ans:`.' };
+    if (step.isEoq || isEoqName(step.name)) return { span, markdown: "**[EOQ]**: end of queries. The program's final answer follows on `Ans:`." };
     const tool = ctx.tools().get(step.name);
     if (tool) {
       const origin = toolOrigin(tool);
@@ -60,13 +60,19 @@ function artHover(ctx: ServerContext, analysis: ArtAnalysis, offset: number): Fo
     const answer = answerBefore(program, ref.number, ref.span.start);
     if (!answer) return { span: ref.span, markdown: `**#${ref.number}**: no answer ${ref.number} comes earlier in this program.` };
     const q = stepOfAnswer(program, answer) ? queryLine(program, answer.number) : null;
-    return { span: ref.span, markdown: `**#${ref.number}**${q ? `: the answer to \`${q}\`` : ''}\n\n${answer.text ? codeBlock(answer.text) : '*(empty answer)*'}` };
+    return {
+      span: ref.span,
+      markdown: `**#${ref.number}**${q ? `: the answer to \`${q}\`` : ''}\n\n${answer.text ? codeBlock(answer.text) : '*(empty answer)*'}`,
+    };
   }
 
   const marker = answerMarkerAt(program, offset);
   if (marker) {
     const q = stepOfAnswer(program, marker) ? queryLine(program, marker.number) : null;
-    return { span: marker.marker, markdown: q ? `**#${marker.number}**: the answer to \`${q}\`` : `**#${marker.number}**: an answer with no query before it.` };
+    return {
+      span: marker.marker,
+      markdown: q ? `**#${marker.number}**: the answer to \`${q}\`` : `**#${marker.number}**: an answer with no query before it.`,
+    };
   }
   return null;
 }
@@ -79,11 +85,11 @@ const AGENT_WORDS: Record<string, string> = {
 
 function agentHover(analysis: AgentAnalysis, offset: number): Found | null {
   const file = analysis.file;
-  const agent = file.agents.find((a) => contains(a.span, offset));
+  const agent = file.agents.find(a => contains(a.span, offset));
   if (!agent) return null;
   const state = agentStateAt([agent], offset);
   if (state) {
-    const def = agent.states.find((s) => s.name === state.name);
+    const def = agent.states.find(s => s.name === state.name);
     return { span: state.span, markdown: def ? stateMarkdown(def) : `**${state.name}**: not a state of \`${agent.name}\` (add it to \`:states\`).` };
   }
   // Operators of the behavior formula.
@@ -107,4 +113,3 @@ function agentHover(analysis: AgentAnalysis, offset: number): Found | null {
   }
   return null;
 }
-

@@ -47,16 +47,21 @@ let shutdownReceived = false;
  */
 function stdioTransport(): [StreamMessageReader, StreamMessageWriter] {
   const reader = new StreamMessageReader(process.stdin);
-  reader.onError((e) => {
-    process.stderr.write(`art-language-server: unreadable message from the client (${e.message.split('\n')[0]}); exiting so that the client restarts the server\n`);
+  reader.onError(e => {
+    process.stderr.write(
+      `art-language-server: unreadable message from the client (${e.message.split('\n')[0]}); exiting so that the client restarts the server\n`,
+    );
     process.exit(1);
   });
   reader.onClose(() => process.exit(shutdownReceived ? 0 : 1));
-  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) console[level] = (...args: unknown[]) => void process.stderr.write(`${format(...args)}\n`);
+  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const)
+    console[level] = (...args: unknown[]) => void process.stderr.write(`${format(...args)}\n`);
   return [reader, new StreamMessageWriter(process.stdout)];
 }
 
-const connection = process.argv.includes('--stdio') ? createConnection(ProposedFeatures.all, ...stdioTransport()) : createConnection(ProposedFeatures.all);
+const connection = process.argv.includes('--stdio')
+  ? createConnection(ProposedFeatures.all, ...stdioTransport())
+  : createConnection(ProposedFeatures.all);
 // The document manager's update hook tells the analyzer where each edit was, before the text changes.
 let recordEdit: (before: TextDocument, changes: Parameters<typeof TextDocument.update>[1]) => void = () => undefined;
 const documents = new TextDocuments({
@@ -68,15 +73,15 @@ const documents = new TextDocuments({
 });
 
 const log: Logger = {
-  info: (m) => connection.console.info(m),
-  error: (m) => connection.console.error(m),
+  info: m => connection.console.info(m),
+  error: m => connection.console.error(m),
 };
 // Last line of defence: a bug must cost one answer, never the server.
-process.on('uncaughtException', (e) => log.error(`uncaught: ${describeError(e)}`));
-process.on('unhandledRejection', (e) => log.error(`unhandled rejection: ${describeError(e)}`));
+process.on('uncaughtException', e => log.error(`uncaught: ${describeError(e)}`));
+process.on('unhandledRejection', e => log.error(`unhandled rejection: ${describeError(e)}`));
 
 /** The tool file's validator (zod) is loaded only when a workspace has a tool file: it would double start-up time. */
-const loadToolFile: ToolFileLoader = async (path) => {
+const loadToolFile: ToolFileLoader = async path => {
   if (!existsSync(path)) return { tools: [], problems: [] };
   const { loadToolFile: load } = await import('./toolFile');
   return load(path);
@@ -158,52 +163,140 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
   };
 });
 
-connection.onInitialized(guardEvent('initialized', log, async () => {
-  if (configurationRegistration) {
-    // Pull-model clients only send didChangeConfiguration for sections they were asked to watch.
-    await connection.client.register(DidChangeConfigurationNotification.type, { section: 'art' }).catch(() => undefined);
-  }
-  const s = await settings.workspace();
-  if (watchedByClient) {
-    const globPattern = `**/${basename(s.tools.file) || '.art-tools.json'}`;
-    await connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern }] }).catch(() => undefined);
-  }
-  await tools.configure(workspaceRoot, s.tools.file, !watchedByClient);
-}));
+connection.onInitialized(
+  guardEvent('initialized', log, async () => {
+    if (configurationRegistration) {
+      // Pull-model clients only send didChangeConfiguration for sections they were asked to watch.
+      await connection.client.register(DidChangeConfigurationNotification.type, { section: 'art' }).catch(() => undefined);
+    }
+    const s = await settings.workspace();
+    if (watchedByClient) {
+      const globPattern = `**/${basename(s.tools.file) || '.art-tools.json'}`;
+      await connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern }] }).catch(() => undefined);
+    }
+    await tools.configure(workspaceRoot, s.tools.file, !watchedByClient);
+  }),
+);
 
-documents.onDidChangeContent(guardEvent('didChange', log, ({ document }) => {
-  // Notifications before `initialize` are dropped, as the protocol says (the document is checked once opened after).
-  if (initialized && languageOf(document.uri, document.languageId)) publisher.schedule(document);
-}));
+documents.onDidChangeContent(
+  guardEvent('didChange', log, ({ document }) => {
+    // Notifications before `initialize` are dropped, as the protocol says (the document is checked once opened after).
+    if (initialized && languageOf(document.uri, document.languageId)) publisher.schedule(document);
+  }),
+);
 
-documents.onDidClose(guardEvent('didClose', log, ({ document }) => {
-  ctx.analyzer.forget(document.uri);
-  settings.forget(document.uri);
-  publisher.clear(document.uri);
-}));
+documents.onDidClose(
+  guardEvent('didClose', log, ({ document }) => {
+    ctx.analyzer.forget(document.uri);
+    settings.forget(document.uri);
+    publisher.clear(document.uri);
+  }),
+);
 
-connection.onDidChangeConfiguration(guardEvent('didChangeConfiguration', log, async (params) => {
-  settings.changed(params.settings);
-  const s = await settings.workspace();
-  await tools.configure(workspaceRoot, s.tools.file, !watchedByClient);
-  publisher.scheduleAll();
-}));
+connection.onDidChangeConfiguration(
+  guardEvent('didChangeConfiguration', log, async params => {
+    settings.changed(params.settings);
+    const s = await settings.workspace();
+    await tools.configure(workspaceRoot, s.tools.file, !watchedByClient);
+    publisher.scheduleAll();
+  }),
+);
 
-connection.onDidChangeWatchedFiles(guardEvent('didChangeWatchedFiles', log, async (params) => {
-  if (params.changes.some((c) => tools.isToolFile(c.uri))) await tools.reload();
-}));
+connection.onDidChangeWatchedFiles(
+  guardEvent('didChangeWatchedFiles', log, async params => {
+    if (params.changes.some(c => tools.isToolFile(c.uri))) await tools.reload();
+  }),
+);
 
-connection.onCompletion(guard('completion', log, null, afterInit((p) => completion(ctx, p))));
-connection.onHover(guard('hover', log, null, afterInit((p) => hover(ctx, p))));
-connection.onDefinition(guard('definition', log, null, afterInit((p) => definition(ctx, p))));
-connection.onReferences(guard('references', log, null, afterInit((p) => references(ctx, p))));
-connection.onDocumentSymbol(guard('documentSymbol', log, null, afterInit((p) => documentSymbols(ctx, p))));
-connection.onFoldingRanges(guard('foldingRange', log, null, afterInit((p) => foldingRanges(ctx, p))));
-connection.onDocumentFormatting(guard('formatting', log, null, afterInit((p) => formatting(ctx, p))));
-connection.onCodeAction(guard('codeAction', log, null, afterInit((p) => codeActions(ctx, p))));
-connection.languages.semanticTokens.on(guard('semanticTokens', log, { data: [] }, afterInit((p) => semanticTokens(ctx, p))));
-connection.languages.semanticTokens.onRange(guard('semanticTokens/range', log, { data: [] }, afterInit((p) => semanticTokens(ctx, p))));
-connection.onRequest(ProgramsRequest.method, guard('art/programs', log, null, afterInit((p: ProgramsRequest.Params): ProgramsRequest.Result => programs(ctx, p))));
+connection.onCompletion(
+  guard(
+    'completion',
+    log,
+    null,
+    afterInit(p => completion(ctx, p)),
+  ),
+);
+connection.onHover(
+  guard(
+    'hover',
+    log,
+    null,
+    afterInit(p => hover(ctx, p)),
+  ),
+);
+connection.onDefinition(
+  guard(
+    'definition',
+    log,
+    null,
+    afterInit(p => definition(ctx, p)),
+  ),
+);
+connection.onReferences(
+  guard(
+    'references',
+    log,
+    null,
+    afterInit(p => references(ctx, p)),
+  ),
+);
+connection.onDocumentSymbol(
+  guard(
+    'documentSymbol',
+    log,
+    null,
+    afterInit(p => documentSymbols(ctx, p)),
+  ),
+);
+connection.onFoldingRanges(
+  guard(
+    'foldingRange',
+    log,
+    null,
+    afterInit(p => foldingRanges(ctx, p)),
+  ),
+);
+connection.onDocumentFormatting(
+  guard(
+    'formatting',
+    log,
+    null,
+    afterInit(p => formatting(ctx, p)),
+  ),
+);
+connection.onCodeAction(
+  guard(
+    'codeAction',
+    log,
+    null,
+    afterInit(p => codeActions(ctx, p)),
+  ),
+);
+connection.languages.semanticTokens.on(
+  guard(
+    'semanticTokens',
+    log,
+    { data: [] },
+    afterInit(p => semanticTokens(ctx, p)),
+  ),
+);
+connection.languages.semanticTokens.onRange(
+  guard(
+    'semanticTokens/range',
+    log,
+    { data: [] },
+    afterInit(p => semanticTokens(ctx, p)),
+  ),
+);
+connection.onRequest(
+  ProgramsRequest.method,
+  guard(
+    'art/programs',
+    log,
+    null,
+    afterInit((p: ProgramsRequest.Params): ProgramsRequest.Result => programs(ctx, p)),
+  ),
+);
 
 connection.onShutdown(() => {
   shutdownReceived = true;

@@ -16,7 +16,14 @@ export function definition(ctx: ServerContext, params: DefinitionParams): Defini
   const offset = document.offsetAt(params.position);
   const link = (origin: Span, full: Span, selection: Span): Definition | LocationLink[] =>
     ctx.client.definitionLinks
-      ? [{ originSelectionRange: toRange(document, origin), targetUri: document.uri, targetRange: toRange(document, full), targetSelectionRange: toRange(document, selection) }]
+      ? [
+          {
+            originSelectionRange: toRange(document, origin),
+            targetUri: document.uri,
+            targetRange: toRange(document, full),
+            targetSelectionRange: toRange(document, selection),
+          },
+        ]
       : { uri: document.uri, range: toRange(document, selection) };
 
   if (isArt(t)) {
@@ -29,7 +36,7 @@ export function definition(ctx: ServerContext, params: DefinitionParams): Defini
   }
   const found = agentStateAt((t.analysis as AgentAnalysis).file.agents, offset);
   if (!found) return null;
-  const def = found.agent.states.find((s) => s.name === found.name);
+  const def = found.agent.states.find(s => s.name === found.name);
   return def ? link(found.span, def.span, def.nameSpan) : null;
 }
 
@@ -46,14 +53,14 @@ export function references(ctx: ServerContext, params: ReferenceParams): Locatio
     if (!at) return null;
     const answer = answerUnder(at.program, offset);
     if (!answer) return null;
-    const spans = referencesTo(at.program, answer).map((r) => r.span);
+    const spans = referencesTo(at.program, answer).map(r => r.span);
     if (withDecl) spans.unshift(answer.marker);
     return spans.map(loc);
   }
   const found = agentStateAt((t.analysis as AgentAnalysis).file.agents, offset);
   if (!found) return null;
   const spans: Span[] = [];
-  const def = found.agent.states.find((s) => s.name === found.name);
+  const def = found.agent.states.find(s => s.name === found.name);
   if (def && withDecl) spans.push(def.nameSpan);
   for (const r of stateRefs(found.agent.behavior)) if (r.name === found.name) spans.push(r.span);
   return spans.map(loc);
@@ -70,10 +77,9 @@ function answerUnder(program: Program, offset: number): Answer | null {
 
 /** A state name under `offset`: in `:states` or in the behavior. */
 export function agentStateAt(agents: AgentDef[], offset: number): { agent: AgentDef; name: string; span: Span } | null {
-  const agent = agents.find((a) => contains(a.span, offset));
+  const agent = agents.find(a => contains(a.span, offset));
   if (!agent) return null;
   for (const s of agent.states) if (contains(s.nameSpan, offset)) return { agent, name: s.name, span: s.nameSpan };
   for (const r of stateRefs(agent.behavior)) if (contains(r.span, offset)) return { agent, name: r.name, span: r.span };
   return null;
 }
-

@@ -21,14 +21,26 @@ export function programs(ctx: ServerContext, params: ProgramsParams): ProgramsRe
   if (isArt(t)) {
     t.analysis.doc.programs.forEach((p, index) => {
       const header = p.description?.marker ?? p.input?.marker ?? { start: p.span.start, end: p.span.start };
-      const unit: ProgramInfo = { index, kind: 'program', title: programTitle(p, index), range: toRange(document, p.span), headerRange: toRange(document, header) };
+      const unit: ProgramInfo = {
+        index,
+        kind: 'program',
+        title: programTitle(p, index),
+        range: toRange(document, p.span),
+        headerRange: toRange(document, header),
+      };
       const why = whyNotRunnable(p);
       if (why) unit.notRunnable = why;
       units.push(unit);
     });
   } else if (t.analysis.kind === 'agent') {
     t.analysis.file.agents.forEach((a, index) => {
-      units.push({ index, kind: 'agent', title: a.name || `agent ${index}`, range: toRange(document, a.span), headerRange: toRange(document, a.nameSpan) });
+      units.push({
+        index,
+        kind: 'agent',
+        title: a.name || `agent ${index}`,
+        range: toRange(document, a.span),
+        headerRange: toRange(document, a.nameSpan),
+      });
     });
   }
   return { uri: document.uri, version: document.version, programs: units };

@@ -5,7 +5,13 @@
 //   function                  `.art` step name that is a tool; modifier `defaultLibrary` when the tool is built in
 //   label                     `.art` step name the model answers (a sub-step, no tool runs)
 //   enumMember                `.agent` state name; modifier `declaration` where `:states` defines it
-import { SemanticTokensBuilder, type SemanticTokens, type SemanticTokensLegend, type SemanticTokensParams, type SemanticTokensRangeParams } from 'vscode-languageserver';
+import {
+  SemanticTokensBuilder,
+  type SemanticTokens,
+  type SemanticTokensLegend,
+  type SemanticTokensParams,
+  type SemanticTokensRangeParams,
+} from 'vscode-languageserver';
 import type { Span } from '../core/common/text';
 import type { AgentAnalysis } from './analysis';
 import { stateRefs } from './agentCore';
@@ -47,7 +53,7 @@ export function semanticTokens(ctx: ServerContext, params: SemanticTokensParams 
     }
   } else {
     for (const a of (t.analysis as AgentAnalysis).file.agents) {
-      const defined = new Set(a.states.map((s) => s.name));
+      const defined = new Set(a.states.map(s => s.name));
       for (const s of a.states) tokens.push({ span: s.nameSpan, type: type('enumMember'), modifiers: modifier('declaration') });
       for (const r of stateRefs(a.behavior)) if (defined.has(r.name)) tokens.push({ span: r.span, type: type('enumMember'), modifiers: 0 });
     }

@@ -60,7 +60,7 @@ export class SettingsStore {
     if (!p) {
       p = this.fetch(uri);
       this.perDocument.set(uri, p);
-      p.then((s) => this.perDocument.get(uri) === p && this.resolved.set(uri, s));
+      p.then(s => this.perDocument.get(uri) === p && this.resolved.set(uri, s));
     }
     return p;
   }

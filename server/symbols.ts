@@ -17,7 +17,15 @@ export function documentSymbols(ctx: ServerContext, params: DocumentSymbolParams
   return ctx.client.hierarchicalSymbols ? symbols : flatten(t, symbols);
 }
 
-function symbol(document: TextDocument, name: string, kind: SymbolKind, span: Span, selection: Span, detail?: string, children?: DocumentSymbol[]): DocumentSymbol {
+function symbol(
+  document: TextDocument,
+  name: string,
+  kind: SymbolKind,
+  span: Span,
+  selection: Span,
+  detail?: string,
+  children?: DocumentSymbol[],
+): DocumentSymbol {
   // The selection range must lie inside the range.
   const sel = selection.start >= span.start && selection.end <= span.end ? selection : { start: span.start, end: span.start };
   return { name: name || ' ', detail, kind, range: toRange(document, span), selectionRange: toRange(document, sel), children };
@@ -26,7 +34,7 @@ function symbol(document: TextDocument, name: string, kind: SymbolKind, span: Sp
 function artSymbols(ctx: ServerContext, document: TextDocument, doc: ArtDocument): DocumentSymbol[] {
   const tools = ctx.tools();
   return doc.programs.map((p, i) => {
-    const steps = p.steps.map((s) => {
+    const steps = p.steps.map(s => {
       const end = s.answer ? Math.max(s.span.end, s.answer.span.end) : s.span.end;
       const eoq = s.isEoq || isEoqName(s.name);
       const isTool = s.name !== null && !eoq && tools.has(s.name);
@@ -47,12 +55,28 @@ function artSymbols(ctx: ServerContext, document: TextDocument, doc: ArtDocument
 }
 
 function agentSymbols(document: TextDocument, file: AgentFile): DocumentSymbol[] {
-  return file.agents.map((a) => {
-    const children: DocumentSymbol[] = a.states.map((s) =>
-      symbol(document, s.name, SymbolKind.EnumMember, s.span, s.nameSpan, [s.text && JSON.stringify(s.text), ...s.flags.map((f) => `:${f.name}`)].filter(Boolean).join(' ')),
+  return file.agents.map(a => {
+    const children: DocumentSymbol[] = a.states.map(s =>
+      symbol(
+        document,
+        s.name,
+        SymbolKind.EnumMember,
+        s.span,
+        s.nameSpan,
+        [s.text && JSON.stringify(s.text), ...s.flags.map(f => `:${f.name}`)].filter(Boolean).join(' '),
+      ),
     );
     if (a.behaviorClause) {
-      children.push(symbol(document, 'behavior', SymbolKind.Property, a.behaviorClause.span, a.behaviorClause.keywordSpan, a.behavior ? firstLine(formulaToString(a.behavior), 80) : undefined));
+      children.push(
+        symbol(
+          document,
+          'behavior',
+          SymbolKind.Property,
+          a.behaviorClause.span,
+          a.behaviorClause.keywordSpan,
+          a.behavior ? firstLine(formulaToString(a.behavior), 80) : undefined,
+        ),
+      );
     }
     return symbol(document, a.name || '(unnamed agent)', SymbolKind.Class, a.span, a.nameSpan, `${a.states.length} states`, children);
   });

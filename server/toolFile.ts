@@ -17,13 +17,23 @@ function describe(entry: ToolEntry, name: string): ToolInfo {
     case 'command':
       return { name, origin: 'user', description: entry.description ?? `Runs \`${entry.command.join(' ')}\`; the answer is what it prints.`, input };
     case 'http':
-      return { name, origin: 'user', description: entry.description ?? `POSTs the step to ${entry.url}; the reply is the answer.`, input: "The step's instruction and the previous answer, as JSON." };
+      return {
+        name,
+        origin: 'user',
+        description: entry.description ?? `POSTs the step to ${entry.url}; the reply is the answer.`,
+        input: "The step's instruction and the previous answer, as JSON.",
+      };
     default:
-      return { name, origin: 'user', description: `A tool of the MCP server${entry.name ? ` "${entry.name}"` : ''} (\`${entry.command.join(' ')}\`).`, input };
+      return {
+        name,
+        origin: 'user',
+        description: `A tool of the MCP server${entry.name ? ` "${entry.name}"` : ''} (\`${entry.command.join(' ')}\`).`,
+        input,
+      };
   }
 }
 
-export const loadToolFile: ToolFileLoader = async (path) => {
+export const loadToolFile: ToolFileLoader = async path => {
   const loaded = await loadToolsFile(path, { displayName: basename(path) });
   const tools: ToolInfo[] = [];
   for (const entry of loaded.config?.tools ?? []) for (const name of staticNames(entry)) tools.push(describe(entry, name));

@@ -97,7 +97,7 @@ export class WorkspaceTools {
         clearTimeout(timer);
         timer = setTimeout(() => void this.reload(), 100);
       });
-      this.watcher.on('error', (e) => this.log.error(`watching ${path}: ${describeError(e)}`));
+      this.watcher.on('error', e => this.log.error(`watching ${path}: ${describeError(e)}`));
     } catch (e) {
       this.log.error(`cannot watch ${path}: ${describeError(e)}`);
     }
@@ -105,6 +105,5 @@ export class WorkspaceTools {
 }
 
 function signature(c: ToolCatalog): string {
-  return JSON.stringify(c.all().map((t) => [t.name, t.origin, t.description, t.input]));
+  return JSON.stringify(c.all().map(t => [t.name, t.origin, t.description, t.input]));
 }
-

@@ -75,7 +75,11 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     }
     const unit = task !== undefined ? (await unitsOf(doc, deps.client, deps.log)).find(u => u.task === task) : undefined;
     const name = `${noDebug ? 'Run' : 'Debug'} ${unit?.title ?? vscode.workspace.asRelativePath(doc.uri)}`;
-    return vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(doc.uri), { type: DEBUG_TYPE, request: 'launch', name, program: doc.uri.fsPath, task }, { noDebug });
+    return vscode.debug.startDebugging(
+      vscode.workspace.getWorkspaceFolder(doc.uri),
+      { type: DEBUG_TYPE, request: 'launch', name, program: doc.uri.fsPath, task },
+      { noDebug },
+    );
   };
 
   context.subscriptions.push(
@@ -89,7 +93,9 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
           const doc = vscode.window.activeTextEditor?.document;
           if (!doc || !isRunnable(doc)) return [];
           const units = await unitsOf(doc, deps.client, deps.log);
-          return units.filter(u => !u.notRunnable).map(u => ({ type: DEBUG_TYPE, request: 'launch', name: `Debug ${u.title}`, program: doc.uri.fsPath, task: u.task }));
+          return units
+            .filter(u => !u.notRunnable)
+            .map(u => ({ type: DEBUG_TYPE, request: 'launch', name: `Debug ${u.title}`, program: doc.uri.fsPath, task: u.task }));
         },
       },
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
@@ -107,12 +113,16 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.saveDemonstration, (target?: vscode.Uri) => saveAsDemonstration(streams, target)),
     vscode.commands.registerCommand(COMMANDS.openTrace, (uri?: vscode.Uri) => openTrace(traceView, streams, uri)),
     streams.onDidEndRun(run => {
-      deps.log.info(`${run.sessionName} ended (${run.reason})${run.answer !== null ? `: answer ${run.answer}` : ''}${run.tracePath ? `; trace ${run.tracePath}` : ''}`);
+      deps.log.info(
+        `${run.sessionName} ended (${run.reason})${run.answer !== null ? `: answer ${run.answer}` : ''}${run.tracePath ? `; trace ${run.tracePath}` : ''}`,
+      );
       if (run.reason === 'departed') {
         // A replay that left its recording with no model to go on with: say so, and offer to set one.
-        void vscode.window.showWarningMessage(`ART Studio: ${run.error ?? 'the run departed from its recording'}.`, OPEN_MODEL_SETTINGS).then(choice => {
-          if (choice === OPEN_MODEL_SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', 'art.model');
-        });
+        void vscode.window
+          .showWarningMessage(`ART Studio: ${run.error ?? 'the run departed from its recording'}.`, OPEN_MODEL_SETTINGS)
+          .then(choice => {
+            if (choice === OPEN_MODEL_SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', 'art.model');
+          });
       }
     }),
   );

@@ -10,7 +10,10 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
 
-  constructor(private readonly client: LanguageClient | undefined, private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly client: LanguageClient | undefined,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
 
   /** The server (re)started or its tools changed: ask again. */
   refresh(): void {
@@ -26,7 +29,12 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
         const what = u.kind === 'agent' ? `agent ${u.title}` : `program ${u.task} (${u.title})`;
         return [
           new vscode.CodeLens(range, { title: '$(play) Run', tooltip: `Run ${what} to the end`, command: RUN_COMMAND, arguments: [doc.uri, u.task] }),
-          new vscode.CodeLens(range, { title: '$(debug-alt) Debug', tooltip: `Debug ${what}: pause at every tool call`, command: DEBUG_COMMAND, arguments: [doc.uri, u.task] }),
+          new vscode.CodeLens(range, {
+            title: '$(debug-alt) Debug',
+            tooltip: `Debug ${what}: pause at every tool call`,
+            command: DEBUG_COMMAND,
+            arguments: [doc.uri, u.task],
+          }),
         ];
       });
   }

@@ -16,14 +16,17 @@ export async function setApiKey(secrets: vscode.SecretStorage, value?: string): 
     value ??
     (await vscode.window.showInputBox({
       title: 'ART: Set API Key',
-      prompt: 'The key of the OpenAI-compatible endpoint, kept in VS Code\'s secret storage (never in settings, logs or traces). Leave empty to remove it.',
+      prompt:
+        "The key of the OpenAI-compatible endpoint, kept in VS Code's secret storage (never in settings, logs or traces). Leave empty to remove it.",
       password: true,
       ignoreFocusOut: true,
     }));
   if (key === undefined) return;
   if (key.trim() === '') {
     await secrets.delete(API_KEY_SECRET);
-    void vscode.window.showInformationMessage('ART Studio: the API key was removed; runs use the environment variable named by "art.model.apiKeyEnv".');
+    void vscode.window.showInformationMessage(
+      'ART Studio: the API key was removed; runs use the environment variable named by "art.model.apiKeyEnv".',
+    );
   } else {
     await secrets.store(API_KEY_SECRET, key.trim());
     void vscode.window.showInformationMessage('ART Studio: the API key is stored in secret storage.');
@@ -109,7 +112,11 @@ async function pickLibrary(source: vscode.Uri | undefined): Promise<vscode.Uri |
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
-    uris.map(uri => ({ label: vscode.workspace.asRelativePath(uri), description: uri.fsPath === source?.fsPath ? 'the library the run came from' : undefined, uri })),
+    uris.map(uri => ({
+      label: vscode.workspace.asRelativePath(uri),
+      description: uri.fsPath === source?.fsPath ? 'the library the run came from' : undefined,
+      uri,
+    })),
     { title: 'Save as Demonstration: into which task library?', ignoreFocusOut: true },
   );
   return pick?.uri;
@@ -120,18 +127,31 @@ export async function openTrace(view: TraceView, streams: ProgramStreams, uri?: 
   let target = uri;
   if (!target && streams.last?.tracePath) {
     const last = vscode.Uri.file(streams.last.tracePath);
-    const choice = await vscode.window.showQuickPick([{ label: `The last run's trace`, description: streams.last.sessionName, uri: last }, { label: 'Open a trace file…', uri: undefined }], { title: 'ART: Open Trace' });
+    const choice = await vscode.window.showQuickPick(
+      [
+        { label: `The last run's trace`, description: streams.last.sessionName, uri: last },
+        { label: 'Open a trace file…', uri: undefined },
+      ],
+      { title: 'ART: Open Trace' },
+    );
     if (!choice) return;
     target = choice.uri;
   }
   if (!target) {
-    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'ART run traces': ['jsonl'], 'All files': ['*'] }, title: 'ART: Open Trace' });
+    const picked = await vscode.window.showOpenDialog({
+      canSelectMany: false,
+      filters: { 'ART run traces': ['jsonl'], 'All files': ['*'] },
+      title: 'ART: Open Trace',
+    });
     target = picked?.[0];
   }
   if (!target) return;
   try {
     const { records, errors } = await view.open(target);
-    if (!records) void vscode.window.showWarningMessage(`ART Studio: ${vscode.workspace.asRelativePath(target)} holds no trace records${errors.length ? ` (line ${errors[0].line}: ${errors[0].message})` : ''}.`);
+    if (!records)
+      void vscode.window.showWarningMessage(
+        `ART Studio: ${vscode.workspace.asRelativePath(target)} holds no trace records${errors.length ? ` (line ${errors[0].line}: ${errors[0].message})` : ''}.`,
+      );
   } catch (e) {
     void vscode.window.showErrorMessage(`ART Studio: cannot open the trace: ${(e as Error).message}`);
   }

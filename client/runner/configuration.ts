@@ -28,7 +28,14 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
   provideDebugConfigurations(): vscode.DebugConfiguration[] {
     return [
       { type: DEBUG_TYPE, request: 'launch', name: 'ART: debug the program at the cursor', program: '${file}', pauseBeforeTool: false },
-      { type: DEBUG_TYPE, request: 'launch', name: 'ART: replay the program at the cursor (no model)', program: '${file}', mode: 'replay', replayDelayMs: 15 },
+      {
+        type: DEBUG_TYPE,
+        request: 'launch',
+        name: 'ART: replay the program at the cursor (no model)',
+        program: '${file}',
+        mode: 'replay',
+        replayDelayMs: 15,
+      },
     ];
   }
 
@@ -46,13 +53,18 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
       return undefined;
     }
     if (!config.program) {
-      void vscode.window.showErrorMessage('ART Studio: the launch configuration has no "program": give the .art or .agent file to run (e.g. "${file}").');
+      void vscode.window.showErrorMessage(
+        'ART Studio: the launch configuration has no "program": give the .art or .agent file to run (e.g. "${file}").',
+      );
       return undefined;
     }
     return config;
   }
 
-  async resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: ArtConfiguration): Promise<ArtConfiguration | undefined> {
+  async resolveDebugConfigurationWithSubstitutedVariables(
+    folder: vscode.WorkspaceFolder | undefined,
+    config: ArtConfiguration,
+  ): Promise<ArtConfiguration | undefined> {
     const program = String(config.program);
     const programUri = vscode.Uri.file(program);
     const s = this.deps.settings(programUri);
@@ -69,7 +81,9 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     }
 
     const editor = vscode.window.visibleTextEditors.find(e => e.document.uri.fsPath === programUri.fsPath);
-    const doc = editor?.document ?? (isRunnable({ languageId: '', uri: programUri } as vscode.TextDocument) ? await vscode.workspace.openTextDocument(programUri) : undefined);
+    const doc =
+      editor?.document ??
+      (isRunnable({ languageId: '', uri: programUri } as vscode.TextDocument) ? await vscode.workspace.openTextDocument(programUri) : undefined);
     const units = doc ? await unitsOf(doc, this.deps.client, this.deps.log) : [];
     if (config.task === undefined && editor) {
       const unit = unitAt(units, editor.selection.active);
@@ -82,7 +96,11 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     }
     if (/\.agent$/i.test(program) && !config.input) {
       const name = chosen?.title ?? (typeof config.task === 'string' ? config.task : undefined);
-      const question = await vscode.window.showInputBox({ title: `Question for ${name ?? 'the agent'}`, prompt: 'The agent answers this question (the launch configuration\'s "input").', ignoreFocusOut: true });
+      const question = await vscode.window.showInputBox({
+        title: `Question for ${name ?? 'the agent'}`,
+        prompt: 'The agent answers this question (the launch configuration\'s "input").',
+        ignoreFocusOut: true,
+      });
       if (!question) return undefined;
       config.input = question;
     }

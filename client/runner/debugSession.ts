@@ -12,8 +12,20 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  Breakpoint, ErrorDestination, Event, ExitedEvent, InitializedEvent, InvalidatedEvent, LoggingDebugSession, OutputEvent, Scope, Source, StackFrame,
-  StoppedEvent, TerminatedEvent, Thread,
+  Breakpoint,
+  ErrorDestination,
+  Event,
+  ExitedEvent,
+  InitializedEvent,
+  InvalidatedEvent,
+  LoggingDebugSession,
+  OutputEvent,
+  Scope,
+  Source,
+  StackFrame,
+  StoppedEvent,
+  TerminatedEvent,
+  Thread,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { LaunchError, prepareRun, type PreparedRun, type RunConfig } from '../../core/runner/launch';
@@ -92,7 +104,11 @@ export class ArtDebugSession extends LoggingDebugSession {
   protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: ArtLaunchArguments): Promise<void> {
     if (this.run || this.launching) {
       // One run per debug session: a second launch would leave the first paused forever, its trace and tools open.
-      return this.sendErrorResponse(response, { id: 1007, format: 'a run is already going on in this debug session: stop it or restart it, or start another session', showUser: true });
+      return this.sendErrorResponse(response, {
+        id: 1007,
+        format: 'a run is already going on in this debug session: stop it or restart it, or start another session',
+        showUser: true,
+      });
     }
     this.launching = true;
     await Promise.race([this.configurationDone, new Promise(r => setTimeout(r, CONFIGURATION_WAIT_MS))]);
@@ -110,7 +126,13 @@ export class ArtDebugSession extends LoggingDebugSession {
    * A request whose handler threw (arguments that are not what DAP specifies) gets a one-line answer instead of the
    * library's `{_stack}`: what failed, not the adapter's internals.
    */
-  protected override sendErrorResponse(response: DebugProtocol.Response, codeOrMessage: number | DebugProtocol.Message, format?: string, variables?: unknown, dest?: ErrorDestination): void {
+  protected override sendErrorResponse(
+    response: DebugProtocol.Response,
+    codeOrMessage: number | DebugProtocol.Message,
+    format?: string,
+    variables?: unknown,
+    dest?: ErrorDestination,
+  ): void {
     if (codeOrMessage === 1104 && format === '{_stack}') {
       const format = `the "${response.command}" request could not be handled: its arguments are not what the Debug Adapter Protocol specifies`;
       return super.sendErrorResponse(response, { id: 1104, format, showUser: true });
@@ -143,7 +165,11 @@ export class ArtDebugSession extends LoggingDebugSession {
     else this.sendEvent(new TerminatedEvent());
   }
 
-  protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse, args: DebugProtocol.DisconnectArguments, request?: DebugProtocol.Request): Promise<void> {
+  protected override async disconnectRequest(
+    response: DebugProtocol.DisconnectResponse,
+    args: DebugProtocol.DisconnectArguments,
+    request?: DebugProtocol.Request,
+  ): Promise<void> {
     this.restarting = !!args.restart;
     await this.stopRun().catch(() => undefined);
     this.restarting = false;
@@ -162,7 +188,7 @@ export class ArtDebugSession extends LoggingDebugSession {
     // The key is read when an endpoint may be called: in generate mode, and in replay mode with an endpoint to go on
     // live with once the run departs from its recording.
     const endpoint = mode === 'generate' || !!(options.baseURL && options.model);
-    const apiKey = endpoint ? ((await this.options.apiKey?.()) || (this.options.env ?? process.env)[options.apiKeyEnv] || undefined) : undefined;
+    const apiKey = endpoint ? (await this.options.apiKey?.()) || (this.options.env ?? process.env)[options.apiKeyEnv] || undefined : undefined;
     const config: RunConfig = {
       ...options,
       apiKey,
@@ -181,7 +207,12 @@ export class ArtDebugSession extends LoggingDebugSession {
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
     this.wire(run);
     this.applyBreakpoints();
-    this.sendEvent(new OutputEvent(`Running ${run.title} (${run.language === 'trace' ? 'trace replay' : mode}, model ${run.model.id})${run.tracePath ? `, trace → ${run.tracePath}` : ''}\n`, 'console'));
+    this.sendEvent(
+      new OutputEvent(
+        `Running ${run.title} (${run.language === 'trace' ? 'trace replay' : mode}, model ${run.model.id})${run.tracePath ? `, trace → ${run.tracePath}` : ''}\n`,
+        'console',
+      ),
+    );
     this.running = run.runner
       .run()
       .then(result => this.ended(run, result))
@@ -204,7 +235,12 @@ export class ArtDebugSession extends LoggingDebugSession {
     r.on('correction', c => {
       this.flush(true);
       const found = c.found === null ? 'text that starts no state' : `state ${c.found}`;
-      this.sendEvent(new OutputEvent(`\n[monitor] off-spec at offset ${c.offset}: found ${found}, expected ${c.expected.join(' or ')}; removed ${JSON.stringify(c.removed)}, inserted ${JSON.stringify(c.inserted)}\n`, 'console'));
+      this.sendEvent(
+        new OutputEvent(
+          `\n[monitor] off-spec at offset ${c.offset}: found ${found}, expected ${c.expected.join(' or ')}; removed ${JSON.stringify(c.removed)}, inserted ${JSON.stringify(c.inserted)}\n`,
+          'console',
+        ),
+      );
       schedule();
     });
     r.on('paused', p => {
@@ -244,8 +280,17 @@ export class ArtDebugSession extends LoggingDebugSession {
     await run.dispose().catch(() => undefined);
     const s = result.snapshot;
     const tokens = `${s.requests} request${s.requests === 1 ? '' : 's'}, ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens`;
-    if (result.reason === 'finished') this.sendEvent(new OutputEvent(`\n${this.console.text.endsWith('\n') ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n(${tokens})\n`, 'console'));
-    else this.sendEvent(new OutputEvent(`\nThe run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`, result.reason === 'stopped' ? 'console' : 'stderr'));
+    if (result.reason === 'finished')
+      this.sendEvent(
+        new OutputEvent(`\n${this.console.text.endsWith('\n') ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n(${tokens})\n`, 'console'),
+      );
+    else
+      this.sendEvent(
+        new OutputEvent(
+          `\nThe run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`,
+          result.reason === 'stopped' ? 'console' : 'stderr',
+        ),
+      );
     const body: EndEvent.Body = {
       run: this.runNumber,
       reason: result.reason,
@@ -300,7 +345,10 @@ export class ArtDebugSession extends LoggingDebugSession {
     this.sendResponse(response);
   }
 
-  protected override setFunctionBreakPointsRequest(response: DebugProtocol.SetFunctionBreakpointsResponse, args: DebugProtocol.SetFunctionBreakpointsArguments): void {
+  protected override setFunctionBreakPointsRequest(
+    response: DebugProtocol.SetFunctionBreakpointsResponse,
+    args: DebugProtocol.SetFunctionBreakpointsArguments,
+  ): void {
     this.functionBreakpoints = args.breakpoints.map(b => b.name.trim()).filter(Boolean);
     this.applyBreakpoints();
     response.body = { breakpoints: args.breakpoints.map(b => new Breakpoint(!!b.name.trim())) };
@@ -419,8 +467,16 @@ export class ArtDebugSession extends LoggingDebugSession {
   }
 
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
-    const vars = args.variablesReference === TOOL_SCOPE ? this.toolVariables() : args.variablesReference === PROGRAM_SCOPE ? this.programVariables() : [];
-    response.body = { variables: vars.map(v => ({ name: v.name, value: v.value, variablesReference: 0, presentationHint: v.readOnly ? { attributes: ['readOnly'] } : undefined })) };
+    const vars =
+      args.variablesReference === TOOL_SCOPE ? this.toolVariables() : args.variablesReference === PROGRAM_SCOPE ? this.programVariables() : [];
+    response.body = {
+      variables: vars.map(v => ({
+        name: v.name,
+        value: v.value,
+        variablesReference: 0,
+        presentationHint: v.readOnly ? { attributes: ['readOnly'] } : undefined,
+      })),
+    };
     this.sendResponse(response);
   }
 
@@ -461,13 +517,17 @@ export class ArtDebugSession extends LoggingDebugSession {
       }
       if (s.agentState) vars.push({ name: 'expected next', value: s.agentState.expected.join(' | '), readOnly: true });
     }
-    vars.push({ name: 'tokens', value: `${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion in ${s.requests} request${s.requests === 1 ? '' : 's'}`, readOnly: true });
+    vars.push({
+      name: 'tokens',
+      value: `${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion in ${s.requests} request${s.requests === 1 ? '' : 's'}`,
+      readOnly: true,
+    });
     return vars;
   }
 
   protected override setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): void {
     try {
-      if (args.variablesReference !== TOOL_SCOPE || !this.pause?.call) throw new Error('only the paused tool call\'s output and input can be changed');
+      if (args.variablesReference !== TOOL_SCOPE || !this.pause?.call) throw new Error("only the paused tool call's output and input can be changed");
       if (typeof args.value !== 'string') throw new Error('setVariable needs the new value as a string');
       const value = typedText(args.value);
       this.setCallField(args.name, value);
@@ -495,9 +555,15 @@ export class ArtDebugSession extends LoggingDebugSession {
 
   protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments): void {
     const name = typeof args.expression === 'string' ? args.expression.trim() : '';
-    const v = [...this.toolVariables(), ...this.programVariables()].find(x => x.name === name || (name.startsWith('#') && x.name === name.replace(/:$/, '')));
+    const v = [...this.toolVariables(), ...this.programVariables()].find(
+      x => x.name === name || (name.startsWith('#') && x.name === name.replace(/:$/, '')),
+    );
     if (!v) {
-      return this.sendErrorResponse(response, { id: 1005, format: this.pause ? `"${name}" is not a variable of this stop: try output, input, #1 or Ans` : 'the run is not paused', showUser: false });
+      return this.sendErrorResponse(response, {
+        id: 1005,
+        format: this.pause ? `"${name}" is not a variable of this stop: try output, input, #1 or Ans` : 'the run is not paused',
+        showUser: false,
+      });
     }
     response.body = { result: v.value, variablesReference: 0 };
     this.sendResponse(response);
@@ -515,7 +581,8 @@ export class ArtDebugSession extends LoggingDebugSession {
           this.sendEvent(new InvalidatedEvent(['variables'], THREAD_ID));
           break;
         case SkipToolRequest.command:
-          if (!this.run || this.pause?.phase !== 'before') throw new Error('a tool can only be skipped before it runs (launch with "pauseBeforeTool": true)');
+          if (!this.run || this.pause?.phase !== 'before')
+            throw new Error('a tool can only be skipped before it runs (launch with "pauseBeforeTool": true)');
           this.run.runner.skipTool();
           break;
         case StateRequest.command: {

@@ -56,7 +56,8 @@ export class SourceMap {
         for (const s of p.steps) {
           const whole = { start: s.span.start, end: s.answer ? s.answer.span.end : s.span.end };
           if (!touches(whole)) continue;
-          if (s.isEoq) return { requested: line, message: '`[EOQ]` ends the program: the run does not stop there; put the breakpoint on an earlier step.' };
+          if (s.isEoq)
+            return { requested: line, message: '`[EOQ]` ends the program: the run does not stop there; put the breakpoint on an earlier step.' };
           return { requested: line, line: this.lineOf(s.marker.start), program: pi, step: s.number };
         }
       }

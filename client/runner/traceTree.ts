@@ -40,7 +40,9 @@ export function traceTree(records: readonly TraceRecord[]): TraceNode[] {
           children: [
             leaf('prompt', r.prompt),
             leaf('task', r.header),
-            ...Object.entries(r.options).filter(([, v]) => v !== undefined).map(([k, v]) => leaf(k, String(v))),
+            ...Object.entries(r.options)
+              .filter(([, v]) => v !== undefined)
+              .map(([k, v]) => leaf(k, String(v))),
           ],
         });
         break;
@@ -72,7 +74,12 @@ export function traceTree(records: readonly TraceRecord[]): TraceNode[] {
           r.aborted ? 'aborted' : undefined,
           r.usage ? `${r.usage.promptTokens} + ${r.usage.completionTokens} tokens` : undefined,
         ].filter(Boolean);
-        const node: TraceNode = { label: 'completion', description: `${facts.join(' · ')}${facts.length ? ' · ' : ''}${oneLine(r.text, 60)}`, tooltip: r.text, icon: 'output' };
+        const node: TraceNode = {
+          label: 'completion',
+          description: `${facts.join(' · ')}${facts.length ? ' · ' : ''}${oneLine(r.text, 60)}`,
+          tooltip: r.text,
+          icon: 'output',
+        };
         const children: TraceNode[] = [leaf('text', r.text)];
         if (r.dropped) children.push(leaf('dropped past the stop', r.dropped, 'scissors'));
         node.children = children;
@@ -92,10 +99,19 @@ export function traceTree(records: readonly TraceRecord[]): TraceNode[] {
         });
         break;
       case 'pause':
-        out.push({ label: `Paused: ${r.reason}`, description: `${when(r.at)}${r.callId !== undefined ? ` · call #${r.callId}` : ''}`, icon: 'debug-pause' });
+        out.push({
+          label: `Paused: ${r.reason}`,
+          description: `${when(r.at)}${r.callId !== undefined ? ` · call #${r.callId}` : ''}`,
+          icon: 'debug-pause',
+        });
         break;
       case 'edit':
-        out.push({ label: `Edit: ${r.what} of call #${r.callId}`, description: r.text !== undefined ? oneLine(r.text) : '', tooltip: r.text, icon: 'edit' });
+        out.push({
+          label: `Edit: ${r.what} of call #${r.callId}`,
+          description: r.text !== undefined ? oneLine(r.text) : '',
+          tooltip: r.text,
+          icon: 'edit',
+        });
         break;
       case 'retry':
         out.push({ label: `Retry ${r.attempt}`, description: `after ${r.delayMs} ms: ${r.reason}`, icon: 'sync' });

@@ -23,7 +23,12 @@ export class TraceView implements vscode.TreeDataProvider<TraceNode>, vscode.Dis
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
     const { records, errors } = parseTrace(text);
     this.roots = traceTree(records);
-    if (errors.length) this.roots.push({ label: `${errors.length} line(s) that are not trace records`, icon: 'warning', children: errors.map(e => ({ label: `line ${e.line}`, description: e.message })) });
+    if (errors.length)
+      this.roots.push({
+        label: `${errors.length} line(s) that are not trace records`,
+        icon: 'warning',
+        children: errors.map(e => ({ label: `line ${e.line}`, description: e.message })),
+      });
     this.uri = uri;
     this.view.title = `ART Trace: ${vscode.workspace.asRelativePath(uri)}`;
     this.view.description = `${records.length} records`;
@@ -39,15 +44,22 @@ export class TraceView implements vscode.TreeDataProvider<TraceNode>, vscode.Dis
   }
 
   getTreeItem(node: TraceNode): vscode.TreeItem {
-    const item = new vscode.TreeItem(node.label, node.children?.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      node.label,
+      node.children?.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.description = node.description;
-    if (node.tooltip) item.tooltip = new vscode.MarkdownString().appendCodeblock(node.tooltip.length > 4000 ? `${node.tooltip.slice(0, 4000)}\n…` : node.tooltip, 'text');
+    if (node.tooltip)
+      item.tooltip = new vscode.MarkdownString().appendCodeblock(
+        node.tooltip.length > 4000 ? `${node.tooltip.slice(0, 4000)}\n…` : node.tooltip,
+        'text',
+      );
     if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
     return item;
   }
 
   getChildren(node?: TraceNode): TraceNode[] {
-    return node ? node.children ?? [] : this.roots;
+    return node ? (node.children ?? []) : this.roots;
   }
 
   dispose(): void {

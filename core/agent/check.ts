@@ -54,9 +54,14 @@ class AgentChecker {
       this.report('missing-states', a.nameSpan, `${label} has no (:states ...)`, { fixes: this.addStatesClause(refs.map(r => r.name)) });
     }
     if (!a.behaviorClause || a.behaviorClause.empty) {
-      this.report('missing-behavior', a.behaviorClause?.keywordSpan ?? a.nameSpan, a.behaviorClause ? `${label} has an empty (:behavior)` : `${label} has no (:behavior ...)`, {
-        fixes: this.addBehavior(),
-      });
+      this.report(
+        'missing-behavior',
+        a.behaviorClause?.keywordSpan ?? a.nameSpan,
+        a.behaviorClause ? `${label} has an empty (:behavior)` : `${label} has no (:behavior ...)`,
+        {
+          fixes: this.addBehavior(),
+        },
+      );
     }
     this.states();
     if (a.behavior) {
@@ -73,7 +78,9 @@ class AgentChecker {
     for (const s of this.agent.states) {
       const first = byName.get(s.name);
       if (first) {
-        this.report('duplicate-state', s.nameSpan, `state '${s.name}' is defined twice in this agent`, { related: [{ span: first.nameSpan, message: `first definition of '${s.name}'` }] });
+        this.report('duplicate-state', s.nameSpan, `state '${s.name}' is defined twice in this agent`, {
+          related: [{ span: first.nameSpan, message: `first definition of '${s.name}'` }],
+        });
       } else byName.set(s.name, s);
 
       if (!s.textSpan && this.hasUnknownKeyword(s.span)) {
@@ -81,18 +88,30 @@ class AgentChecker {
       } else if (!s.textSpan) {
         const at = s.nameSpan.end;
         this.report('missing-text', s.nameSpan, `state '${s.name}' has no (:text "...")`, {
-          fixes: s.span === s.nameSpan
-            ? [{ title: 'Add a prompt text', preferred: true, edits: [{ span: s.span, newText: stateTemplate(s.name) }] }]
-            : [{ title: 'Add a prompt text', preferred: true, edits: [{ span: { start: at, end: at }, newText: ` (:text ${JSON.stringify(`[${s.name}]`)})` }] }],
+          fixes:
+            s.span === s.nameSpan
+              ? [{ title: 'Add a prompt text', preferred: true, edits: [{ span: s.span, newText: stateTemplate(s.name) }] }]
+              : [
+                  {
+                    title: 'Add a prompt text',
+                    preferred: true,
+                    edits: [{ span: { start: at, end: at }, newText: ` (:text ${JSON.stringify(`[${s.name}]`)})` }],
+                  },
+                ],
         });
       } else if (s.text === '') {
         this.report('missing-text', s.textSpan, `state '${s.name}' has an empty text: the monitor could never see it`);
       } else {
         const other = byText.get(s.text);
         if (other) {
-          this.report('duplicate-text', s.textSpan, `states '${other.name}' and '${s.name}' have the same text ${JSON.stringify(s.text)}: the monitor cannot tell them apart`, {
-            related: [{ span: other.textSpan!, message: `the text of '${other.name}'` }],
-          });
+          this.report(
+            'duplicate-text',
+            s.textSpan,
+            `states '${other.name}' and '${s.name}' have the same text ${JSON.stringify(s.text)}: the monitor cannot tell them apart`,
+            {
+              related: [{ span: other.textSpan!, message: `the text of '${other.name}'` }],
+            },
+          );
         } else byText.set(s.text, s);
       }
 
@@ -112,7 +131,8 @@ class AgentChecker {
   private formula(f: Formula): void {
     if (f.kind === 'state') return;
     const n = f.args.length + f.invalidArgs.length;
-    if (f.kind === 'until' && n !== 2) this.report('bad-arity', f.opSpan, `until takes exactly 2 formulas (a zero or more times, then b); it has ${n}`);
+    if (f.kind === 'until' && n !== 2)
+      this.report('bad-arity', f.opSpan, `until takes exactly 2 formulas (a zero or more times, then b); it has ${n}`);
     if (f.kind === 'next' && n === 0) this.report('bad-arity', f.opSpan, 'next needs at least one formula');
     if (f.kind === 'or' && n < 2) this.report('bad-arity', f.opSpan, `or needs at least 2 formulas; it has ${n}`);
     for (const a of f.args) this.formula(a);
@@ -123,7 +143,13 @@ class AgentChecker {
     const span = f.kind === 'state' ? f.span : f.opSpan;
     const what = f.kind === 'state' ? `the state '${f.name}'` : `an '${f.kind}' formula`;
     this.report('behavior-not-next', span, `the behavior must be a (next ...) formula; it is ${what}`, {
-      fixes: [{ title: 'Wrap it in (next ...)', preferred: true, edits: [{ span: f.span, newText: `(next ${this.text.slice(f.span.start, f.span.end)})` }] }],
+      fixes: [
+        {
+          title: 'Wrap it in (next ...)',
+          preferred: true,
+          edits: [{ span: f.span, newText: `(next ${this.text.slice(f.span.start, f.span.end)})` }],
+        },
+      ],
     });
   }
 
@@ -146,7 +172,8 @@ class AgentChecker {
       if (used.has(s.name)) return;
       // Remove the state with the blank before it, back to the end of whatever precedes it.
       const from = i > 0 ? states[i - 1].span.end : (this.agent.statesClause?.keywordSpan.end ?? s.span.start);
-      const fixes: Fix[] = from <= s.span.start ? [{ title: `Remove the state '${s.name}'`, edits: [{ span: { start: from, end: s.span.end }, newText: '' }] }] : [];
+      const fixes: Fix[] =
+        from <= s.span.start ? [{ title: `Remove the state '${s.name}'`, edits: [{ span: { start: from, end: s.span.end }, newText: '' }] }] : [];
       this.report('unused-state', s.nameSpan, `state '${s.name}' is never used by the behavior`, { fixes });
     });
   }
@@ -173,7 +200,13 @@ class AgentChecker {
     if (!unique.length || !this.agent.name) return undefined;
     const at = this.agent.nameSpan.end;
     const body = unique.map(n => `\n    ${stateTemplate(n)}`).join('');
-    return [{ title: 'Add (:states ...) for the states the behavior names', preferred: true, edits: [{ span: { start: at, end: at }, newText: `\n  (:states${body})` }] }];
+    return [
+      {
+        title: 'Add (:states ...) for the states the behavior names',
+        preferred: true,
+        edits: [{ span: { start: at, end: at }, newText: `\n  (:states${body})` }],
+      },
+    ];
   }
 
   /** A behavior that runs the states in the order they are defined: a starting point to edit. */
@@ -188,7 +221,12 @@ class AgentChecker {
     }
     const after = this.agent.statesClause ?? { span: this.agent.nameSpan };
     const at = after.span.end;
-    return [{ title: 'Add a behavior that runs the states in order', edits: [{ span: { start: at, end: at }, newText: `\n  (:behavior\n    ${formula})` }] }];
+    return [
+      {
+        title: 'Add a behavior that runs the states in order',
+        edits: [{ span: { start: at, end: at }, newText: `\n  (:behavior\n    ${formula})` }],
+      },
+    ];
   }
 
   /** The white space that starts the line holding `offset` (spaces up to the offset when code precedes it). */

@@ -89,7 +89,9 @@ export function compileAgent(agent: AgentDef): CompiledAgent {
     if (f.kind === 'next') return args.reduce((acc, a) => seq(acc, build(a)), EMPTY_RUN);
     if (f.kind === 'or') {
       // With a bad arity (an `or` of nothing) the formula accepts nothing rather than everything.
-      return args.map(build).reduce((a, b) => ({ nullable: a.nullable || b.nullable, first: [...a.first, ...b.first], last: [...a.last, ...b.last] }), NO_RUN);
+      return args
+        .map(build)
+        .reduce((a, b) => ({ nullable: a.nullable || b.nullable, first: [...a.first, ...b.first], last: [...a.last, ...b.last] }), NO_RUN);
     }
     // until: the first formula loops, the rest (normally exactly one) ends the loop.
     if (!args.length) return EMPTY_RUN;

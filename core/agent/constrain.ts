@@ -27,7 +27,23 @@ export interface PausePoint {
 }
 
 /** What JavaScript's `\s` matches (the monitor's notion of white space), listed so that GBNF can say it too. */
-const SPACES = ['\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)), '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+const SPACES = [
+  '\t',
+  '\n',
+  '\v',
+  '\f',
+  '\r',
+  ' ',
+  '\u00a0',
+  '\u1680',
+  ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)),
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+  '\ufeff',
+];
 
 interface MonitorState {
   positions: readonly number[] | null;
@@ -57,7 +73,10 @@ export function pauseAtState(agent: CompiledAgent, state: string | null): PauseP
   if (state === null) return { positions: null };
   const i = agent.states.findIndex(s => s.name === state);
   const positions = agent.positions.flatMap((p, k) => (p.state === i ? [k] : []));
-  if (i < 0 || !positions.length) throw new Error(`agent "${agent.name}" has no state "${state}" in its behavior: use one of ${[...new Set(agent.positions.map(p => agent.states[p.state].name))].join(', ')}`);
+  if (i < 0 || !positions.length)
+    throw new Error(
+      `agent "${agent.name}" has no state "${state}" in its behavior: use one of ${[...new Set(agent.positions.map(p => agent.states[p.state].name))].join(', ')}`,
+    );
   return { positions };
 }
 

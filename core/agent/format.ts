@@ -175,7 +175,8 @@ class Printer {
         const isName = el.node.kind !== 'list';
         const sub = this.node(el.node, argCol, childDepth);
         const lineEnd = last.indent + last.text.length;
-        const canJoin = last.comment === undefined && !startNewLine && (onHeadLine || (isName && lastWasName && lineEnd + 1 + sub[0].text.length <= WIDTH));
+        const canJoin =
+          last.comment === undefined && !startNewLine && (onHeadLine || (isName && lastWasName && lineEnd + 1 + sub[0].text.length <= WIDTH));
         if (canJoin) {
           last.text += ` ${sub[0].text}`;
           last.comment = sub[0].comment;

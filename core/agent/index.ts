@@ -1,7 +1,18 @@
 // Public API of the `.agent` language: read and check specs, compile a behavior to an automaton, monitor text
 // against it (whole or streamed), draw it, and pretty-print specs.
 export * from './ast';
-export { MAX_NESTING, readSExprs, type SExpr, type SAtom, type SKeyword, type SString, type SList, type SComment, type SExprFile, type SyntaxProblem } from './sexpr';
+export {
+  MAX_NESTING,
+  readSExprs,
+  type SExpr,
+  type SAtom,
+  type SKeyword,
+  type SString,
+  type SList,
+  type SComment,
+  type SExprFile,
+  type SyntaxProblem,
+} from './sexpr';
 export { parseAgentFile } from './parse';
 export { checkAgentFile, stateTemplate, AGENT_DIAGNOSTIC_CODES } from './check';
 export {

@@ -61,7 +61,15 @@ class AgentReader {
 
   define(form: SList): AgentDef {
     const defineAtom = form.items[0];
-    const agent: AgentDef = { name: '', nameSpan: defineAtom.span, span: form.span, states: [], statesClause: null, behavior: null, behaviorClause: null };
+    const agent: AgentDef = {
+      name: '',
+      nameSpan: defineAtom.span,
+      span: form.span,
+      states: [],
+      statesClause: null,
+      behavior: null,
+      behaviorClause: null,
+    };
     let rest = form.items.slice(1);
     const nameItem = rest[0];
     if (nameItem?.kind === 'atom') {
@@ -128,7 +136,11 @@ class AgentReader {
           state.text = value.value;
           state.textSpan = value.span;
         } else if (value) {
-          this.syntax(headSpan(value), 'the text is a string: (:text "[Thought]")', value.kind === 'atom' ? quoteFix(value.name, value.span) : undefined);
+          this.syntax(
+            headSpan(value),
+            'the text is a string: (:text "[Thought]")',
+            value.kind === 'atom' ? quoteFix(value.name, value.span) : undefined,
+          );
         }
         for (const e of extra) this.syntax(headSpan(e), 'a state has one text string');
       } else if (kw.name === 'flags') {
@@ -148,7 +160,9 @@ class AgentReader {
   private flag(v: SExpr): Flag | null {
     if (v.kind === 'keyword') return { name: v.name, span: v.span };
     const fixes: Fix[] | undefined =
-      v.kind === 'atom' ? [{ title: `Change to ':${v.name}'`, preferred: true, edits: [{ span: { start: v.span.start, end: v.span.start }, newText: ':' }] }] : undefined;
+      v.kind === 'atom'
+        ? [{ title: `Change to ':${v.name}'`, preferred: true, edits: [{ span: { start: v.span.start, end: v.span.start }, newText: ':' }] }]
+        : undefined;
     this.syntax(headSpan(v), v.kind === 'atom' ? `a flag is a keyword: write ':${v.name}'` : 'expected a flag such as :env-input', fixes);
     return null;
   }

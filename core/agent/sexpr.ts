@@ -133,10 +133,11 @@ export function readSExprs(text: string): SExprFile {
           break;
         }
         case 'string': {
-          for (const p of item.problems) out.problems.push({ message: p.message, span: { start: map.start(p.span.start), end: map.end(p.span.end) } });
+          for (const p of item.problems)
+            out.problems.push({ message: p.message, span: { start: map.start(p.span.start), end: map.end(p.span.end) } });
           if (!item.terminated) {
             out.problems.push({
-              message: 'unterminated string: the closing \'"\' is missing',
+              message: "unterminated string: the closing '\"' is missing",
               span,
               fixes: [{ title: 'Close the string', preferred: true, edits: [{ span: { start: span.end, end: span.end }, newText: '"' }] }],
             });
@@ -154,7 +155,11 @@ export function readSExprs(text: string): SExprFile {
   for (const r of repairs) {
     if (r.kind !== 'delete') continue;
     const span = { start: r.at, end: r.at + 1 };
-    out.problems.push({ message: "unmatched ')': it closes a list too early (the lines after it are indented into it)", span, fixes: strayCloseFix("unmatched ')'", span) });
+    out.problems.push({
+      message: "unmatched ')': it closes a list too early (the lines after it are indented into it)",
+      span,
+      fixes: strayCloseFix("unmatched ')'", span),
+    });
   }
   for (const form of out.forms) if (form.kind === 'list' && !form.closed && !repaired.has(form)) out.problems.push(unclosed(form, repaired));
   out.problems.sort((a, b) => a.span.start - b.span.start);

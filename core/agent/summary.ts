@@ -39,7 +39,9 @@ export function findAgent(file: AgentFile, name?: string): { agent: AgentDef } |
   const list = names.length ? `: ${names.join(', ')}` : '';
   if (name === undefined) {
     if (file.agents.length === 1) return { agent: file.agents[0] };
-    return { error: file.agents.length ? `the file defines ${file.agents.length} agents; choose one with --agent${list}` : 'the file defines no agent' };
+    return {
+      error: file.agents.length ? `the file defines ${file.agents.length} agents; choose one with --agent${list}` : 'the file defines no agent',
+    };
   }
   const found = file.agents.find(a => a.name === name);
   return found ? { agent: found } : { error: `no agent named '${name}' in the file${list ? ` (agents${list})` : ''}` };

@@ -99,7 +99,8 @@ export function answersOf(program: Program): Answer[] {
 /** The answer `#k` at `offset` refers to: the last answer k that starts before it in the same program. */
 export function answerBefore(program: Program, k: number, offset: number): Answer | null {
   let found: Answer | null = null;
-  for (const s of program.steps) if (s.answer && s.answer.number === k && s.answer.span.start < offset && (!found || s.answer.span.start > found.span.start)) found = s.answer;
+  for (const s of program.steps)
+    if (s.answer && s.answer.number === k && s.answer.span.start < offset && (!found || s.answer.span.start > found.span.start)) found = s.answer;
   for (const a of program.strayAnswers) if (a.number === k && a.span.start < offset && (!found || a.span.start > found.span.start)) found = a;
   return found;
 }

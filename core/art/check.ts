@@ -78,9 +78,7 @@ const PROGRAM_CHECKS: ProgramCheck[] = [
 
 /** Checks that look at one program only (the incremental path caches these per program text). */
 export function checkProgram(text: string, p: Program, tools: ToolCatalog): Diagnostic[] {
-  const items: (Step | Answer)[] = p.strayAnswers.length
-    ? [...p.steps, ...p.strayAnswers].sort((a, b) => a.marker.start - b.marker.start)
-    : p.steps;
+  const items: (Step | Answer)[] = p.strayAnswers.length ? [...p.steps, ...p.strayAnswers].sort((a, b) => a.marker.start - b.marker.start) : p.steps;
   const c: ProgramContext = {
     text,
     program: p,
@@ -150,7 +148,11 @@ function stepOutOfOrder(c: ProgramContext, out: Diagnostic[]): void {
       continue;
     }
     if (item.number !== expected) {
-      out.push(diagnostic('step-out-of-order', item.numberSpan, `Step Q${item.number} is out of order: expected Q${expected}.`, { fixes: [renumberFix(c.program)] }));
+      out.push(
+        diagnostic('step-out-of-order', item.numberSpan, `Step Q${item.number} is out of order: expected Q${expected}.`, {
+          fixes: [renumberFix(c.program)],
+        }),
+      );
       return;
     }
     expected = item.number + 1;
@@ -167,7 +169,11 @@ function malformedQuery(c: ProgramContext, out: Diagnostic[]): void {
     if (!isMalformed(s)) continue;
     const why = s.nameSpan === null ? 'has no `[name]`' : s.unclosedBracket ? 'has an unclosed `[`' : 'has an empty name `[]`';
     out.push(
-      diagnostic('malformed-query', s.bracketSpan ?? { start: s.marker.start, end: lineEnd(c.text, s.marker.start) }, `Q${s.number} ${why}: write \`Q${s.number}: [tool or sub-step] instruction\`.`),
+      diagnostic(
+        'malformed-query',
+        s.bracketSpan ?? { start: s.marker.start, end: lineEnd(c.text, s.marker.start) },
+        `Q${s.number} ${why}: write \`Q${s.number}: [tool or sub-step] instruction\`.`,
+      ),
     );
   }
 }
@@ -179,7 +185,12 @@ function toolNameTypo(c: ProgramContext, out: Diagnostic[]): void {
     if (!best) continue;
     const fix: Fix = { title: `Use the tool \`${best}\``, edits: [{ span: s.nameSpan!, newText: best }], preferred: true };
     out.push(
-      diagnostic('tool-name-typo', s.nameSpan!, `\`[${s.name!.trim()}]\` is not a tool; did you mean \`[${best}]\`? As written, the model answers this step itself.`, { fixes: [fix] }),
+      diagnostic(
+        'tool-name-typo',
+        s.nameSpan!,
+        `\`[${s.name!.trim()}]\` is not a tool; did you mean \`[${best}]\`? As written, the model answers this step itself.`,
+        { fixes: [fix] },
+      ),
     );
   }
 }
@@ -191,7 +202,13 @@ function missingAnswer(c: ProgramContext, out: Diagnostic[]): void {
     if (a?.missingColon) {
       out.push(
         diagnostic('missing-answer', a.marker, `\`#${a.number}\` has no colon, so Q${s.number} has no answer: write \`#${a.number}:\`.`, {
-          fixes: [{ title: `Add the colon: \`#${a.number}:\``, edits: [{ span: { start: a.numberSpan.end, end: a.numberSpan.end }, newText: ':' }], preferred: true }],
+          fixes: [
+            {
+              title: `Add the colon: \`#${a.number}:\``,
+              edits: [{ span: { start: a.numberSpan.end, end: a.numberSpan.end }, newText: ':' }],
+              preferred: true,
+            },
+          ],
         }),
       );
     } else if (!a && !s.isEoq && s.nameSpan !== null) {
@@ -245,7 +262,9 @@ function missingEoq(c: ProgramContext, out: Diagnostic[]): void {
   const n = lastStep.number + 1;
   out.push(
     diagnostic('missing-eoq', lastStep.answer ? lastStep.answer.marker : lastStep.marker, 'The program ends without `Qk: [EOQ]` and `Ans:`.', {
-      fixes: [{ title: `Add \`Q${n}: [EOQ]\` and \`Ans:\``, edits: [{ span: { start: end, end }, newText: `\nQ${n}: [EOQ]\nAns: ` }], preferred: true }],
+      fixes: [
+        { title: `Add \`Q${n}: [EOQ]\` and \`Ans:\``, edits: [{ span: { start: end, end }, newText: `\nQ${n}: [EOQ]\nAns: ` }], preferred: true },
+      ],
     }),
   );
 }
@@ -264,7 +283,8 @@ function missingAns(c: ProgramContext, out: Diagnostic[]): void {
 /** `#k` mentioned where no answer k comes earlier in the same program. */
 function unknownReference(c: ProgramContext, out: Diagnostic[]): void {
   for (const r of c.program.references) {
-    if (!answerBefore(c.program, r.number, r.span.start)) out.push(diagnostic('unknown-reference', r.span, `\`#${r.number}\` refers to no earlier answer in this program.`));
+    if (!answerBefore(c.program, r.number, r.span.start))
+      out.push(diagnostic('unknown-reference', r.span, `\`#${r.number}\` refers to no earlier answer in this program.`));
   }
 }
 
@@ -315,9 +335,14 @@ export function checkDuplicates(doc: ArtDocument): Diagnostic[] {
       continue;
     }
     out.push(
-      diagnostic('duplicate-program', p.description?.taskNameSpan ?? p.input.marker, task ? `Another program of "${task}" has the same input.` : 'Another program has the same input.', {
-        related: [{ span: first.input!.marker, message: 'the first program with this input' }],
-      }),
+      diagnostic(
+        'duplicate-program',
+        p.description?.taskNameSpan ?? p.input.marker,
+        task ? `Another program of "${task}" has the same input.` : 'Another program has the same input.',
+        {
+          related: [{ span: first.input!.marker, message: 'the first program with this input' }],
+        },
+      ),
     );
   }
   return out;

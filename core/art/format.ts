@@ -37,12 +37,7 @@ export function formatArt(doc: ArtDocument): TextEdit[] {
   return edits.sort((a, b) => a.span.start - b.span.start);
 }
 
-function step(
-  text: string,
-  s: Step,
-  replace: (start: number, end: number, newText: string) => void,
-  oneSpaceAfter: (at: number) => void,
-): void {
+function step(text: string, s: Step, replace: (start: number, end: number, newText: string) => void, oneSpaceAfter: (at: number) => void): void {
   // `Q2 :` → `Q2:` (the number and the colon as written, ASCII or fullwidth).
   const marker = `Q${text.slice(s.numberSpan.start, s.numberSpan.end)}${text[s.marker.end - 1]}`;
   if (text.slice(s.marker.start, s.marker.end) !== marker) replace(s.marker.start, s.marker.end, marker);
@@ -59,7 +54,6 @@ function step(
   if (folded) replace(b.start + 1, b.end - 1, folded);
   oneSpaceAfter(b.end);
 }
-
 
 export function formatArtText(text: string): string {
   return applyEdits(text, formatArt(parseArt(text)));

@@ -115,7 +115,7 @@ export class ArtIncremental {
 
     let separators: Span[];
     const oldSeparators = prev?.doc.separators ?? [];
-    const kept = oldSeparators.filter((x) => x.end < from);
+    const kept = oldSeparators.filter(x => x.end < from);
     if (prev && syncIndex >= 0) {
       const syncOld = oldPrograms[syncIndex].span.start;
       for (let i = syncIndex; i < oldPrograms.length; i++) {
@@ -126,13 +126,13 @@ export class ArtIncremental {
         programs.push(oldPrograms[i]);
         perProgram.push(prev.perProgram[i]);
       }
-      const after = oldSeparators.filter((x) => x.start >= syncOld).map((x) => ({ start: x.start + delta, end: x.end + delta }));
+      const after = oldSeparators.filter(x => x.start >= syncOld).map(x => ({ start: x.start + delta, end: x.end + delta }));
       separators = [...kept, ...split.separators, ...after];
     } else {
       separators = [...kept, ...split.separators];
     }
 
-    const preambleSpan = from === 0 ? split.preamble : prev!.doc.preamble?.span ?? null;
+    const preambleSpan = from === 0 ? split.preamble : (prev!.doc.preamble?.span ?? null);
     const doc: ArtDocument = {
       text,
       preamble: preambleSpan ? { text: text.slice(preambleSpan.start, preambleSpan.end).trim(), span: preambleSpan } : null,

@@ -14,7 +14,7 @@ export function parseArt(text: string): ArtDocument {
   return {
     text,
     preamble: split.preamble ? { text: text.slice(split.preamble.start, split.preamble.end).trim(), span: split.preamble } : null,
-    programs: split.programs.map((s) => parseProgram(text, s)),
+    programs: split.programs.map(s => parseProgram(text, s)),
     separators: split.separators,
   };
 }

@@ -49,8 +49,9 @@ export function moveProgram(p: Program, by: number): void {
 /** A diagnostic whose spans are its own objects (checks point at the tree's spans; these must move separately). */
 export function ownSpans(d: Diagnostic): Diagnostic {
   const out: Diagnostic = { ...d, span: { start: d.span.start, end: d.span.end } };
-  if (d.fixes) out.fixes = d.fixes.map((f) => ({ ...f, edits: f.edits.map((e) => ({ span: { start: e.span.start, end: e.span.end }, newText: e.newText })) }));
-  if (d.related) out.related = d.related.map((r) => ({ span: { start: r.span.start, end: r.span.end }, message: r.message }));
+  if (d.fixes)
+    out.fixes = d.fixes.map(f => ({ ...f, edits: f.edits.map(e => ({ span: { start: e.span.start, end: e.span.end }, newText: e.newText })) }));
+  if (d.related) out.related = d.related.map(r => ({ span: { start: r.span.start, end: r.span.end }, message: r.message }));
   return out;
 }
 

@@ -73,10 +73,7 @@ export function splitFrom(
       }
       inPreamble = false;
       if (!open(line.start)) break;
-    } else if (
-      (kind === LineKind.Description && (hasDescription || hasInput || hasBody)) ||
-      (kind === LineKind.Input && (hasInput || hasBody))
-    ) {
+    } else if ((kind === LineKind.Description && (hasDescription || hasInput || hasBody)) || (kind === LineKind.Input && (hasInput || hasBody))) {
       if (!open(line.start)) break;
     }
     end = line.end;

@@ -18,7 +18,7 @@ export function diagnoseFile(path: string, tools?: ToolCatalog): FileDiagnostic[
   const lang = languageOf(path);
   const diagnostics = lang === 'art' ? checkArt(parseArt(text), { tools }) : checkAgentFile(parseAgentFile(text));
   const index = new LineIndex(text);
-  return diagnostics.map((d) => ({ file: path, range: index.range(d.span), severity: d.severity, code: d.code, message: d.message }));
+  return diagnostics.map(d => ({ file: path, range: index.range(d.span), severity: d.severity, code: d.code, message: d.message }));
 }
 
 export function formatDiagnostic(d: FileDiagnostic): string {

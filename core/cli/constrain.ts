@@ -4,7 +4,11 @@ import { checkAgentFile, compileAgent, findAgent, parseAgentFile } from '../agen
 import { agentConstraint, pauseAtState } from '../agent/constrain';
 import { CliError, languageOf, readSource } from './files';
 
-export function constrainCommand(specPath: string, opts: { agent?: string; state?: string; format?: string }, io: { out: (s: string) => void }): number {
+export function constrainCommand(
+  specPath: string,
+  opts: { agent?: string; state?: string; format?: string },
+  io: { out: (s: string) => void },
+): number {
   if (languageOf(specPath) !== 'agent') throw new CliError(`${specPath}: the spec must be an agent spec (.agent)`);
   const format = opts.format ?? 'regex';
   if (format !== 'regex' && format !== 'gbnf') throw new CliError(`art constrain: --format must be regex or gbnf, not "${format}"`);

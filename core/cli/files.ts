@@ -5,7 +5,10 @@ import { readTextFile, TextFileError } from '../common/textFile';
 export type Language = 'art' | 'agent';
 
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 2) {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
     super(message);
   }
 }

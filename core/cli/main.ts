@@ -24,7 +24,10 @@ Diagnostics print as path:line:col: severity: message [code] (1-based); --json p
 
 type Out = { out: (s: string) => void; err: (s: string) => void; write?: (s: string) => void };
 
-export async function main(argv: string[], io: Out = { out: (s) => process.stdout.write(s + '\n'), err: (s) => process.stderr.write(s + '\n') }): Promise<number> {
+export async function main(
+  argv: string[],
+  io: Out = { out: s => process.stdout.write(s + '\n'), err: s => process.stderr.write(s + '\n') },
+): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -35,7 +38,7 @@ export async function main(argv: string[], io: Out = { out: (s) => process.stdou
         for (const f of positionals) all.push(...diagnoseFile(f));
         if (values.json) io.out(JSON.stringify(all, null, 2));
         else for (const d of all) io.out(formatDiagnostic(d));
-        return all.some((d) => d.severity === 'error') ? 1 : 0;
+        return all.some(d => d.severity === 'error') ? 1 : 0;
       }
       case 'parse': {
         const { positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true });
@@ -58,11 +61,12 @@ export async function main(argv: string[], io: Out = { out: (s) => process.stdou
           options: { agent: { type: 'string' }, state: { type: 'string' }, format: { type: 'string' } },
           allowPositionals: true,
         });
-        if (positionals.length !== 1) throw new CliError('art constrain: give one agent spec: art constrain SPEC [--agent NAME] [--state S] [--format regex|gbnf]');
+        if (positionals.length !== 1)
+          throw new CliError('art constrain: give one agent spec: art constrain SPEC [--agent NAME] [--state S] [--format regex|gbnf]');
         return constrainCommand(positionals[0], values, io);
       }
       case 'run':
-        return await runCommand(rest, { write: io.write ?? ((s) => process.stdout.write(s)), err: io.err, stdin: process.stdin });
+        return await runCommand(rest, { write: io.write ?? (s => process.stdout.write(s)), err: io.err, stdin: process.stdin });
       case undefined:
       case 'help':
       case '--help':
@@ -117,7 +121,7 @@ function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
 if (require.main === module) {
   endQuietlyOnClosedPipe(process.stdout);
   endQuietlyOnClosedPipe(process.stderr);
-  main(process.argv.slice(2)).then(exitWhenFlushed, (e) => {
+  main(process.argv.slice(2)).then(exitWhenFlushed, e => {
     process.stderr.write(`art: internal error: ${(e as Error).stack ?? e}\n`);
     exitWhenFlushed(3);
   });

@@ -12,7 +12,7 @@ export function monitorCommand(
   if (languageOf(specPath) !== 'agent') throw new CliError(`${specPath}: the spec must be an agent spec (.agent)`);
   const file = parseAgentFile(readSource(specPath));
   const trace = readSource(tracePath);
-  const errors = checkAgentFile(file).filter((d) => d.severity === 'error');
+  const errors = checkAgentFile(file).filter(d => d.severity === 'error');
   if (errors.length) throw new CliError(`${specPath}: the spec has ${errors.length} error(s): run 'art check ${specPath}' and fix them first`);
   const found = findAgent(file, opts.agent);
   if ('error' in found) throw new CliError(`${specPath}: ${found.error}`);

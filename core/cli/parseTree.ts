@@ -21,7 +21,7 @@ export function parseTree(path: string): unknown {
         input: p.input ? { text: p.input.text, range: r(p.input.span) } : null,
         template: p.template,
         range: r(p.span),
-        steps: p.steps.map((s) => ({
+        steps: p.steps.map(s => ({
           number: s.number,
           name: s.name,
           isEoq: s.isEoq,
@@ -31,7 +31,7 @@ export function parseTree(path: string): unknown {
           answer: s.answer ? { number: s.answer.number, text: s.answer.text, range: r(s.answer.span) } : null,
         })),
         answer: p.ans ? { text: p.ans.text, range: r(p.ans.span) } : null,
-        references: p.references.map((x) => ({ number: x.number, range: r(x.span) })),
+        references: p.references.map(x => ({ number: x.number, range: r(x.span) })),
       })),
     };
   }
@@ -43,6 +43,6 @@ export function parseTree(path: string): unknown {
   return {
     file: path,
     language: 'agent',
-    agents: file.agents.map((a) => ({ ...agentSummary(a), range: r(a.span) })),
+    agents: file.agents.map(a => ({ ...agentSummary(a), range: r(a.span) })),
   };
 }

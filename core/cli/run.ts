@@ -139,10 +139,15 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   if (result.reason === 'finished') {
     io.write(`${values.quiet ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n`);
     const checked = `${s.constrainedRequests} constrained, ${s.corrections} monitor correction(s)`;
-    if (!values.quiet) io.err(`[art] ${s.requests} request(s) (${checked}), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${run.tracePath ? `; trace: ${run.tracePath}` : ''}`);
+    if (!values.quiet)
+      io.err(
+        `[art] ${s.requests} request(s) (${checked}), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
+      );
     return 0;
   }
-  io.err(`art run: the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`);
+  io.err(
+    `art run: the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`,
+  );
   return 1;
 }
 
@@ -155,7 +160,10 @@ function overridePrompter(io: RunIo) {
   return {
     async pauseAt(call: ToolCall | undefined): Promise<string | undefined> {
       if (!call) return undefined;
-      const shown = call.error !== undefined ? `failed: ${call.error}` : `returned${call.durationMs !== undefined ? ` in ${call.durationMs} ms` : ''}:\n${call.output ?? ''}`;
+      const shown =
+        call.error !== undefined
+          ? `failed: ${call.error}`
+          : `returned${call.durationMs !== undefined ? ` in ${call.durationMs} ms` : ''}:\n${call.output ?? ''}`;
       const keep = call.error !== undefined ? 'empty line: the model writes the output' : 'empty line keeps it';
       prompt(`\n── [${call.tool}] ${shown}\n── override (${keep}; "JSON string" for several lines)> `);
       if (ended) {

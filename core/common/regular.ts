@@ -24,17 +24,20 @@ export function minimizeDfa(d: Dfa): Dfa {
   // Useful states: reachable from start and co-reachable to an accepting state.
   const reach = new Set<number>([d.start]);
   const queue = [d.start];
-  while (queue.length) for (const t of d.next[queue.pop()!]) if (t >= 0 && !reach.has(t)) {
-    reach.add(t);
-    queue.push(t);
-  }
+  while (queue.length)
+    for (const t of d.next[queue.pop()!])
+      if (t >= 0 && !reach.has(t)) {
+        reach.add(t);
+        queue.push(t);
+      }
   const live = new Set<number>([...reach].filter(s => d.accept[s]));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
-    for (const s of reach) if (!live.has(s) && d.next[s].some(t => t >= 0 && live.has(t))) {
-      live.add(s);
-      changed = true;
-    }
+    for (const s of reach)
+      if (!live.has(s) && d.next[s].some(t => t >= 0 && live.has(t))) {
+        live.add(s);
+        changed = true;
+      }
   }
   if (!live.has(d.start)) return { alphabet: d.alphabet, start: 0, accept: [false], next: [new Array(symbols).fill(-1)] };
   const states = [...live].sort((a, b) => a - b);
@@ -82,12 +85,7 @@ export function minimizeDfa(d: Dfa): Dfa {
 
 // ---- regular expressions ----
 
-type Re =
-  | { k: 'eps' }
-  | { k: 'set'; syms: number[] }
-  | { k: 'cat'; parts: Re[] }
-  | { k: 'alt'; parts: Re[]; opt: boolean }
-  | { k: 'star'; r: Re };
+type Re = { k: 'eps' } | { k: 'set'; syms: number[] } | { k: 'cat'; parts: Re[] } | { k: 'alt'; parts: Re[]; opt: boolean } | { k: 'star'; r: Re };
 
 const EPS: Re = { k: 'eps' };
 
@@ -191,7 +189,7 @@ function printReOnce(r: Re, alphabet: Alphabet): string {
     case 'alt': {
       const body = r.parts.map(p => printRe(p, alphabet)).join('|');
       if (!r.opt) return body;
-      const single = r.parts.length === 1 && (r.parts[0].k === 'set');
+      const single = r.parts.length === 1 && r.parts[0].k === 'set';
       return single ? `${body}?` : `${group(body)}?`;
     }
     case 'star': {

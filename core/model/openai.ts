@@ -89,7 +89,11 @@ const CHAT_PREFILL_USER_PROMPT = 'Continue the document.';
 
 /** An error from the model endpoint, with a message safe to show (no key) and whether a retry could help. */
 export class ModelError extends Error {
-  constructor(message: string, readonly status?: number, readonly retryable = false) {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly retryable = false,
+  ) {
     super(message);
     this.name = 'ModelError';
   }
@@ -106,7 +110,9 @@ export class OpenAIModel implements ModelClient {
   constructor(private readonly opts: OpenAIModelOptions) {
     this.honoursStop = opts.honoursStop ?? true;
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
-    this.secrets = [opts.apiKey, ...Object.values(opts.headers ?? {}), ...Object.values(opts.query ?? {})].filter((s): s is string => !!s && s.length >= 4);
+    this.secrets = [opts.apiKey, ...Object.values(opts.headers ?? {}), ...Object.values(opts.query ?? {})].filter(
+      (s): s is string => !!s && s.length >= 4,
+    );
     this.id = `openai-${opts.api ?? 'completions'}:${opts.model}@${publicURL(opts.baseURL)}`;
     this.client = new OpenAI({
       baseURL: opts.baseURL,
@@ -177,7 +183,9 @@ export class OpenAIModel implements ModelClient {
                 yield { text: release.slice(0, room) };
               }
               finishReason = 'length';
-              this.reportLimit(`the endpoint sent more than the local budget of ${budget} characters for ${maxTokens ?? DEFAULT_BUDGET_TOKENS} tokens: the completion was cut there`);
+              this.reportLimit(
+                `the endpoint sent more than the local budget of ${budget} characters for ${maxTokens ?? DEFAULT_BUDGET_TOKENS} tokens: the completion was cut there`,
+              );
               break;
             }
             if (release) {
@@ -236,7 +244,18 @@ export class OpenAIModel implements ModelClient {
         const out: CompletionResult[] = [];
         if ((this.opts.api ?? 'completions') === 'completions') {
           const r = await this.client.completions.create(
-            { ...this.opts.extraBody, ...req.extraBody, model: this.opts.model, prompt: req.prompt, n, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs ? 1 : undefined, stream: false },
+            {
+              ...this.opts.extraBody,
+              ...req.extraBody,
+              model: this.opts.model,
+              prompt: req.prompt,
+              n,
+              stop: this.stopParam(req.stop),
+              max_tokens: maxTokens,
+              temperature: req.temperature,
+              logprobs: req.logprobs ? 1 : undefined,
+              stream: false,
+            },
             options,
           );
           for (const c of [...r.choices].sort((a, b) => a.index - b.index))
@@ -244,11 +263,27 @@ export class OpenAIModel implements ModelClient {
           if (r.usage && out[0]) out[0].usage = { promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens };
         } else {
           const r = await this.client.chat.completions.create(
-            { ...this.opts.extraBody, ...req.extraBody, model: this.opts.model, messages: this.chatMessages(req.prompt), n, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs || undefined, stream: false },
+            {
+              ...this.opts.extraBody,
+              ...req.extraBody,
+              model: this.opts.model,
+              messages: this.chatMessages(req.prompt),
+              n,
+              stop: this.stopParam(req.stop),
+              max_tokens: maxTokens,
+              temperature: req.temperature,
+              logprobs: req.logprobs || undefined,
+              stream: false,
+            },
             options,
           );
           for (const c of [...r.choices].sort((a, b) => a.index - b.index))
-            out.push(applyStops({ text: c.message.content ?? '', finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.content?.map(t => t.logprob) }, req.stop));
+            out.push(
+              applyStops(
+                { text: c.message.content ?? '', finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.content?.map(t => t.logprob) },
+                req.stop,
+              ),
+            );
           if (r.usage && out[0]) out[0].usage = { promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens };
         }
         return out;
@@ -276,11 +311,27 @@ export class OpenAIModel implements ModelClient {
   }
 
   /** Opens one streaming request and normalises its events across both APIs. */
-  private async openStream(req: CompletionRequest, prompt: string, maxTokens: number | undefined, signal: AbortSignal): Promise<AsyncIterable<StreamEvent>> {
+  private async openStream(
+    req: CompletionRequest,
+    prompt: string,
+    maxTokens: number | undefined,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<StreamEvent>> {
     const streamOptions = this.opts.streamUsage === false ? undefined : { include_usage: true };
     if ((this.opts.api ?? 'completions') === 'completions') {
       const s = await this.client.completions.create(
-        { ...this.opts.extraBody, ...req.extraBody, model: this.opts.model, prompt, stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs ? 1 : undefined, stream: true, stream_options: streamOptions },
+        {
+          ...this.opts.extraBody,
+          ...req.extraBody,
+          model: this.opts.model,
+          prompt,
+          stop: this.stopParam(req.stop),
+          max_tokens: maxTokens,
+          temperature: req.temperature,
+          logprobs: req.logprobs ? 1 : undefined,
+          stream: true,
+          stream_options: streamOptions,
+        },
         { signal },
       );
       return (async function* () {
@@ -296,7 +347,18 @@ export class OpenAIModel implements ModelClient {
       })();
     }
     const s = await this.client.chat.completions.create(
-      { ...this.opts.extraBody, ...req.extraBody, model: this.opts.model, messages: this.chatMessages(prompt), stop: this.stopParam(req.stop), max_tokens: maxTokens, temperature: req.temperature, logprobs: req.logprobs || undefined, stream: true, stream_options: streamOptions },
+      {
+        ...this.opts.extraBody,
+        ...req.extraBody,
+        model: this.opts.model,
+        messages: this.chatMessages(prompt),
+        stop: this.stopParam(req.stop),
+        max_tokens: maxTokens,
+        temperature: req.temperature,
+        logprobs: req.logprobs || undefined,
+        stream: true,
+        stream_options: streamOptions,
+      },
       { signal },
     );
     return (async function* () {
@@ -373,7 +435,9 @@ async function boundedFetch(input: string | URL | Request, init?: RequestInit): 
           break;
         }
       }
-    } catch { /* a broken error body: what was read is enough */ }
+    } catch {
+      /* a broken error body: what was read is enough */
+    }
     let text = Buffer.concat(kept).toString('utf8');
     if (total > keptBytes) text += `… (${total > 64 * 1024 * 1024 ? 'over 64 MB' : `${total - keptBytes} bytes`} cut)`;
     // A JSON error body cut short is no longer JSON: the message is the text itself.
@@ -383,23 +447,25 @@ async function boundedFetch(input: string | URL | Request, init?: RequestInit): 
     return new Response(text, { status: res.status, statusText: res.statusText, headers });
   }
   let line = 0;
-  const bounded = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      let start = 0;
-      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, start)) {
-        line += i - start;
-        if (line > MAX_EVENT_BYTES) break;
-        line = 0;
-        start = i + 1;
-      }
-      if (line <= MAX_EVENT_BYTES) line += chunk.length - start;
-      if (line > MAX_EVENT_BYTES) {
-        controller.error(new Error(`the endpoint sent a single event over ${MAX_EVENT_BYTES / (1024 * 1024)} MB`));
-        return;
-      }
-      controller.enqueue(chunk);
-    },
-  }));
+  const bounded = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        let start = 0;
+        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, start)) {
+          line += i - start;
+          if (line > MAX_EVENT_BYTES) break;
+          line = 0;
+          start = i + 1;
+        }
+        if (line <= MAX_EVENT_BYTES) line += chunk.length - start;
+        if (line > MAX_EVENT_BYTES) {
+          controller.error(new Error(`the endpoint sent a single event over ${MAX_EVENT_BYTES / (1024 * 1024)} MB`));
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
   return new Response(bounded, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 

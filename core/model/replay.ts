@@ -77,7 +77,13 @@ export class ReplayModel implements ModelClient {
       from = slotEnd;
     });
     parts.push({ kind: 'model', text: text.slice(from) });
-    return new ReplayModel(new ContinuationScript(text.slice(0, nl + 1), parts.filter(q => q.kind === 'slot' || q.text.length > 0)), { id: 'replay:agent transcript', ...opts });
+    return new ReplayModel(
+      new ContinuationScript(
+        text.slice(0, nl + 1),
+        parts.filter(q => q.kind === 'slot' || q.text.length > 0),
+      ),
+      { id: 'replay:agent transcript', ...opts },
+    );
   }
 
   /** The model that goes on after a departure, if any. */

@@ -54,7 +54,10 @@ export class ContinuationScript {
     }
     model += template.slice(last);
     if (model) parts.push({ kind: 'model', text: model });
-    return new ContinuationScript(anchor, parts.filter(p => p.kind === 'slot' || p.text.length > 0));
+    return new ContinuationScript(
+      anchor,
+      parts.filter(p => p.kind === 'slot' || p.text.length > 0),
+    );
   }
 
   /** The whole recording with the model's own slot texts (what a model writes when nothing interrupts it). */

@@ -66,7 +66,15 @@ export class AgentProtocol implements Protocol {
     if (this.violation) {
       const v = this.violation.violation;
       if (this.monitor.isFinal || v.expected.length === 0) out.push({ type: 'end', key: 'end', cut: Math.max(0, v.offset - h) });
-      else out.push({ type: 'correction', key: `v${v.offset}`, cut: v.offset - h, insert: this.violation.corrected.slice(v.offset), found: v.found, expected: v.expected });
+      else
+        out.push({
+          type: 'correction',
+          key: `v${v.offset}`,
+          cut: v.offset - h,
+          insert: this.violation.corrected.slice(v.offset),
+          found: v.found,
+          expected: v.expected,
+        });
       return out;
     }
     // A final state with nothing that may follow ends the run at the end of its line.
@@ -186,9 +194,10 @@ export class AgentProtocol implements Protocol {
     // tool of that name exists, it fails and the model or the user supplies the text.
     if (inputIdx === undefined && since.length) inputIdx = since[since.length - 1];
     const h = this.header.length;
-    const inputSpan = inputIdx === undefined
-      ? { start: cut, end: cut }
-      : spanOfTrimmed(full, this.events[inputIdx].end, inputIdx + 1 < this.events.length ? this.events[inputIdx + 1].offset : full.length, h);
+    const inputSpan =
+      inputIdx === undefined
+        ? { start: cut, end: cut }
+        : spanOfTrimmed(full, this.events[inputIdx].end, inputIdx + 1 < this.events.length ? this.events[inputIdx + 1].offset : full.length, h);
     const call: DetectedCall = {
       tool: nameIdx === undefined ? state : text(nameIdx),
       input: inputIdx === undefined ? '' : text(inputIdx),

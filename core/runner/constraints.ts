@@ -87,7 +87,14 @@ export class Constrainer {
   resolveServer(): Promise<ConstrainServer | null> {
     if (!this.server) {
       const m = this.opts.mode;
-      this.server = m === 'off' ? Promise.resolve(null) : m === 'auto' ? (this.opts.baseURL ? probeServer(this.opts.baseURL, this.opts.fetch) : Promise.resolve(null)) : Promise.resolve(m);
+      this.server =
+        m === 'off'
+          ? Promise.resolve(null)
+          : m === 'auto'
+            ? this.opts.baseURL
+              ? probeServer(this.opts.baseURL, this.opts.fetch)
+              : Promise.resolve(null)
+            : Promise.resolve(m);
     }
     return this.server;
   }

@@ -10,5 +10,16 @@ export { AgentProtocol } from './agentProtocol';
 export { MultiToolProtocol } from './multitoolProtocol';
 export { buildArtPrompt, taskHeader, taskOf, type ArtPrompt } from './prompt';
 export { selectDemonstrations, isDemonstration, type TaskSpec, type SelectionOptions, type Demonstration } from './selection';
-export { TraceWriter, MemoryTrace, parseTrace, readTraceFile, replayTrace, TraceReplayModel, traceReplayTools, protocolFromTrace, type ParsedTrace, type TraceReplay } from './trace';
+export {
+  TraceWriter,
+  MemoryTrace,
+  parseTrace,
+  readTraceFile,
+  replayTrace,
+  TraceReplayModel,
+  traceReplayTools,
+  protocolFromTrace,
+  type ParsedTrace,
+  type TraceReplay,
+} from './trace';
 export { demonstrationText, appendDemonstrationEdit, DemonstrationError } from './demonstration';

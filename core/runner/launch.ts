@@ -77,7 +77,8 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
   const language = languageOf(path);
   const mode = o.mode;
   // Reranking scores passages with the model's log-probabilities; the replay model has none.
-  if (o.rerank && mode === 'replay' && language !== 'trace') config.log?.('search reranking is unavailable in replay mode (the recorded text has no log-probabilities): search keeps the BM25 order');
+  if (o.rerank && mode === 'replay' && language !== 'trace')
+    config.log?.('search reranking is unavailable in replay mode (the recorded text has no log-probabilities): search keeps the BM25 order');
   // Checked here, where the timeout enters the runner, whatever the caller validated: past 2^31-1 ms, setTimeout
   // would fire at once and every tool would time out.
   const timeoutProblem = o.toolTimeoutMs === undefined ? undefined : toolTimeoutProblem(o.toolTimeoutMs);
@@ -159,7 +160,10 @@ function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
     workspaceRoot: b.root,
     trace: b.trace,
     log: c.log,
-    constrainer: b.options.mode === 'generate' && b.options.constrain !== 'off' ? new Constrainer({ mode: b.options.constrain, baseURL: b.options.baseURL }) : undefined,
+    constrainer:
+      b.options.mode === 'generate' && b.options.constrain !== 'off'
+        ? new Constrainer({ mode: b.options.constrain, baseURL: b.options.baseURL })
+        : undefined,
   };
 }
 
@@ -187,7 +191,13 @@ function makeArtRun(text: string, b: Base): Made {
   }
   const runner = createArtRunner({ library: doc, program: index, task: input !== undefined ? { input } : undefined }, runnerOptions(b, model));
   if (model instanceof ReplayModel) departOnEdit(runner, model, b);
-  return { runner, unit: index, title: programTitle(program, index), ownProgram: b.options.mode === 'replay' && (input === undefined || input.trim() === program.input.text.trim()), model };
+  return {
+    runner,
+    unit: index,
+    title: programTitle(program, index),
+    ownProgram: b.options.mode === 'replay' && (input === undefined || input.trim() === program.input.text.trim()),
+    model,
+  };
 }
 
 /**
@@ -199,7 +209,12 @@ function departOnEdit(runner: Runner, model: ReplayModel, b: Base): void {
   runner.on('edit', ({ what, call }) => {
     if (model.departed !== null) return;
     const at = runner.protocol.kind === 'art' ? `#${call.step}` : `[${call.tool}]`;
-    const why = what === 'output' ? `${at}'s output was set by hand` : what === 'input' ? `the input of [${call.tool}] was edited` : `[${call.tool}] was skipped`;
+    const why =
+      what === 'output'
+        ? `${at}'s output was set by hand`
+        : what === 'input'
+          ? `the input of [${call.tool}] was edited`
+          : `[${call.tool}] was skipped`;
     model.depart(why);
     const live = model.live;
     b.trace?.write({ t: 'live', at: Date.now(), callId: call.id, why, model: live?.id ?? '' });
@@ -233,12 +248,18 @@ export function pickProgram(doc: ArtDocument, task: string | number | undefined)
 function makeAgentRun(text: string, b: Base): Made {
   const file = parseAgentFile(text);
   const errors = checkAgentFile(file).filter(d => d.severity === 'error');
-  if (errors.length) throw new LaunchError(`the spec has ${errors.length} error(s), the first: ${errors[0].message} (fix them first; see the Problems view or 'art check')`);
+  if (errors.length)
+    throw new LaunchError(
+      `the spec has ${errors.length} error(s), the first: ${errors[0].message} (fix them first; see the Problems view or 'art check')`,
+    );
   const index = pickAgent(file, b.options.task);
   const agent = file.agents[index];
   const question = b.options.input?.trim();
   if (!question) throw new LaunchError(`an agent run needs an input: the question for ${agent.name || 'the agent'}`);
-  if (b.options.mode === 'replay') throw new LaunchError('replay mode replays a recorded program; an agent spec has none: run it in generate mode, or launch the .jsonl trace of an earlier run to replay it');
+  if (b.options.mode === 'replay')
+    throw new LaunchError(
+      'replay mode replays a recorded program; an agent spec has none: run it in generate mode, or launch the .jsonl trace of an earlier run to replay it',
+    );
   const model = endpointModel(b);
   const runner = createAgentRunner({ agent: compileAgent(agent), question }, runnerOptions(b, model));
   return { runner, unit: index, title: agent.name || `agent ${index}`, ownProgram: false, model };
@@ -265,7 +286,11 @@ function makeTraceRun(text: string, path: string, b: Base): Made {
   if (!records.some(r => r.t === 'run')) throw new LaunchError(`${path}: not a run trace (it has no "run" record)`);
   const model = new TraceReplayModel(records as TraceRecord[]);
   // The recorded tool outputs, with the recorded overrides in their place: the model sees what it saw then.
-  const tools = traceReplayTools(records.map(r => (r.t === 'tool' && r.call.override !== undefined ? { ...r, call: { ...r.call, output: r.call.override, error: undefined } } : r)));
+  const tools = traceReplayTools(
+    records.map(r =>
+      r.t === 'tool' && r.call.override !== undefined ? { ...r, call: { ...r.call, output: r.call.override, error: undefined } } : r,
+    ),
+  );
   const runner = new Runner(protocolFromTrace(records, tools), { ...runnerOptions(b, model), tools });
   const run = records.find(r => r.t === 'run');
   return { runner, unit: -1, title: `trace of ${run?.t === 'run' ? run.kind : 'a'} run`, ownProgram: false, model };
@@ -276,7 +301,9 @@ function languageOf(path: string): RunLanguage {
   if (ext === '.art') return 'art';
   if (ext === '.agent') return 'agent';
   if (ext === '.jsonl') return 'trace';
-  throw new LaunchError(`${path}: cannot run a '${ext || 'file without extension'}' file: give a task library (.art), an agent spec (.agent) or a run trace (.jsonl)`);
+  throw new LaunchError(
+    `${path}: cannot run a '${ext || 'file without extension'}' file: give a task library (.art), an agent spec (.agent) or a run trace (.jsonl)`,
+  );
 }
 
 function readProgram(path: string): string {

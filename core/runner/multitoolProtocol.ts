@@ -92,7 +92,10 @@ export class MultiToolProtocol implements Protocol {
   }
 
   answer(written: string): string | null {
-    const lines = written.split('\n').map(l => l.trim()).filter(Boolean);
+    const lines = written
+      .split('\n')
+      .map(l => l.trim())
+      .filter(Boolean);
     return lines.length ? lines[lines.length - 1] : null;
   }
 

@@ -55,7 +55,8 @@ export const RUN_OPTIONS = {
     manifest: { default: '${file}' },
   }),
   task: option(z.union([z.string(), count(0)]).optional(), {
-    description: 'ART: the task name or 0-based program index to run; agents: the agent name or index. Default: the program or agent at the cursor (F5), else the first.',
+    description:
+      'ART: the task name or 0-based program index to run; agents: the agent name or index. Default: the program or agent at the cursor (F5), else the first.',
     cli: { flag: 'task', arg: 'T' },
   }),
   input: option(z.string().optional(), {
@@ -63,21 +64,34 @@ export const RUN_OPTIONS = {
     cli: { flag: 'input', arg: 'TEXT' },
   }),
   mode: option(z.enum(['generate', 'replay']).default('generate'), {
-    description: 'Generate with the model endpoint, or replay the model text recorded in the program (tools run again, no endpoint). In VS Code the default is "replay" until art.model.name is set.',
-    manifest: { enumDescriptions: ['Generate with the model endpoint (baseURL, model).', 'Replay the model text recorded in the program; tools run again; no endpoint needed.'] },
+    description:
+      'Generate with the model endpoint, or replay the model text recorded in the program (tools run again, no endpoint). In VS Code the default is "replay" until art.model.name is set.',
+    manifest: {
+      enumDescriptions: [
+        'Generate with the model endpoint (baseURL, model).',
+        'Replay the model text recorded in the program; tools run again; no endpoint needed.',
+      ],
+    },
     cli: { flag: 'mode', arg: 'generate|replay' },
   }),
-  baseURL: option(z.string().regex(/^https?:\/\/\S+$/).optional(), {
-    description: 'Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1.',
-    expect: 'an http:// or https:// URL',
-    cli: { flag: 'base-url', arg: 'URL' },
-    setting: {
-      key: 'model.baseURL',
-      scope: 'machine-overridable',
-      default: 'http://127.0.0.1:8000/v1',
-      description: 'Base URL of the OpenAI-compatible endpoint (OpenAI, Azure, vLLM, llama.cpp server, Ollama, LM Studio) used to run programs and agents.',
+  baseURL: option(
+    z
+      .string()
+      .regex(/^https?:\/\/\S+$/)
+      .optional(),
+    {
+      description: 'Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1.',
+      expect: 'an http:// or https:// URL',
+      cli: { flag: 'base-url', arg: 'URL' },
+      setting: {
+        key: 'model.baseURL',
+        scope: 'machine-overridable',
+        default: 'http://127.0.0.1:8000/v1',
+        description:
+          'Base URL of the OpenAI-compatible endpoint (OpenAI, Azure, vLLM, llama.cpp server, Ollama, LM Studio) used to run programs and agents.',
+      },
     },
-  }),
+  ),
   model: option(z.string().optional(), {
     description: 'The model name the endpoint serves.',
     cli: { flag: 'model', arg: 'M' },
@@ -87,16 +101,23 @@ export const RUN_OPTIONS = {
     description: 'The completions API (stop sequences honoured) or the chat API (the partial program is continued in a message).',
     cli: { flag: 'api', arg: 'completions|chat' },
   }),
-  apiKeyEnv: option(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('OPENAI_API_KEY'), {
-    description: 'Name of the environment variable holding the API key (in VS Code, used when no key was stored with "ART: Set API Key"). The key itself is never an option.',
-    expect: 'an environment variable name',
-    cli: { flag: 'api-key-env', arg: 'NAME' },
-    setting: {
-      key: 'model.apiKeyEnv',
-      scope: 'machine-overridable',
-      description: 'Name of the environment variable that holds the API key. The key itself never goes in settings, logs or traces.',
+  apiKeyEnv: option(
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .default('OPENAI_API_KEY'),
+    {
+      description:
+        'Name of the environment variable holding the API key (in VS Code, used when no key was stored with "ART: Set API Key"). The key itself is never an option.',
+      expect: 'an environment variable name',
+      cli: { flag: 'api-key-env', arg: 'NAME' },
+      setting: {
+        key: 'model.apiKeyEnv',
+        scope: 'machine-overridable',
+        description: 'Name of the environment variable that holds the API key. The key itself never goes in settings, logs or traces.',
+      },
     },
-  }),
+  ),
   temperature: option(z.number().min(0).max(2).optional(), {
     description: 'Sampling temperature.',
     cli: { flag: 'temperature', arg: 'N' },
@@ -132,14 +153,19 @@ export const RUN_OPTIONS = {
     description: 'Standalone adapter only (dist/debugAdapter.js): whether anything may run. In VS Code the workspace trust decides.',
   }),
   cwd: option(path(), {
-    description: 'Workspace folder the relative paths resolve against (default: the file\'s workspace folder; `art run`: the current directory).',
+    description: "Workspace folder the relative paths resolve against (default: the file's workspace folder; `art run`: the current directory).",
     manifest: { default: '${workspaceFolder}' },
     cli: { flag: 'cwd', arg: 'DIR' },
   }),
   pythonPath: option(path(), {
     description: `Python interpreter of the code tools (default ${DEFAULT_PYTHON}).`,
     cli: { flag: 'python', arg: 'PATH' },
-    setting: { key: 'python.path', scope: 'machine-overridable', default: DEFAULT_PYTHON, description: 'Python interpreter for the code-execution tools (needs sympy and numpy).' },
+    setting: {
+      key: 'python.path',
+      scope: 'machine-overridable',
+      default: DEFAULT_PYTHON,
+      description: 'Python interpreter for the code-execution tools (needs sympy and numpy).',
+    },
   }),
   pythonTimeoutMs: option(count(1).default(DEFAULT_LIMITS.timeoutMs), {
     description: 'Python sandbox: wall-clock milliseconds before the code is stopped (toolTimeoutMs, when set, wins).',
@@ -158,49 +184,73 @@ export const RUN_OPTIONS = {
   pythonMaxOutputBytes: option(count(1).default(DEFAULT_LIMITS.maxOutputBytes), {
     description: 'Python sandbox: cap on stdout and on stderr, each, in bytes; past it the code is stopped.',
     cli: { flag: 'python-output-bytes', arg: 'N' },
-    setting: { key: 'python.maxOutputBytes', scope: 'resource', description: 'Bytes a code-execution step may print (stdout and stderr each) before it is stopped.' },
+    setting: {
+      key: 'python.maxOutputBytes',
+      scope: 'resource',
+      description: 'Bytes a code-execution step may print (stdout and stderr each) before it is stopped.',
+    },
   }),
   pythonMaxFileBytes: option(count(0).default(DEFAULT_LIMITS.maxFileBytes), {
     description: 'Python sandbox: the largest file the code may write, in bytes.',
     cli: { flag: 'python-file-bytes', arg: 'N' },
   }),
   allowUnisolatedCode: option(z.boolean().default(false), {
-    description: 'Run model-written Python code even where the sandbox can make no network namespace (no isolation at all: the code can read your files and use the network); refused otherwise, and said in every run when allowed.',
+    description:
+      'Run model-written Python code even where the sandbox can make no network namespace (no isolation at all: the code can read your files and use the network); refused otherwise, and said in every run when allowed.',
     cli: { flag: 'allow-unisolated-code' },
     setting: {
       key: 'python.allowUnisolatedCode',
       scope: 'machine',
-      description: 'Run model-written Python code even where the sandbox can make no network namespace (containers with the default seccomp profile, macOS, Windows): the code can then read your files and use the network. Refused otherwise. See the README\'s Security section.',
+      description:
+        "Run model-written Python code even where the sandbox can make no network namespace (containers with the default seccomp profile, macOS, Windows): the code can then read your files and use the network. Refused otherwise. See the README's Security section.",
     },
   }),
   corpus: option(path(), {
-    description: 'Document folder of the search tools (default: the workspace\'s corpus/, else examples/corpus/).',
+    description: "Document folder of the search tools (default: the workspace's corpus/, else examples/corpus/).",
     cli: { flag: 'corpus', arg: 'DIR' },
     setting: {
       key: 'search.corpus',
       scope: 'resource',
       default: '',
-      description: 'Folder of documents the built-in search tool indexes, relative to the workspace folder. Empty: the workspace\'s corpus/ folder if it has one, else examples/corpus/.',
+      description:
+        "Folder of documents the built-in search tool indexes, relative to the workspace folder. Empty: the workspace's corpus/ folder if it has one, else examples/corpus/.",
     },
   }),
   rerank: option(z.boolean().default(false), {
-    description: 'Rerank search results by the model\'s negative log-likelihood of the question (two scoring requests per passage; needs an endpoint that returns prompt logprobs; unavailable in replay mode).',
+    description:
+      "Rerank search results by the model's negative log-likelihood of the question (two scoring requests per passage; needs an endpoint that returns prompt logprobs; unavailable in replay mode).",
     cli: { flag: 'rerank' },
-    setting: { key: 'search.rerank', scope: 'resource', description: 'Rerank the search tool\'s passages by the model\'s negative log-likelihood of the question (needs an endpoint with prompt logprobs).' },
+    setting: {
+      key: 'search.rerank',
+      scope: 'resource',
+      description:
+        "Rerank the search tool's passages by the model's negative log-likelihood of the question (needs an endpoint with prompt logprobs).",
+    },
   }),
   wordList: option(path(), {
     description: `Word list of the lookup tool, one word a line (default ${DEFAULT_WORD_LIST}).`,
     cli: { flag: 'word-list', arg: 'FILE' },
-    setting: { key: 'lookup.wordList', scope: 'resource', default: DEFAULT_WORD_LIST, description: 'Word list file (one word a line) the lookup tool checks candidate words against.' },
+    setting: {
+      key: 'lookup.wordList',
+      scope: 'resource',
+      default: DEFAULT_WORD_LIST,
+      description: 'Word list file (one word a line) the lookup tool checks candidate words against.',
+    },
   }),
   toolTimeoutMs: option(count(1).optional(), {
-    description: 'Milliseconds before any tool is stopped (default: each tool\'s own).',
+    description: "Milliseconds before any tool is stopped (default: each tool's own).",
     cli: { flag: 'tool-timeout-ms', arg: 'MS' },
   }),
   constrain: option(z.enum(CONSTRAIN_MODES).default('off'), {
-    description: 'Decoding constraints sent with each request so the model cannot leave the spec or the step syntax: "auto" asks the endpoint what it is (vLLM, SGLang, llama.cpp server) and sends nothing to others; the decoding monitor stays the check.',
+    description:
+      'Decoding constraints sent with each request so the model cannot leave the spec or the step syntax: "auto" asks the endpoint what it is (vLLM, SGLang, llama.cpp server) and sends nothing to others; the decoding monitor stays the check.',
     cli: { flag: 'constrain', arg: 'MODE' },
-    setting: { key: 'model.constrain', scope: 'resource', description: 'Decoding constraints for program and agent runs: "auto" detects vLLM, SGLang or llama.cpp server and sends what it understands; "off" sends none (the decoding monitor still checks and corrects).' },
+    setting: {
+      key: 'model.constrain',
+      scope: 'resource',
+      description:
+        'Decoding constraints for program and agent runs: "auto" detects vLLM, SGLang or llama.cpp server and sends what it understands; "off" sends none (the decoding monitor still checks and corrects).',
+    },
   }),
   replayDelayMs: option(count(0).default(0), {
     description: 'Replay mode: milliseconds between streamed chunks, to watch the program grow.',
@@ -220,7 +270,14 @@ export type RunOptions = z.output<typeof schema>;
 
 const entries = () => Object.entries(RUN_OPTIONS) as [RunOptionName, RunOptionSpec][];
 
-type JsonSchema = Record<string, unknown> & { type?: string; enum?: unknown[]; anyOf?: JsonSchema[]; minimum?: number; maximum?: number; default?: unknown };
+type JsonSchema = Record<string, unknown> & {
+  type?: string;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+};
 
 /** The JSON schema of one option's value (as a user writes it: `io: 'input'`), without zod's safe-integer bounds. */
 export function valueSchema(name: RunOptionName): JsonSchema {
@@ -256,7 +313,15 @@ export function optionSettings(): Record<string, JsonSchema> {
     const { type, enum: en, anyOf, default: def, ...rest } = valueSchema(name);
     const d = o.setting.default !== undefined ? o.setting.default : def;
     if (d === undefined) throw new Error(`run option ${name}: its setting art.${o.setting.key} needs a default`);
-    out[`art.${o.setting.key}`] = stripUndefined({ type, anyOf, enum: en, default: d, ...withoutPattern(rest), scope: o.setting.scope, description: o.setting.description });
+    out[`art.${o.setting.key}`] = stripUndefined({
+      type,
+      anyOf,
+      enum: en,
+      default: d,
+      ...withoutPattern(rest),
+      scope: o.setting.scope,
+      description: o.setting.description,
+    });
   }
   return out;
 }
@@ -284,7 +349,8 @@ export function expectation(name: RunOptionName): string {
 
 function describeSchema(j: JsonSchema): string {
   if (j.anyOf) return j.anyOf.map(describeSchema).join(' or ');
-  if (j.enum) return j.enum.length === 2 ? j.enum.map(v => JSON.stringify(v)).join(' or ') : `one of ${j.enum.map(v => JSON.stringify(v)).join(', ')}`;
+  if (j.enum)
+    return j.enum.length === 2 ? j.enum.map(v => JSON.stringify(v)).join(' or ') : `one of ${j.enum.map(v => JSON.stringify(v)).join(', ')}`;
   if (j.type === 'boolean') return 'true or false';
   if (j.type === 'string') return j.minLength ? 'a non-empty string' : 'a string';
   if (j.type === 'number' || j.type === 'integer') {

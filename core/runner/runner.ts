@@ -12,7 +12,20 @@ import type { ToolResult } from '../tools/types';
 import type { Boundary, Detection, Protocol, StreamEndAction } from './protocol';
 import { replaceInput } from './protocol';
 import { streamConstrained } from './constraints';
-import type { BreakpointKind, Breakpoints, EndReason, PauseInfo, PauseReason, RunResult, RunState, RunnerOptions, Snapshot, StepView, ToolCall, TraceRecord } from './types';
+import type {
+  BreakpointKind,
+  Breakpoints,
+  EndReason,
+  PauseInfo,
+  PauseReason,
+  RunResult,
+  RunState,
+  RunnerOptions,
+  Snapshot,
+  StepView,
+  ToolCall,
+  TraceRecord,
+} from './types';
 
 export interface RunnerEvents {
   /** A request is about to be sent. */
@@ -146,7 +159,13 @@ export class Runner extends EventEmitter<RunnerEvents> {
       prompt: this.protocol.prompt,
       header: this.protocol.header,
       config: this.protocol.traceConfig,
-      options: { temperature: this.opts.temperature, maxTokens: this.maxTokens, pauseBeforeTool: !!this.opts.pauseBeforeTool, pauseAfterTool: this.pauseAfterTool, toolTimeoutMs: this.opts.toolTimeoutMs },
+      options: {
+        temperature: this.opts.temperature,
+        maxTokens: this.maxTokens,
+        pauseBeforeTool: !!this.opts.pauseBeforeTool,
+        pauseAfterTool: this.pauseAfterTool,
+        toolTimeoutMs: this.opts.toolTimeoutMs,
+      },
     });
     try {
       if (this.opts.stopOnEntry) await this.pauseAt('entry');
@@ -238,17 +257,31 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const constraint = (await this.opts.constrainer?.forRequest(this.protocol, this.written)) ?? null;
     this.lastConstraint = constraint ? `${constraint.server} ${constraint.form}` : undefined;
     if (constraint) this.constrainedRequests++;
-    this.trace({ t: 'request', at: Date.now(), n, prompt, stop, maxTokens: this.maxTokens, temperature: this.opts.temperature, constraint: constraint ?? undefined });
+    this.trace({
+      t: 'request',
+      at: Date.now(),
+      n,
+      prompt,
+      stop,
+      maxTokens: this.maxTokens,
+      temperature: this.opts.temperature,
+      constraint: constraint ?? undefined,
+    });
     this.emit('request', { n, stop, promptLength: prompt.length, at: performance.now() });
     const ctrl = new AbortController();
     const onRunAbort = () => ctrl.abort(this.runCtrl.signal.reason);
     this.runCtrl.signal.addEventListener('abort', onRunAbort, { once: true });
-    const it = streamConstrained(this.opts.model, { prompt, stop, maxTokens: this.maxTokens, temperature: this.opts.temperature, signal: ctrl.signal }, constraint, reason => {
-      this.constrainedRequests--;
-      this.lastConstraint = undefined;
-      this.opts.log?.(`request ${n}: the server rejected the decoding constraint, sent again without it (${reason})`);
-      this.trace({ t: 'unconstrained', at: Date.now(), n, reason });
-    });
+    const it = streamConstrained(
+      this.opts.model,
+      { prompt, stop, maxTokens: this.maxTokens, temperature: this.opts.temperature, signal: ctrl.signal },
+      constraint,
+      reason => {
+        this.constrainedRequests--;
+        this.lastConstraint = undefined;
+        this.opts.log?.(`request ${n}: the server rejected the decoding constraint, sent again without it (${reason})`);
+        this.trace({ t: 'unconstrained', at: Date.now(), n, reason });
+      },
+    );
     const startLen = this.written.length;
     let result: CompletionResult | undefined;
     try {
@@ -350,14 +383,25 @@ export class Runner extends EventEmitter<RunnerEvents> {
     if (this.handled.has(b.key)) return;
     this.handled.add(b.key);
     const steps = this.stepViews();
-    this.emit('step', { step: steps.find(s => s.label === b.label && s.number === b.step) ?? steps[steps.length - 1], label: b.label, number: b.step });
+    this.emit('step', {
+      step: steps.find(s => s.label === b.label && s.number === b.step) ?? steps[steps.length - 1],
+      label: b.label,
+      number: b.step,
+    });
   }
 
   private async callTool(b: Boundary): Promise<RunResult | null> {
     if (this.calls.length >= (this.opts.maxCalls ?? 32)) return this.finish('limit', `stopped after ${this.calls.length} tool calls (maxCalls)`);
     const dc = { ...b.call! };
     this.handled.add(b.key);
-    const call: ToolCall = { id: this.calls.length + 1, tool: dc.tool, input: dc.input, previousAnswer: dc.previousAnswer, step: dc.step, state: dc.state };
+    const call: ToolCall = {
+      id: this.calls.length + 1,
+      tool: dc.tool,
+      input: dc.input,
+      previousAnswer: dc.previousAnswer,
+      step: dc.step,
+      state: dc.state,
+    };
     if (this.lastConstraint) call.constrained = this.lastConstraint;
     this.calls.push(call);
     this.currentCall = call;
@@ -376,7 +420,10 @@ export class Runner extends EventEmitter<RunnerEvents> {
           dc.input = text;
         },
       };
-      await this.pauseAt(toolBreak ? 'breakpoint' : this.opts.pauseBeforeTool ? 'before-tool' : this.pauseRequested ? 'pause' : 'step', call, { phase: 'before', breakpoint: toolBreak });
+      await this.pauseAt(toolBreak ? 'breakpoint' : this.opts.pauseBeforeTool ? 'before-tool' : this.pauseRequested ? 'pause' : 'step', call, {
+        phase: 'before',
+        breakpoint: toolBreak,
+      });
     }
 
     if (call.skipped || call.override !== undefined) {
@@ -391,9 +438,13 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const pauseAfter = !call.skipped && (failed ? (this.opts.pauseOnToolError ?? true) || this.pauseAfterTool : this.pauseAfterTool);
     if (pauseAfter || this.stepping || this.pauseRequested) {
       this.pending = { call, phase: 'after', written: () => this.written };
-      await this.pauseAt(call.error !== undefined ? 'tool-error' : this.pauseAfterTool ? 'after-tool' : this.pauseRequested ? 'pause' : 'step', call, { phase: 'after' });
+      await this.pauseAt(
+        call.error !== undefined ? 'tool-error' : this.pauseAfterTool ? 'after-tool' : this.pauseRequested ? 'pause' : 'step',
+        call,
+        { phase: 'after' },
+      );
     }
-    const output = call.override ?? (call.error !== undefined || call.skipped ? null : call.output ?? '');
+    const output = call.override ?? (call.error !== undefined || call.skipped ? null : (call.output ?? ''));
     if (output === null) {
       call.fallback = true;
       if (call.error !== undefined) this.opts.log?.(`${call.tool} failed (${call.error}); the model writes the output`);
@@ -432,7 +483,13 @@ export class Runner extends EventEmitter<RunnerEvents> {
           tool
             .run(
               { instruction: dc.input, previousAnswer: dc.previousAnswer, answers: dc.answers },
-              { signal: ctrl.signal, timeoutMs: limit, model: this.opts.toolModel ?? this.opts.model, workspaceRoot: this.opts.workspaceRoot, log: this.opts.log },
+              {
+                signal: ctrl.signal,
+                timeoutMs: limit,
+                model: this.opts.toolModel ?? this.opts.model,
+                workspaceRoot: this.opts.workspaceRoot,
+                log: this.opts.log,
+              },
             )
             .catch((err: unknown): ToolResult => ({ ok: false, error: `${call.tool} failed: ${err instanceof Error ? err.message : String(err)}` })),
           timeout,
@@ -533,7 +590,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private requirePending(what: string, phase?: 'before' | 'after'): Pending {
     const p = this.pending;
     if (this.runState !== 'paused' || !p) throw new Error(`${what}: the run is not paused at a tool call`);
-    if (phase && p.phase !== phase) throw new Error(`${what}: only possible ${phase === 'before' ? 'before the tool runs (pauseBeforeTool)' : 'after the tool ran'}`);
+    if (phase && p.phase !== phase)
+      throw new Error(`${what}: only possible ${phase === 'before' ? 'before the tool runs (pauseBeforeTool)' : 'after the tool ran'}`);
     return p;
   }
 
@@ -553,7 +611,16 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const snapshot = this.snapshot();
     const result: RunResult = { reason, answer: this.protocol.answer(this.written), snapshot, error };
     this.result = result;
-    this.trace({ t: 'end', at: Date.now(), reason, answer: result.answer, text: snapshot.text, usage: { ...this.usage }, requests: this.requests, error });
+    this.trace({
+      t: 'end',
+      at: Date.now(),
+      reason,
+      answer: result.answer,
+      text: snapshot.text,
+      usage: { ...this.usage },
+      requests: this.requests,
+      error,
+    });
     this.emit('end', result);
     return result;
   }

@@ -21,7 +21,9 @@ export class StreamedText {
       const common = commonPrefixLength(this.printed, current);
       const back = this.printed.length - common;
       const lineStart = current.lastIndexOf('\n', common - 1) + 1;
-      this.write(`${this.printed.endsWith('\n') ? '' : '\n'}[… ${back} character${back === 1 ? '' : 's'} taken back; the program goes on from here:]\n`);
+      this.write(
+        `${this.printed.endsWith('\n') ? '' : '\n'}[… ${back} character${back === 1 ? '' : 's'} taken back; the program goes on from here:]\n`,
+      );
       this.write(current.slice(lineStart, common));
       this.printed = current.slice(0, common);
     }

@@ -57,7 +57,6 @@ export interface ParsedTrace {
   errors: { line: number; message: string }[];
 }
 
-
 export function parseTrace(text: string): ParsedTrace {
   const records: TraceRecord[] = [];
   const errors: ParsedTrace['errors'] = [];
@@ -183,7 +182,10 @@ export interface TraceReplay {
  * Runs a recorded trace again without calling anything; the recorded edits (input edits, skips, overrides) are
  * applied at the same calls. `tools` re-executes real tools instead of the recorded outputs.
  */
-export async function replayTrace(records: TraceRecord[], opts: { tools?: ToolLookup; trace?: TraceSink; onRunner?: (r: Runner) => void } = {}): Promise<TraceReplay> {
+export async function replayTrace(
+  records: TraceRecord[],
+  opts: { tools?: ToolLookup; trace?: TraceSink; onRunner?: (r: Runner) => void } = {},
+): Promise<TraceReplay> {
   const model = new TraceReplayModel(records);
   const tools = opts.tools ?? traceReplayTools(records);
   const recordedCalls = new Map<number, ToolCall>(records.flatMap(r => (r.t === 'tool' ? [[r.call.id, r.call] as [number, ToolCall]] : [])));

@@ -29,7 +29,13 @@ const agentConfig = z.looseObject({
   preamble: z.string().optional(),
 });
 
-const run = z.looseObject({ t: z.literal('run'), kind: z.enum(['art', 'agent', 'multitool']), prompt: z.string(), header: z.string(), config: z.looseObject({}).optional() });
+const run = z.looseObject({
+  t: z.literal('run'),
+  kind: z.enum(['art', 'agent', 'multitool']),
+  prompt: z.string(),
+  header: z.string(),
+  config: z.looseObject({}).optional(),
+});
 
 const RECORDS = {
   run,

@@ -183,7 +183,17 @@ export interface TraceSink {
 }
 
 export type TraceRecord =
-  | { t: 'run'; at: number; kind: RunKind; model: string; honoursStop: boolean; prompt: string; header: string; config: Record<string, unknown>; options: Record<string, unknown> }
+  | {
+      t: 'run';
+      at: number;
+      kind: RunKind;
+      model: string;
+      honoursStop: boolean;
+      prompt: string;
+      header: string;
+      config: Record<string, unknown>;
+      options: Record<string, unknown>;
+    }
   | { t: 'request'; at: number; n: number; prompt: string; stop: string[]; maxTokens?: number; temperature?: number; constraint?: SentConstraint }
   /** The server rejected request n's constraint (HTTP 400): it was sent again without. */
   | { t: 'unconstrained'; at: number; n: number; reason: string }

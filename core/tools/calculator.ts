@@ -13,11 +13,34 @@ const MAX_EXPRESSION_CHARS = 2000;
 
 const DISABLED = [
   // mathjs's own list of the riskiest functions
-  'import', 'createUnit', 'evaluate', 'parse', 'simplify', 'derivative',
+  'import',
+  'createUnit',
+  'evaluate',
+  'parse',
+  'simplify',
+  'derivative',
   // the same risks by other names
-  'compile', 'resolve', 'simplifyConstant', 'simplifyCore', 'rationalize', 'config', 'reviver', 'replacer', 'chain',
+  'compile',
+  'resolve',
+  'simplifyConstant',
+  'simplifyCore',
+  'rationalize',
+  'config',
+  'reviver',
+  'replacer',
+  'chain',
   // unbounded allocation from a short expression
-  'range', 'zeros', 'ones', 'identity', 'matrixFromFunction', 'matrixFromRows', 'matrixFromColumns', 'resize', 'reshape', 'kron', 'diag',
+  'range',
+  'zeros',
+  'ones',
+  'identity',
+  'matrixFromFunction',
+  'matrixFromRows',
+  'matrixFromColumns',
+  'resize',
+  'reshape',
+  'kron',
+  'diag',
 ];
 
 type LimitedMath = { parse: (expr: string) => MathNode; format: (value: unknown, opts: object) => string };
@@ -35,7 +58,10 @@ function createLimitedMath(): LimitedMath {
   const format = math.format.bind(math);
   const stubs: Record<string, () => never> = {};
   for (const name of DISABLED) {
-    if (name in math) stubs[name] = () => { throw new Error(`function ${name} is disabled in the calculator`); };
+    if (name in math)
+      stubs[name] = () => {
+        throw new Error(`function ${name} is disabled in the calculator`);
+      };
   }
   math.import(stubs, { override: true });
   return { parse: parse as LimitedMath['parse'], format: format as LimitedMath['format'] };
@@ -61,7 +87,10 @@ function rejectUnsafe(node: MathNode): string | null {
   return problem;
 }
 
-export interface Evaluation { value: string; expression: string }
+export interface Evaluation {
+  value: string;
+  expression: string;
+}
 
 /**
  * Evaluates `text`, or else the longest tail of it that is an expression (MultiTool-CoT passes the text before the

@@ -85,7 +85,10 @@ function stepInput(input: ToolInput): string | undefined {
 
 /** The step's own prompt: header, `# instruction`, the input, `Python code:`. `#k` becomes "the input". */
 export function buildCodePrompt(header: string, instruction: string, data: string | undefined): string {
-  const text = instruction.replace(/#\d+\b/g, 'the input').replace(/\s*\n\s*/g, ' ').trim();
+  const text = instruction
+    .replace(/#\d+\b/g, 'the input')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
   const inputPart = data && data.trim() ? `Input:\n${data.trim()}\n` : '';
   return `${header}${SEPARATOR}\n# ${text}\n${inputPart}Python code:\n`;
 }
@@ -99,14 +102,12 @@ export function cleanCode(reply: string): string {
   return code.replace(/^\s*\n/, '').replace(/\s+$/, '');
 }
 
-interface GeneratedCode { code: string; prompt: string }
+interface GeneratedCode {
+  code: string;
+  prompt: string;
+}
 
-async function generate(
-  name: string,
-  prompt: string,
-  ctx: ToolContext,
-  signal: AbortSignal,
-): Promise<GeneratedCode | ToolResult> {
+async function generate(name: string, prompt: string, ctx: ToolContext, signal: AbortSignal): Promise<GeneratedCode | ToolResult> {
   if (!ctx.model) return fail(`no model configured for [${name}]: set a model endpoint, or answer this step by hand`);
   let reply: string;
   try {
@@ -132,7 +133,7 @@ function codeTool(name: 'code generate' | 'generate python code' | 'code edit'):
       let prompt: string;
       if (name === 'code edit') {
         const code = rest || stripFences(stepInput(input) ?? '');
-        if (!code) return fail('[code edit] found no code to edit: it edits the previous answer\'s code (or code on the lines after the instruction)');
+        if (!code) return fail("[code edit] found no code to edit: it edits the previous answer's code (or code on the lines after the instruction)");
         prompt = buildCodePrompt(EDIT_HEADER, first, code);
       } else {
         prompt = buildCodePrompt(GENERATE_HEADER, input.instruction, stepInput(input));
@@ -162,13 +163,22 @@ function stringTool(name: 'string edit' | 'string index' | 'string permutation',
       try {
         const g = await generate(name, prompt, ctx, d.signal);
         if (isResult(g)) return g;
-        const r = await runPython({ code: g.code, resultVars: ['ans'], pythonPath: opts.pythonPath, limits: opts.limits, signal: d.signal, isolation: opts.isolation, allowUnisolated: opts.allowUnisolated });
+        const r = await runPython({
+          code: g.code,
+          resultVars: ['ans'],
+          pythonPath: opts.pythonPath,
+          limits: opts.limits,
+          signal: d.signal,
+          isolation: opts.isolation,
+          allowUnisolated: opts.allowUnisolated,
+        });
         const facts = { prompt: g.prompt, code: g.code, model: ctx.model?.id, status: r.status, durationMs: r.durationMs };
         if (r.status === 'cancelled') return stoppedResult(name, d);
         if (r.status === 'exception') {
           return fail(`[${name}] the generated code raised ${r.stderr.trim().split('\n').pop()}`, { details: { ...facts, stderr: r.stderr } });
         }
-        if (r.status !== 'ok') return fail(`[${name}] the generated code ${r.message}`, { timedOut: r.status === 'timeout' || undefined, details: facts });
+        if (r.status !== 'ok')
+          return fail(`[${name}] the generated code ${r.message}`, { timedOut: r.status === 'timeout' || undefined, details: facts });
         if (r.value?.found) return ok(r.value.text ?? '', facts);
         if (r.stdout.trim()) return ok(r.stdout.trim(), facts);
         return fail(`[${name}] the generated code set no "ans" and printed nothing`, { details: facts });

@@ -10,7 +10,11 @@ export function builtinInfo(name: string): ToolInfo {
   return info;
 }
 
-export const fail = (error: string, extra: { timedOut?: boolean; details?: Record<string, unknown> } = {}): ToolResult => ({ ok: false, error, ...extra });
+export const fail = (error: string, extra: { timedOut?: boolean; details?: Record<string, unknown> } = {}): ToolResult => ({
+  ok: false,
+  error,
+  ...extra,
+});
 export const ok = (output: string, details?: Record<string, unknown>): ToolResult => (details ? { ok: true, output, details } : { ok: true, output });
 
 export interface Deadline {
@@ -26,7 +30,10 @@ export function deadline(ctx: ToolContext, defaultMs: number): Deadline {
   const ms = ctx.timeoutMs ?? defaultMs;
   const controller = new AbortController();
   let fired = false;
-  const timer = setTimeout(() => { fired = true; controller.abort(new Error(`timed out after ${ms} ms`)); }, ms);
+  const timer = setTimeout(() => {
+    fired = true;
+    controller.abort(new Error(`timed out after ${ms} ms`));
+  }, ms);
   const onAbort = () => controller.abort(ctx.signal.reason);
   if (ctx.signal.aborted) controller.abort(ctx.signal.reason);
   else ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -34,15 +41,16 @@ export function deadline(ctx: ToolContext, defaultMs: number): Deadline {
     signal: controller.signal,
     timedOut: () => fired,
     ms,
-    dispose() { clearTimeout(timer); ctx.signal.removeEventListener('abort', onAbort); },
+    dispose() {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onAbort);
+    },
   };
 }
 
 /** The message for a tool stopped by its deadline or by cancellation. */
 export function stoppedResult(name: string, d: Deadline): ToolResult {
-  return d.timedOut()
-    ? fail(`[${name}] timed out after ${formatMs(d.ms)}`, { timedOut: true })
-    : fail(`[${name}] was cancelled`);
+  return d.timedOut() ? fail(`[${name}] timed out after ${formatMs(d.ms)}`, { timedOut: true }) : fail(`[${name}] was cancelled`);
 }
 
 /**

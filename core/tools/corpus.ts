@@ -52,9 +52,11 @@ const MAX_PASSAGE_WORDS = 120;
  * passages by how often they say "the".
  */
 const STOP_WORDS = new Set(
-  ('a an and are as at be but by can could did do does for from had has have how i if in into is it its of on or ' +
+  (
+    'a an and are as at be but by can could did do does for from had has have how i if in into is it its of on or ' +
     'so than that the their them then there these they this to was were what when where which who whom whose why ' +
-    'will with would you your about after before during over under between').split(' '),
+    'will with would you your about after before during over under between'
+  ).split(' '),
 );
 
 function processTerm(term: string): string | null {
@@ -72,20 +74,27 @@ const SEARCH_OPTIONS = {
 /** Splits a document into its title and passages (paragraphs; long paragraphs cut at sentence ends). */
 export function splitDocument(file: string, raw: string): CorpusDocument {
   const text = raw.replace(/\r\n?/g, '\n');
-  const paragraphs = text.split(/\n\s*\n/).map(p => p.trim()).filter(p => p.length > 0);
+  const paragraphs = text
+    .split(/\n\s*\n/)
+    .map(p => p.trim())
+    .filter(p => p.length > 0);
   let title = basename(file, extname(file)).replace(/[-_]+/g, ' ');
   const heading = /^#{1,6}\s+(.+)$/.exec(paragraphs[0]?.split('\n')[0] ?? '');
   if (heading) {
     title = heading[1].trim();
     const rest = paragraphs[0].split('\n').slice(1).join('\n').trim();
-    if (rest) paragraphs[0] = rest; else paragraphs.shift();
+    if (rest) paragraphs[0] = rest;
+    else paragraphs.shift();
   } else if (paragraphs.length > 1 && paragraphs[0].length <= 80 && !/[.!?:]$/.test(paragraphs[0]) && !paragraphs[0].includes('\n')) {
     // A short first line without final punctuation is a plain-text title.
     title = paragraphs.shift()!;
   }
   const passages: Passage[] = [];
   for (const para of paragraphs) {
-    const clean = para.replace(/^#{1,6}\s+/gm, '').replace(/\s*\n\s*/g, ' ').trim();
+    const clean = para
+      .replace(/^#{1,6}\s+/gm, '')
+      .replace(/\s*\n\s*/g, ' ')
+      .trim();
     for (const chunk of chunkBySentences(clean)) {
       passages.push({ id: `${file}#${passages.length}`, file, title, index: passages.length, text: chunk });
     }
@@ -95,7 +104,10 @@ export function splitDocument(file: string, raw: string): CorpusDocument {
 
 /** Sentence boundaries: end punctuation followed by space and a capital, digit or quote. */
 export function splitSentences(text: string): string[] {
-  return text.split(/(?<=[.!?]["')\]]?)\s+(?=["'([]?[A-Z0-9])/).map(s => s.trim()).filter(Boolean);
+  return text
+    .split(/(?<=[.!?]["')\]]?)\s+(?=["'([]?[A-Z0-9])/)
+    .map(s => s.trim())
+    .filter(Boolean);
 }
 
 function chunkBySentences(paragraph: string): string[] {
@@ -118,7 +130,12 @@ function chunkBySentences(paragraph: string): string[] {
   return chunks;
 }
 
-interface FileEntry { path: string; rel: string; mtimeMs: number; size: number }
+interface FileEntry {
+  path: string;
+  rel: string;
+  mtimeMs: number;
+  size: number;
+}
 
 async function listFiles(folder: string): Promise<FileEntry[]> {
   const out: FileEntry[] = [];
@@ -165,15 +182,22 @@ function buildCorpus(folder: string, docs: CorpusDocument[]): Corpus {
     folder,
     documents: docs,
     searchPassages(query, limit) {
-      return rank(passageIndex.search(query)).slice(0, limit).map(r => ({ passage: byId.get(r.id)!, score: r.score }));
+      return rank(passageIndex.search(query))
+        .slice(0, limit)
+        .map(r => ({ passage: byId.get(r.id)!, score: r.score }));
     },
     searchDocuments(query, limit) {
-      return rank(documentIndex.search(query)).slice(0, limit).map(r => ({ document: byFile.get(r.id)!, score: r.score }));
+      return rank(documentIndex.search(query))
+        .slice(0, limit)
+        .map(r => ({ document: byFile.get(r.id)!, score: r.score }));
     },
   };
 }
 
-interface CacheEntry { signature: string; corpus: Corpus }
+interface CacheEntry {
+  signature: string;
+  corpus: Corpus;
+}
 const cache = new Map<string, CacheEntry>();
 const building = new Map<string, Promise<Corpus>>();
 
@@ -199,7 +223,9 @@ export async function loadCorpus(folder: string): Promise<Corpus> {
     files = await listFiles(abs);
   } catch (e) {
     if (e instanceof CorpusError) throw e;
-    throw new CorpusError(`the corpus folder ${abs} does not exist or cannot be read: create it with .txt or .md documents, or point the search tool at another folder`);
+    throw new CorpusError(
+      `the corpus folder ${abs} does not exist or cannot be read: create it with .txt or .md documents, or point the search tool at another folder`,
+    );
   }
   if (files.length === 0) throw new CorpusError(`the corpus folder ${abs} holds no .txt or .md documents`);
   const signature = files.map(f => `${f.rel}:${f.mtimeMs}:${f.size}`).join('|');

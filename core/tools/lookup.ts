@@ -14,7 +14,12 @@ async function loadWordList(path: string): Promise<Set<string>> {
   const s = await stat(path);
   const hit = lists.get(path);
   if (hit && hit.mtimeMs === s.mtimeMs) return hit.words;
-  const words = new Set((await readFile(path, 'utf8')).split(/\r?\n/).map(w => w.trim()).filter(Boolean));
+  const words = new Set(
+    (await readFile(path, 'utf8'))
+      .split(/\r?\n/)
+      .map(w => w.trim())
+      .filter(Boolean),
+  );
   lists.set(path, { mtimeMs: s.mtimeMs, words });
   return words;
 }
@@ -29,11 +34,16 @@ export function parseCandidates(text: string): string[] {
     try {
       const parsed: unknown = JSON.parse(list.replace(/'([^'\\]*)'/g, '"$1"'));
       if (Array.isArray(parsed)) return parsed.map(x => String(x).trim()).filter(Boolean);
-    } catch { /* not a list literal: fall through */ }
+    } catch {
+      /* not a list literal: fall through */
+    }
   }
   const quoted = [...text.matchAll(/["“']([^"”']+)["”']/g)].map(m => m[1].trim());
   if (quoted.length) return quoted;
-  return text.split(/[\s,;]+/).map(w => w.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '')).filter(Boolean);
+  return text
+    .split(/[\s,;]+/)
+    .map(w => w.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, ''))
+    .filter(Boolean);
 }
 
 export function createLookupTool(opts: { wordListPath?: string } = {}): Tool {
@@ -47,19 +57,24 @@ export function createLookupTool(opts: { wordListPath?: string } = {}): Tool {
       let candidates = /\[[^[\]]*\]/.test(source) ? parseCandidates(source) : [];
       if (!candidates.length && /[["“']/.test(input.instruction)) candidates = parseCandidates(input.instruction);
       if (!candidates.length) candidates = parseCandidates(source);
-      if (candidates.length === 0) return fail('[lookup] found no candidate words: give a list such as ["nwist", "twins"] in the previous answer or the instruction');
+      if (candidates.length === 0)
+        return fail('[lookup] found no candidate words: give a list such as ["nwist", "twins"] in the previous answer or the instruction');
       let words: Set<string>;
       try {
         words = await loadWordList(path);
       } catch {
-        return fail(`[lookup] the word list ${path} is missing: install Debian's word list (apt-get install wamerican) or configure another word list file`);
+        return fail(
+          `[lookup] the word list ${path} is missing: install Debian's word list (apt-get install wamerican) or configure another word list file`,
+        );
       }
       const found: string[] = [];
       for (const c of candidates) {
         if ((words.has(c) || words.has(c.toLowerCase())) && !found.includes(c)) found.push(c);
       }
       if (found.length === 0) {
-        return fail(`[lookup] none of the ${candidates.length} candidate word(s) is in the word list ${path}`, { details: { candidates: candidates.length } });
+        return fail(`[lookup] none of the ${candidates.length} candidate word(s) is in the word list ${path}`, {
+          details: { candidates: candidates.length },
+        });
       }
       return ok(found.length === 1 ? found[0] : JSON.stringify(found), { candidates: candidates.length, wordList: path });
     },

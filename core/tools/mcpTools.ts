@@ -34,15 +34,25 @@ export function mcpArguments(tool: McpToolDescription, text: string): { args: Re
     try {
       const parsed: unknown = JSON.parse(trimmed);
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return { args: parsed as Record<string, unknown> };
-    } catch { /* not JSON: a single-parameter tool still takes it as text */ }
+    } catch {
+      /* not JSON: a single-parameter tool still takes it as text */
+    }
   }
   if (props.length === 1) return { args: { [props[0]]: text } };
   if (props.length === 0 && !trimmed) return { args: {} };
-  return { error: `takes the arguments ${props.length ? props.map(p => `"${p}"`).join(', ') : '(none)'}: write the input as a JSON object, e.g. {${props.slice(0, 2).map(p => `"${p}": ...`).join(', ')}}` };
+  return {
+    error: `takes the arguments ${props.length ? props.map(p => `"${p}"`).join(', ') : '(none)'}: write the input as a JSON object, e.g. {${props
+      .slice(0, 2)
+      .map(p => `"${p}": ...`)
+      .join(', ')}}`,
+  };
 }
 
 /** Starts the server and lists its tools. Throws an Error with a one-line message when it cannot. */
-export async function connectMcpServer(cfg: McpServerConfig, opts: { workspaceRoot: string; fileName: string; index: number }): Promise<McpConnection> {
+export async function connectMcpServer(
+  cfg: McpServerConfig,
+  opts: { workspaceRoot: string; fileName: string; index: number },
+): Promise<McpConnection> {
   const label = cfg.name ?? `tools[${opts.index}] (${cfg.command[0]})`;
   const transport = new StdioClientTransport({
     command: cfg.command[0],
@@ -52,9 +62,13 @@ export async function connectMcpServer(cfg: McpServerConfig, opts: { workspaceRo
     stderr: 'pipe',
   });
   let stderrTail = '';
-  transport.stderr?.on('data', (b: Buffer) => { stderrTail = (stderrTail + b.toString('utf8')).slice(-2000); });
+  transport.stderr?.on('data', (b: Buffer) => {
+    stderrTail = (stderrTail + b.toString('utf8')).slice(-2000);
+  });
   const client = new Client({ name: 'art-studio', version: '0.1.0' });
-  const close = async () => { await client.close().catch(() => undefined); };
+  const close = async () => {
+    await client.close().catch(() => undefined);
+  };
   let listed: McpToolDescription[];
   try {
     await client.connect(transport, { timeout: START_TIMEOUT_MS });
@@ -68,7 +82,9 @@ export async function connectMcpServer(cfg: McpServerConfig, opts: { workspaceRo
   } catch (e) {
     await close();
     const tail = stderrTail.trim().split('\n').pop();
-    throw new Error(`${opts.fileName}: the MCP server ${label} did not start: ${errorMessage(e)}${tail ? ` (${tail})` : ''} (fix "command" in ${opts.fileName})`);
+    throw new Error(
+      `${opts.fileName}: the MCP server ${label} did not start: ${errorMessage(e)}${tail ? ` (${tail})` : ''} (fix "command" in ${opts.fileName})`,
+    );
   }
 
   const wanted = cfg.tools;
@@ -82,7 +98,9 @@ export async function connectMcpServer(cfg: McpServerConfig, opts: { workspaceRo
     const missing = Object.keys(wanted).filter(k => !listed.some(t => t.name === k));
     if (missing.length) {
       await close();
-      throw new Error(`${opts.fileName}: the MCP server ${label} has no tool ${missing.map(m => `"${m}"`).join(', ')} (fix "tools": it offers ${listed.map(t => `"${t.name}"`).join(', ') || 'none'})`);
+      throw new Error(
+        `${opts.fileName}: the MCP server ${label} has no tool ${missing.map(m => `"${m}"`).join(', ')} (fix "tools": it offers ${listed.map(t => `"${t.name}"`).join(', ') || 'none'})`,
+      );
     }
   }
   return { label, tools, close };
@@ -90,7 +108,13 @@ export async function connectMcpServer(cfg: McpServerConfig, opts: { workspaceRo
 
 function mcpTool(name: string, t: McpToolDescription, cfg: McpServerConfig, client: Client): Tool {
   const props = Object.keys(t.inputSchema.properties ?? {});
-  const info = userInfo(name, t.description, props.length === 1 ? `Text, passed as the MCP parameter "${props[0]}".` : `A JSON object of the MCP arguments ${props.map(p => `"${p}"`).join(', ')}.`);
+  const info = userInfo(
+    name,
+    t.description,
+    props.length === 1
+      ? `Text, passed as the MCP parameter "${props[0]}".`
+      : `A JSON object of the MCP arguments ${props.map(p => `"${p}"`).join(', ')}.`,
+  );
   return {
     info,
     async run(input: ToolInput, ctx: ToolContext): Promise<ToolResult> {

@@ -64,7 +64,9 @@ export function runProcess(req: ProcessRequest): Promise<ProcessResult> {
       if (child.pid === undefined) return;
       try {
         process.kill(process.platform === 'win32' ? child.pid : -child.pid, 'SIGKILL');
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
     };
     const stop = (why: NonNullable<ProcessResult['stoppedFor']>) => {
       if (stoppedFor || closed) return;
@@ -75,23 +77,31 @@ export function runProcess(req: ProcessRequest): Promise<ProcessResult> {
     const onAbort = () => stop('cancelled');
     req.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout!.on('data', (b: Buffer) => { if (!out.push(b)) stop('output-limit'); });
-    child.stderr!.on('data', (b: Buffer) => { if (!err.push(b)) stop('output-limit'); });
+    child.stdout!.on('data', (b: Buffer) => {
+      if (!out.push(b)) stop('output-limit');
+    });
+    child.stderr!.on('data', (b: Buffer) => {
+      if (!err.push(b)) stop('output-limit');
+    });
     if (req.sideChannel) {
       const fd3 = child.stdio[3] as NodeJS.ReadableStream;
-      fd3.on('data', (b: Buffer) => { if (channel.length < 1_000_000) channel += b.toString('utf8'); });
+      fd3.on('data', (b: Buffer) => {
+        if (channel.length < 1_000_000) channel += b.toString('utf8');
+      });
       fd3.on('error', () => undefined);
     }
     child.stdin!.on('error', () => undefined); // the process may exit before reading its input
     child.stdin!.end(req.stdin ?? '');
-    child.on('error', e => { startError = e; });
+    child.on('error', e => {
+      startError = e;
+    });
     // Anything the process left running could hold the pipes open after it exits: shortly after the exit, kill
     // its group, and stop waiting for pipes that a process outside the group (one that called setsid) still holds.
     let afterExit: NodeJS.Timeout | undefined;
     child.on('exit', () => {
       setTimeout(killGroup, 100).unref();
       afterExit = setTimeout(() => {
-        for (const s of child.stdio) (s as NodeJS.ReadableStream & { destroy?: () => void } | null)?.destroy?.();
+        for (const s of child.stdio) (s as (NodeJS.ReadableStream & { destroy?: () => void }) | null)?.destroy?.();
       }, 1000);
     });
     child.on('close', (exitCode, signal) => {

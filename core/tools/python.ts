@@ -84,7 +84,8 @@ export function createCodeExecuteTool(opts: PythonToolOptions = {}): Tool {
     info: builtinInfo('code execute'),
     async run(input: ToolInput, ctx: ToolContext): Promise<ToolResult> {
       const code = stripFences(referencedAnswer(input) ?? '') || codeInInstruction(input.instruction);
-      if (!code) return fail('[code execute] found no code: it runs the previous answer\'s Python (or code written on the lines after the instruction)');
+      if (!code)
+        return fail("[code execute] found no code: it runs the previous answer's Python (or code written on the lines after the instruction)");
       const named = requestedVariable(input.instruction);
       const r = await runPython({
         code,

@@ -23,7 +23,11 @@ export interface ReactTools {
 
 /** The action input: the instruction, without the brackets ReACT writes in `Search[Milhouse]`. */
 function actionInput(input: ToolInput): string {
-  return input.instruction.trim().replace(/^\[(.*)\]$/s, '$1').replace(/^["'](.*)["']$/s, '$1').trim();
+  return input.instruction
+    .trim()
+    .replace(/^\[(.*)\]$/s, '$1')
+    .replace(/^["'](.*)["']$/s, '$1')
+    .trim();
 }
 
 export function createReactTools(opts: { corpusDir: string }): ReactTools {
@@ -77,5 +81,12 @@ export function createReactTools(opts: { corpusDir: string }): ReactTools {
     },
   };
 
-  return { search, lookup, reset() { state.document = null; state.lookup = null; } };
+  return {
+    search,
+    lookup,
+    reset() {
+      state.document = null;
+      state.lookup = null;
+    },
+  };
 }

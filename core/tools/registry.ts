@@ -55,7 +55,8 @@ export interface ToolRegistry {
   dispose(): Promise<void>;
 }
 
-export const UNTRUSTED_MESSAGE = 'Tools do not run in an untrusted workspace: trust the workspace (command "Workspaces: Manage Workspace Trust") to run';
+export const UNTRUSTED_MESSAGE =
+  'Tools do not run in an untrusted workspace: trust the workspace (command "Workspaces: Manage Workspace Trust") to run';
 
 /**
  * The search corpus when none is configured: the workspace's own `corpus/` folder (a workspace like examples/),
@@ -86,7 +87,8 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
     for (const [index, entry] of loaded.config.tools.entries()) {
       if (!opts.trusted) {
         // Only what the file states; starting an MCP server to list its tools would run workspace code.
-        for (const name of staticNames(entry)) userInfos.push(userInfo(name, entry.kind === 'mcp' ? undefined : entry.description, 'Workspace tool (runs only in a trusted workspace).'));
+        for (const name of staticNames(entry))
+          userInfos.push(userInfo(name, entry.kind === 'mcp' ? undefined : entry.description, 'Workspace tool (runs only in a trusted workspace).'));
         continue;
       }
       if (entry.kind === 'command') userTools.push(createCommandTool(entry, { workspaceRoot: root, fileName }));

@@ -11,9 +11,7 @@ export interface NllScore {
   nll: number;
 }
 
-export type RerankOutcome<T> =
-  | { reranked: true; items: T[]; scores: number[] }
-  | { reranked: false; items: T[]; reason: string };
+export type RerankOutcome<T> = { reranked: true; items: T[]; scores: number[] } | { reranked: false; items: T[]; reason: string };
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const finite = (xs: readonly number[] | undefined) => (xs ?? []).filter(x => Number.isFinite(x));

@@ -115,28 +115,53 @@ export const ISOLATION_LEVELS: Record<IsolationLevel, { label: string; notIsolat
   },
   none: {
     label: 'no namespace (none can be made here)',
-    notIsolated: 'the file system, the network (only a socket guard that code can bypass), other processes and their environment through /proc, processes started with setsid',
+    notIsolated:
+      'the file system, the network (only a socket guard that code can bypass), other processes and their environment through /proc, processes started with setsid',
   },
 };
 
 /** The one line a run prints first about the Python sandbox, and that every Python tool result carries. */
 export function isolationNote(level: IsolationLevel, allowUnisolated = false): string {
   const l = ISOLATION_LEVELS[level];
-  const refusal = level === 'none' ? (allowUnisolated ? ' Running code anyway (allowUnisolatedCode is on).' : ' Python code is refused (allow it with the setting art.allowUnisolatedCode or --allow-unisolated-code).') : '';
+  const refusal =
+    level === 'none'
+      ? allowUnisolated
+        ? ' Running code anyway (allowUnisolatedCode is on).'
+        : ' Python code is refused (allow it with the setting art.allowUnisolatedCode or --allow-unisolated-code).'
+      : '';
   return `Python sandbox: ${l.label}; not isolated: ${l.notIsolated}.${refusal}`;
 }
 
 let detected: Promise<{ level: IsolationLevel; pidNamespace: boolean }> | null = null;
 
-const works = (...[cmd, args]: [string, string[]]) => new Promise<boolean>(resolve => {
-  execFile(cmd, args, { env: minimalEnv('/'), timeout: 5000 }, err => resolve(!err));
-});
+const works = (...[cmd, args]: [string, string[]]) =>
+  new Promise<boolean>(resolve => {
+    execFile(cmd, args, { env: minimalEnv('/'), timeout: 5000 }, err => resolve(!err));
+  });
 
 function detect(): Promise<{ level: IsolationLevel; pidNamespace: boolean }> {
   if (process.platform !== 'linux') return Promise.resolve({ level: 'none', pidNamespace: false });
   detected ??= (async () => {
-    if (await works(...asNobody('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', ...systemLinks(), '--proc', '/proc', '--dev', '/dev', 'true']))) return { level: 'bwrap' as const, pidNamespace: true };
-    if (await works('setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', '-rn', '--pid', '--fork', '--kill-child', '--mount-proc', 'true'])) return { level: 'unshare' as const, pidNamespace: true };
+    if (
+      await works(
+        ...asNobody('bwrap', [
+          '--unshare-all',
+          '--die-with-parent',
+          '--ro-bind',
+          '/usr',
+          '/usr',
+          ...systemLinks(),
+          '--proc',
+          '/proc',
+          '--dev',
+          '/dev',
+          'true',
+        ]),
+      )
+    )
+      return { level: 'bwrap' as const, pidNamespace: true };
+    if (await works('setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', '-rn', '--pid', '--fork', '--kill-child', '--mount-proc', 'true']))
+      return { level: 'unshare' as const, pidNamespace: true };
     if (await works('unshare', ['-rnm', 'true'])) return { level: 'unshare' as const, pidNamespace: false };
     return { level: 'none' as const, pidNamespace: false };
   })();
@@ -162,7 +187,9 @@ function systemLinks(): string[] {
       const st = lstatSync(path);
       if (st.isSymbolicLink()) out.push('--symlink', readlinkSync(path), path);
       else if (st.isDirectory()) out.push('--ro-bind', path, path);
-    } catch { /* absent */ }
+    } catch {
+      /* absent */
+    }
   }
   return out;
 }
@@ -172,14 +199,44 @@ const SYSTEM_DIRS = ['/usr/', '/bin/', '/lib/', '/lib64/', '/sbin/'];
 /** The bubblewrap command line: the code sees /usr read-only, a bounded tmpfs as /tmp (its scratch) and /dev/shm. */
 function bwrapArgs(python: string, scratch: string, env: Record<string, string>, tmpfsBytes: number): string[] {
   const args = [
-    '--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--uid', '65534', '--gid', '65534',
-    '--ro-bind', '/usr', '/usr', ...systemLinks(),
-    '--ro-bind-try', '/etc/ld.so.cache', '/etc/ld.so.cache',
-    '--ro-bind-try', '/etc/alternatives', '/etc/alternatives',
-    '--ro-bind-try', '/etc/localtime', '/etc/localtime',
-    '--dev', '/dev', '--size', String(tmpfsBytes), '--tmpfs', '/dev/shm',
-    '--proc', '/proc',
-    '--size', String(tmpfsBytes), '--tmpfs', '/tmp', '--dir', scratch, '--chdir', scratch,
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--uid',
+    '65534',
+    '--gid',
+    '65534',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    ...systemLinks(),
+    '--ro-bind-try',
+    '/etc/ld.so.cache',
+    '/etc/ld.so.cache',
+    '--ro-bind-try',
+    '/etc/alternatives',
+    '/etc/alternatives',
+    '--ro-bind-try',
+    '/etc/localtime',
+    '/etc/localtime',
+    '--dev',
+    '/dev',
+    '--size',
+    String(tmpfsBytes),
+    '--tmpfs',
+    '/dev/shm',
+    '--proc',
+    '/proc',
+    '--size',
+    String(tmpfsBytes),
+    '--tmpfs',
+    '/tmp',
+    '--dir',
+    scratch,
+    '--chdir',
+    scratch,
   ];
   // An interpreter outside the system folders: its folder, and a virtual environment's root (with pyvenv.cfg),
   // read-only, never a folder as wide as / or /tmp.
@@ -200,7 +257,9 @@ function bwrapArgs(python: string, scratch: string, env: Record<string, string>,
  * interpreter in the system folders (`nobody` may not reach one in root's private folders).
  */
 function asNobody(command: string, args: string[], when = true): [string, string[]] {
-  return when && process.getuid?.() === 0 ? ['setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups', '--', command, ...args]] : [command, args];
+  return when && process.getuid?.() === 0
+    ? ['setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups', '--', command, ...args]]
+    : [command, args];
 }
 
 /** Scratch folders of hosts that were killed before they could remove them (`art-python-<pid>-...`). */
@@ -254,8 +313,10 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
   const started = Date.now();
   const base = { stdout: '', stderr: '', truncated: false, exitCode: null, signal: null, isolation: { level, networkNamespace: level !== 'none' } };
   if (req.signal?.aborted) return { ...base, status: 'cancelled', durationMs: 0, message: 'cancelled before it started' };
-  if (isAbsolute(python) && !existsSync(python)) return { ...base, status: 'start-failed', durationMs: 0, message: `cannot start ${python}: no such file (set the Python interpreter path)` };
-  if (level === 'none' && !req.allowUnisolated) return { ...base, status: 'refused', durationMs: 0, message: `was not run: ${isolationNote('none')}` };
+  if (isAbsolute(python) && !existsSync(python))
+    return { ...base, status: 'start-failed', durationMs: 0, message: `cannot start ${python}: no such file (set the Python interpreter path)` };
+  if (level === 'none' && !req.allowUnisolated)
+    return { ...base, status: 'refused', durationMs: 0, message: `was not run: ${isolationNote('none')}` };
 
   if (level === 'bwrap') {
     // Everything writable is a tmpfs inside the sandbox: nothing to create or remove on the host.
@@ -279,13 +340,22 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
     const wrapped = ['-I', '-c', PYTHON_WRAPPER];
     const pidNamespace = detected.level === 'unshare' ? detected.pidNamespace : detected.level === 'bwrap';
     const [command, args] =
-      level === 'bwrap' ? asNobody('bwrap', [...bwrapArgs(python, scratch, env, limits.tmpfsBytes), '--', python, ...wrapped], SYSTEM_DIRS.some(d => python.startsWith(d)))
-      // setpriv: unshare dies with the host; --kill-child: the namespace's init dies with unshare, and the PID
-      // namespace with its init.
-      : level === 'unshare' ? (pidNamespace
-        ? ['setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', '-rnm', '--pid', '--fork', '--kill-child', '--mount-proc', '--', python, ...wrapped]]
-        : ['unshare', ['-rnm', '--', python, ...wrapped]])
-      : [python, wrapped];
+      level === 'bwrap'
+        ? asNobody(
+            'bwrap',
+            [...bwrapArgs(python, scratch, env, limits.tmpfsBytes), '--', python, ...wrapped],
+            SYSTEM_DIRS.some(d => python.startsWith(d)),
+          )
+        : // setpriv: unshare dies with the host; --kill-child: the namespace's init dies with unshare, and the PID
+          // namespace with its init.
+          level === 'unshare'
+          ? pidNamespace
+            ? [
+                'setpriv',
+                ['--pdeathsig', 'KILL', '--', 'unshare', '-rnm', '--pid', '--fork', '--kill-child', '--mount-proc', '--', python, ...wrapped],
+              ]
+            : ['unshare', ['-rnm', '--', python, ...wrapped]]
+          : [python, wrapped];
     const p = await runProcess({
       command,
       args,
@@ -309,7 +379,16 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
       const name = Object.entries(osConstants.signals).find(([, n]) => n === p.exitCode! - 128)?.[0];
       if (name) Object.assign(p, { signal: name as NodeJS.Signals, exitCode: null });
     }
-    const messages = p.channel.split('\n').filter(Boolean).map(line => { try { return JSON.parse(line) as Record<string, unknown>; } catch { return {}; } });
+    const messages = p.channel
+      .split('\n')
+      .filter(Boolean)
+      .map(line => {
+        try {
+          return JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          return {};
+        }
+      });
     const find = (kind: string) => messages.find(m => m.kind === kind);
     const result: SandboxResult = {
       ...base,
@@ -351,17 +430,19 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
       result.message = `stopped after the CPU time limit of ${cpuSeconds} s`;
     } else if (p.signal) {
       result.status = p.signal === 'SIGKILL' ? 'memory' : 'killed';
-      result.message = p.signal === 'SIGKILL'
-        ? `was killed by the system, most likely for using too much memory (limit ${mb(limits.memoryBytes)})`
-        : `was ended by signal ${p.signal}`;
+      result.message =
+        p.signal === 'SIGKILL'
+          ? `was killed by the system, most likely for using too much memory (limit ${mb(limits.memoryBytes)})`
+          : `was ended by signal ${p.signal}`;
     } else if (exception) {
       result.status = 'exception';
     } else if (p.exitCode !== 0 && !messages.length) {
       // The wrapper never reported: the interpreter itself failed (missing, not Python 3, unshare refused, ...).
       result.status = 'start-failed';
-      result.message = p.exitCode === 127 || p.exitCode === 126
-        ? `cannot start ${python}: ${lastLine(result.stderr) || 'not found'} (set the Python interpreter path)`
-        : `${python} exited with code ${p.exitCode} before running the code${result.stderr ? `: ${lastLine(result.stderr)}` : ''}`;
+      result.message =
+        p.exitCode === 127 || p.exitCode === 126
+          ? `cannot start ${python}: ${lastLine(result.stderr) || 'not found'} (set the Python interpreter path)`
+          : `${python} exited with code ${p.exitCode} before running the code${result.stderr ? `: ${lastLine(result.stderr)}` : ''}`;
     }
     return result;
   }

@@ -16,13 +16,17 @@ const toolName = z
 
 const inputMode = z
   .enum(['instruction', 'previousAnswer', 'both'])
-  .describe('What the tool receives as its input: the step\'s instruction (default), the previous answer, or both (instruction, a blank line, then the previous answer).');
+  .describe(
+    "What the tool receives as its input: the step's instruction (default), the previous answer, or both (instruction, a blank line, then the previous answer).",
+  );
 
 const timeoutMs = z.number().int().positive().max(600_000).describe('Milliseconds before the tool is stopped.');
 
 const env = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())
-  .describe('Extra environment variables. Nothing else is inherited but PATH, HOME, USER, LOGNAME, SHELL and TERM, so no secret reaches the tool unless written here.');
+  .describe(
+    'Extra environment variables. Nothing else is inherited but PATH, HOME, USER, LOGNAME, SHELL and TERM, so no secret reaches the tool unless written here.',
+  );
 
 const cwd = z.string().min(1).describe('Working directory, relative to the workspace folder (default: the workspace folder).');
 
@@ -37,21 +41,29 @@ export const commandToolSchema = z
     name: toolName,
     description: z.string().optional().describe('Shown in completion and hover.'),
     command: argv,
-    stdin: z.boolean().optional().describe('Write the input to the command\'s standard input. Default: true when no placeholder appears in "command".'),
+    stdin: z
+      .boolean()
+      .optional()
+      .describe('Write the input to the command\'s standard input. Default: true when no placeholder appears in "command".'),
     input: inputMode.optional(),
     cwd: cwd.optional(),
     env: env.optional(),
     timeoutMs: timeoutMs.optional(),
   })
   .strict()
-  .describe('A command line: its standard output is the tool\'s answer; a non-zero exit code is an error.');
+  .describe("A command line: its standard output is the tool's answer; a non-zero exit code is an error.");
 
 export const httpToolSchema = z
   .object({
     kind: z.literal('http'),
     name: toolName,
     description: z.string().optional().describe('Shown in completion and hover.'),
-    url: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL').describe('Receives a POST with the JSON body {"tool", "instruction", "previousAnswer"}; replies with text, or JSON {"output": "..."} (or {"error": "..."}). Redirects are not followed (the headers would go to another host): a 3xx is a tool error naming its Location.'),
+    url: z
+      .string()
+      .regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL')
+      .describe(
+        'Receives a POST with the JSON body {"tool", "instruction", "previousAnswer"}; replies with text, or JSON {"output": "..."} (or {"error": "..."}). Redirects are not followed (the headers would go to another host): a 3xx is a tool error naming its Location.',
+      ),
     headers: z.record(z.string(), z.string()).optional().describe('Extra request headers.'),
     timeoutMs: timeoutMs.optional(),
   })
@@ -69,17 +81,21 @@ export const mcpServerSchema = z
     tools: z
       .record(z.string(), toolName)
       .optional()
-      .describe('MCP tool name to ART tool name. When given, only these tools are used, and their names are known without starting the server (completion in untrusted workspaces).'),
+      .describe(
+        'MCP tool name to ART tool name. When given, only these tools are used, and their names are known without starting the server (completion in untrusted workspaces).',
+      ),
     input: inputMode.optional(),
     timeoutMs: timeoutMs.optional(),
   })
   .strict()
-  .describe('The tools of an MCP server started over stdio. A tool with one parameter receives the input as that parameter; otherwise the input must be a JSON object of arguments.');
+  .describe(
+    'The tools of an MCP server started over stdio. A tool with one parameter receives the input as that parameter; otherwise the input must be a JSON object of arguments.',
+  );
 
 export const toolsFileSchema = z
   .object({
     $schema: z.string().optional(),
-    tools: z.array(z.discriminatedUnion('kind', [commandToolSchema, httpToolSchema, mcpServerSchema])).describe('The workspace\'s tools.'),
+    tools: z.array(z.discriminatedUnion('kind', [commandToolSchema, httpToolSchema, mcpServerSchema])).describe("The workspace's tools."),
   })
   .strict()
   .describe('ART Studio workspace tools');
@@ -116,7 +132,9 @@ export async function loadToolsFile(path: string, opts: { displayName?: string; 
     if (!(e instanceof TextFileError)) throw e;
     if (e.kind === 'missing' && !opts.required) return { config: null, errors: [] };
     const unread = e.kind === 'missing' || e.kind === 'unreadable';
-    const problem = unread ? `cannot be read (${e.code ?? e.message}) (fix: check the path of the tool file)` : `${e.message} (fix: make it a regular JSON file)`;
+    const problem = unread
+      ? `cannot be read (${e.code ?? e.message}) (fix: check the path of the tool file)`
+      : `${e.message} (fix: make it a regular JSON file)`;
     return { config: null, errors: [`${shown}: ${problem}`] };
   }
   return parseToolsFile(text, shown);
@@ -129,11 +147,17 @@ export function parseToolsFile(text: string, shown: string): LoadedToolsFile {
   } catch (e) {
     const m = /position (\d+)/.exec((e as Error).message);
     const where = m ? ` at ${lineColumn(text, Number(m[1]))}` : '';
-    return { config: null, errors: [`${shown}${where}: invalid JSON: ${(e as Error).message.replace(/ in JSON at position \d+.*$/, '')} (fix: correct the JSON syntax)`] };
+    return {
+      config: null,
+      errors: [`${shown}${where}: invalid JSON: ${(e as Error).message.replace(/ in JSON at position \d+.*$/, '')} (fix: correct the JSON syntax)`],
+    };
   }
   const parsed = toolsFileSchema.safeParse(json);
   if (!parsed.success) {
-    return { config: null, errors: parsed.error.issues.map(issue => `${shown}: ${formatPath(issue.path)}: ${issue.message} (fix: ${fixFor(issue)})`) };
+    return {
+      config: null,
+      errors: parsed.error.issues.map(issue => `${shown}: ${formatPath(issue.path)}: ${issue.message} (fix: ${fixFor(issue)})`),
+    };
   }
   const errors: string[] = [];
   const seen = new Map<string, string>();
@@ -145,7 +169,11 @@ export function parseToolsFile(text: string, shown: string): LoadedToolsFile {
       else seen.set(key, `tools[${i}]`);
     }
     if (t.kind === 'http') {
-      try { new URL(t.url); } catch { errors.push(`${shown}: tools[${i}].url: "${t.url}" is not a valid URL (fix: write a full URL such as http://127.0.0.1:8080/tool)`); }
+      try {
+        new URL(t.url);
+      } catch {
+        errors.push(`${shown}: tools[${i}].url: "${t.url}" is not a valid URL (fix: write a full URL such as http://127.0.0.1:8080/tool)`);
+      }
     }
   });
   return { config: errors.length ? null : parsed.data, errors };

@@ -40,7 +40,11 @@ export function userInfo(name: string, description: string | undefined, inputDoc
 export function createCommandTool(cfg: CommandToolConfig, opts: { workspaceRoot: string; fileName: string }): Tool {
   const usesPlaceholder = cfg.command.some(a => a.match(PLACEHOLDER));
   const viaStdin = cfg.stdin ?? !usesPlaceholder;
-  const info = userInfo(cfg.name, cfg.description, `Runs \`${cfg.command.join(' ')}\`${viaStdin ? ' with the input on standard input' : ''}; the output is what it prints.`);
+  const info = userInfo(
+    cfg.name,
+    cfg.description,
+    `Runs \`${cfg.command.join(' ')}\`${viaStdin ? ' with the input on standard input' : ''}; the output is what it prints.`,
+  );
   return {
     info,
     async run(input: ToolInput, ctx: ToolContext): Promise<ToolResult> {
@@ -79,7 +83,11 @@ export function createCommandTool(cfg: CommandToolConfig, opts: { workspaceRoot:
 }
 
 export function createHttpTool(cfg: HttpToolConfig): Tool {
-  const info = userInfo(cfg.name, cfg.description, `POSTs {"instruction", "previousAnswer"} as JSON to ${new URL(cfg.url).origin}; the reply (text, or JSON "output") is the answer.`);
+  const info = userInfo(
+    cfg.name,
+    cfg.description,
+    `POSTs {"instruction", "previousAnswer"} as JSON to ${new URL(cfg.url).origin}; the reply (text, or JSON "output") is the answer.`,
+  );
   return {
     info,
     async run(input: ToolInput, ctx: ToolContext): Promise<ToolResult> {
@@ -97,11 +105,17 @@ export function createHttpTool(cfg: HttpToolConfig): Tool {
         if (res.status >= 300 && res.status < 400) {
           void res.body?.cancel().catch(() => undefined);
           const location = res.headers.get('location');
-          return fail(`[${cfg.name}] ${cfg.url} answered HTTP ${res.status}, a redirect${location ? ` to ${location}` : ''}: redirects are not followed (fix "url" in the tool file to the final address)`, { details: { status: res.status, location, durationMs: Date.now() - started } });
+          return fail(
+            `[${cfg.name}] ${cfg.url} answered HTTP ${res.status}, a redirect${location ? ` to ${location}` : ''}: redirects are not followed (fix "url" in the tool file to the final address)`,
+            { details: { status: res.status, location, durationMs: Date.now() - started } },
+          );
         }
         const body = await res.text();
         const facts = { status: res.status, durationMs: Date.now() - started };
-        if (!res.ok) return fail(`[${cfg.name}] ${cfg.url} answered HTTP ${res.status}${body.trim() ? `: ${body.trim().slice(0, 200)}` : ''}`, { details: facts });
+        if (!res.ok)
+          return fail(`[${cfg.name}] ${cfg.url} answered HTTP ${res.status}${body.trim() ? `: ${body.trim().slice(0, 200)}` : ''}`, {
+            details: facts,
+          });
         let output: string;
         if (/json/i.test(res.headers.get('content-type') ?? '')) {
           let reply: unknown;
@@ -111,8 +125,10 @@ export function createHttpTool(cfg: HttpToolConfig): Tool {
             return fail(`[${cfg.name}] ${cfg.url} sent invalid JSON`, { details: facts });
           }
           if (typeof reply === 'string') output = reply;
-          else if (reply && typeof reply === 'object' && typeof (reply as { output?: unknown }).output === 'string') output = (reply as { output: string }).output;
-          else if (reply && typeof reply === 'object' && typeof (reply as { error?: unknown }).error === 'string') return fail(`[${cfg.name}] ${(reply as { error: string }).error}`, { details: facts });
+          else if (reply && typeof reply === 'object' && typeof (reply as { output?: unknown }).output === 'string')
+            output = (reply as { output: string }).output;
+          else if (reply && typeof reply === 'object' && typeof (reply as { error?: unknown }).error === 'string')
+            return fail(`[${cfg.name}] ${(reply as { error: string }).error}`, { details: facts });
           else return fail(`[${cfg.name}] the JSON reply of ${cfg.url} has no "output" string`, { details: facts });
         } else output = body;
         const capped = capText(output.replace(/\s+$/, ''), MAX_OUTPUT);

@@ -67,7 +67,10 @@ describe('art check', () => {
     const r = art('check', '--json', f);
     assert.equal(r.code, 1);
     const ds = JSON.parse(r.out);
-    assert.deepEqual(ds.map((d: { code: string }) => d.code), ['unknown-state']);
+    assert.deepEqual(
+      ds.map((d: { code: string }) => d.code),
+      ['unknown-state'],
+    );
     assert.deepEqual(Object.keys(ds[0]).sort(), ['code', 'file', 'message', 'range', 'severity']);
     assert.deepEqual(ds[0].range.start, { line: 2, character: 21 });
     assert.equal(ds[0].file, f);
@@ -167,10 +170,22 @@ describe('art errors', () => {
     ['monitor without a trace', ['monitor', fixturePath('agents/react.agent')], /give a spec \(\.agent\) and a trace/],
     ['monitor with an .art spec', ['monitor', fixturePath('programs/cot.art'), fixturePath('traces/react-milhouse.txt')], /must be an agent spec/],
     ['a named pipe', ['check', fifo('pipe.art')], /pipe\.art: not a regular file \(a named pipe\): give a regular \.art or \.agent file\n$/],
-    ['a 600 MB file', ['check', sparse('huge.art', 600 * 1024 * 1024)], /huge\.art: too large \(600 MB; the limit is 100 MB\): split it into smaller files\n$/],
+    [
+      'a 600 MB file',
+      ['check', sparse('huge.art', 600 * 1024 * 1024)],
+      /huge\.art: too large \(600 MB; the limit is 100 MB\): split it into smaller files\n$/,
+    ],
     ['a 600 MB file to parse', ['parse', sparse('huge.agent', 600 * 1024 * 1024)], /huge\.agent: too large \(600 MB/],
-    ['a binary file', ['check', writeBytes('image.art', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]))], /image\.art: not a text file \(it holds NUL bytes/],
-    ['a file that is not UTF-8', ['check', writeBytes('latin1.art', Buffer.from('Input: caf\xe9\n', 'latin1'))], /latin1\.art: not a text file \(it is not valid UTF-8\)/],
+    [
+      'a binary file',
+      ['check', writeBytes('image.art', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]))],
+      /image\.art: not a text file \(it holds NUL bytes/,
+    ],
+    [
+      'a file that is not UTF-8',
+      ['check', writeBytes('latin1.art', Buffer.from('Input: caf\xe9\n', 'latin1'))],
+      /latin1\.art: not a text file \(it is not valid UTF-8\)/,
+    ],
   ] as const) {
     test(`${name}: one line on stderr, exit 2`, () => {
       const r = art(...args);

@@ -12,7 +12,10 @@ const CLI = resolve(__dirname, '../../dist/cli.js');
 const tmp = mkdtempSync(join(tmpdir(), 'art-pipe-'));
 const big = join(tmp, 'big.art');
 // 2,000 programs with a step out of order each: over 600 KB of --json diagnostics, far over what a pipe holds.
-writeFileSync(big, Array.from({ length: 2000 }, (_, i) => `Input: q${i}\nQ1: [calculator] 1 + ${i}\n#1: ${i + 1}\nQ3: [EOQ]\nAns: ${i + 1}\n----\n`).join(''));
+writeFileSync(
+  big,
+  Array.from({ length: 2000 }, (_, i) => `Input: q${i}\nQ1: [calculator] 1 + ${i}\n#1: ${i + 1}\nQ3: [EOQ]\nAns: ${i + 1}\n----\n`).join(''),
+);
 
 /** The output written straight to a file (synchronous writes: nothing can be lost). */
 function direct(args: string[]): { bytes: Buffer; code: number | null } {
@@ -41,7 +44,7 @@ function throughSlowPipe(args: string[], delayMs: number): Promise<{ bytes: Buff
       setTimeout(() => child.stdout.resume(), chunks.length === 1 ? delayMs : 2);
     });
     child.on('error', fail);
-    child.on('close', (code) => {
+    child.on('close', code => {
       done({ bytes: Buffer.concat(chunks), code, err });
     });
   });
@@ -65,10 +68,10 @@ describe('art output through a pipe', () => {
     const child = spawn(process.execPath, [CLI, 'check', '--json', big], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const first = await new Promise<Buffer>((res) => child.stdout.once('data', res));
+    const first = await new Promise<Buffer>(res => child.stdout.once('data', res));
     assert.equal(first.subarray(0, 1).toString(), '[');
     child.stdout.destroy();
-    const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+    const code = await new Promise<number | null>(res => child.on('close', c => res(c)));
     assert.equal(err, '');
     assert.equal(code, 1);
   });
@@ -87,7 +90,7 @@ describe('art output through a pipe', () => {
         setTimeout(() => child.stdin.end('\n'.repeat(20)), 100);
       }
     });
-    const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+    const code = await new Promise<number | null>(res => child.on('close', c => res(c)));
     assert.doesNotMatch(err, /EPIPE| {4}at /);
     assert.equal(code, 0);
   });

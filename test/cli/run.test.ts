@@ -44,8 +44,14 @@ describe('art run', () => {
     const trace = join(work, 'replay.jsonl');
     const r = await art(['run', PROGRAM, '--task', 'Elementary Math', '--mode', 'replay', '--trace', trace]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^Description: \(Elementary Math\)[\s\S]*\nQ1: \[generate python code\][^\n]*\n#1:\ntotal_eggs = 16[\s\S]*\n#2: 18\nQ3: \[EOQ\]\nAns: 18\n\nAnswer: 18\n$/);
-    const records = readFileSync(trace, 'utf8').trim().split('\n').map(l => JSON.parse(l));
+    assert.match(
+      r.stdout,
+      /^Description: \(Elementary Math\)[\s\S]*\nQ1: \[generate python code\][^\n]*\n#1:\ntotal_eggs = 16[\s\S]*\n#2: 18\nQ3: \[EOQ\]\nAns: 18\n\nAnswer: 18\n$/,
+    );
+    const records = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l));
     const exec = records.find(x => x.t === 'tool' && x.call.tool === 'code execute');
     assert.equal(exec.call.output, '18');
     assert.ok(exec.call.durationMs > 0);
@@ -59,7 +65,10 @@ describe('art run', () => {
     // The override ends the replay: with no endpoint the run stops there and says why (the recording's `Ans: 18`
     // no longer follows from 42).
     assert.match(r.stdout, /\n#2: 42\n$/, 'the override, and nothing replayed after it');
-    assert.match(r.stderr, /the run ended \(departed\): the run departed from its recording \(#2's output was set by hand\)[^\n]*--base-url and --model/);
+    assert.match(
+      r.stderr,
+      /the run ended \(departed\): the run departed from its recording \(#2's output was set by hand\)[^\n]*--base-url and --model/,
+    );
     assert.equal(r.code, 1);
   });
 
@@ -78,7 +87,11 @@ describe('art run', () => {
     after(() => ScriptedServer.closeAll());
 
     test('streams from the endpoint with the key from --api-key-env; the override reaches the next request', async () => {
-      const r = await art(['run', PROGRAM, '--task', '1', '--base-url', server.baseURL, '--model', 'scripted', '--api-key-env', 'ART_KEY_FOR_TEST', '--interactive'], '\n7\n', { ART_KEY_FOR_TEST: 'sk-cli-test-key' });
+      const r = await art(
+        ['run', PROGRAM, '--task', '1', '--base-url', server.baseURL, '--model', 'scripted', '--api-key-env', 'ART_KEY_FOR_TEST', '--interactive'],
+        '\n7\n',
+        { ART_KEY_FOR_TEST: 'sk-cli-test-key' },
+      );
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /#2: 7\nQ3: \[EOQ\]\nAns: 18\n\nAnswer: 18\n$/);
       const last = server.requests.filter(q => !q.prompt.endsWith('Python code:\n')).at(-1)!;
@@ -87,7 +100,9 @@ describe('art run', () => {
     });
 
     test('--rerank: search scores its passages with logprobs requests to the endpoint', async () => {
-      server.setScripts(ContinuationScript.parse(' [search] Who is Milhouse named after?\n#⟂1:⟦ Richard Nixon⟧\nQ2: [EOQ]\nAns: Richard Nixon\n', 'Q1:'));
+      server.setScripts(
+        ContinuationScript.parse(' [search] Who is Milhouse named after?\n#⟂1:⟦ Richard Nixon⟧\nQ2: [EOQ]\nAns: Richard Nixon\n', 'Q1:'),
+      );
       const args = ['run', OPTIONS, '--task', '1', '--base-url', server.baseURL, '--model', 'scripted', '--cwd', OPTIONS_DIR, '--corpus', 'corpus'];
       server.reset();
       const plain = await art(args);
@@ -97,11 +112,14 @@ describe('art run', () => {
       const r = await art([...args, '--rerank']);
       assert.equal(r.code, 0, r.stderr);
       const scoring = server.requests.filter(q => q.body.logprobs);
-      assert.ok(scoring.some(q => q.prompt.endsWith('\n\nQuestion: Who is Milhouse named after?')), scoring.map(q => q.prompt.slice(-60)).join('\n'));
+      assert.ok(
+        scoring.some(q => q.prompt.endsWith('\n\nQuestion: Who is Milhouse named after?')),
+        scoring.map(q => q.prompt.slice(-60)).join('\n'),
+      );
     });
   });
 
-  test('--help is the help generated from the run options\' declaration', async () => {
+  test("--help is the help generated from the run options' declaration", async () => {
     const r = await art(['run', '--help']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, `${runUsage()}\n`);
@@ -110,11 +128,22 @@ describe('art run', () => {
     assert.match(r.stdout, /--python-timeout-ms MS /);
   });
 
-  test('--word-list: a custom word list changes lookup\'s answer (relative to --cwd)', async () => {
+  test("--word-list: a custom word list changes lookup's answer (relative to --cwd)", async () => {
     const own = await art(['run', OPTIONS, '--task', '0', '--mode', 'replay', '--cwd', OPTIONS_DIR, '--word-list', 'words.txt']);
     assert.equal(own.code, 0, own.stderr);
     assert.match(own.stdout, /\n#1: nwist\n/);
-    const missing = await art(['run', OPTIONS, '--task', '0', '--mode', 'replay', '--word-list', join(work, 'none.txt'), '--trace', join(work, 'words.jsonl')]);
+    const missing = await art([
+      'run',
+      OPTIONS,
+      '--task',
+      '0',
+      '--mode',
+      'replay',
+      '--word-list',
+      join(work, 'none.txt'),
+      '--trace',
+      join(work, 'words.jsonl'),
+    ]);
     assert.match(readFileSync(join(work, 'words.jsonl'), 'utf8'), /the word list [^"]*none\.txt is missing/);
     assert.equal(missing.code, 0, 'the model writes the output of a failed tool');
   });
@@ -124,7 +153,11 @@ describe('art run', () => {
     const r = await art(['run', OPTIONS, '--task', '2', '--mode', 'replay', '--python-timeout-ms', '5', '--trace', trace]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /code execute failed \(\[code execute\] stopped after the time limit of 0\.005 s\)/);
-    const exec = readFileSync(trace, 'utf8').trim().split('\n').map(l => JSON.parse(l)).find(x => x.t === 'tool');
+    const exec = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l))
+      .find(x => x.t === 'tool');
     assert.equal(exec.call.error, '[code execute] stopped after the time limit of 0.005 s');
   });
 
@@ -200,16 +233,25 @@ Ans: 1
     assert.match(r.stderr.split('\n')[0], /^\[art\] tools: Python sandbox: .+; not isolated: .+\.$/);
   });
 
-  test('SIGTERM stops the run: the code step\'s processes end, scratch folders go, the CLI says so and exits 1', async () => {
+  test("SIGTERM stops the run: the code step's processes end, scratch folders go, the CLI says so and exits 1", async () => {
     const program = join(work, 'slow.art');
     writeFileSync(program, SLOW);
     const child = spawn(process.execPath, [CLI, 'run', program, '--mode', 'replay', '--quiet'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', d => (stderr += d));
-    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve => child.on('close', (code, signal) => resolve({ code, signal })));
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve =>
+      child.on('close', (code, signal) => resolve({ code, signal })),
+    );
     try {
       // Wait for the code step's Python (not the sandbox's start-up probes, which run before the run begins).
-      const python = () => descendants(child.pid!).some(pid => { try { return readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('/usr/bin/python3\0-I\0'); } catch { return false; } });
+      const python = () =>
+        descendants(child.pid!).some(pid => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('/usr/bin/python3\0-I\0');
+          } catch {
+            return false;
+          }
+        });
       await waitFor(python, 15_000);
       assert.ok(python(), 'the code step started');
       const tree = descendants(child.pid!);
@@ -219,8 +261,14 @@ Ans: 1
       assert.equal(signal, null, 'the CLI handled SIGTERM');
       assert.equal(code, 1);
       assert.match(stderr, /art run: the run ended \(stopped\)/);
-      assert.deepEqual(tree.filter(pid => existsSync(`/proc/${pid}`) && !zombie(pid)), []);
-      assert.deepEqual(readdirSync(tmpdir()).filter(n => n.startsWith(`art-python-${child.pid}-`)), []);
+      assert.deepEqual(
+        tree.filter(pid => existsSync(`/proc/${pid}`) && !zombie(pid)),
+        [],
+      );
+      assert.deepEqual(
+        readdirSync(tmpdir()).filter(n => n.startsWith(`art-python-${child.pid}-`)),
+        [],
+      );
     } finally {
       child.kill('SIGKILL');
     }

@@ -19,7 +19,11 @@ describe('package.json manifest', () => {
     const events: string[] = pkg.activationEvents;
     assert.ok(events.includes('onLanguage:art') && events.includes('onLanguage:art-agent'));
     for (const e of events) {
-      assert.match(e, /^(onLanguage:(art|art-agent)|onCommand:art\.[\w.]+|onDebugResolve:art|onDebugDynamicConfigurations:art)$/, `unexpected activation event ${e}`);
+      assert.match(
+        e,
+        /^(onLanguage:(art|art-agent)|onCommand:art\.[\w.]+|onDebugResolve:art|onDebugDynamicConfigurations:art)$/,
+        `unexpected activation event ${e}`,
+      );
       if (e.startsWith('onCommand:')) assert.ok(extensionSource.includes(`'${e.slice('onCommand:'.length)}'`), `${e} is never registered`);
     }
   });
@@ -31,7 +35,8 @@ describe('package.json manifest', () => {
   });
 
   test('every setting is under art., typed, documented and has a default', () => {
-    const props: Record<string, { type?: string; default?: unknown; description?: string; markdownDescription?: string }> = pkg.contributes.configuration.properties;
+    const props: Record<string, { type?: string; default?: unknown; description?: string; markdownDescription?: string }> =
+      pkg.contributes.configuration.properties;
     assert.ok(Object.keys(props).length >= 10);
     for (const [key, p] of Object.entries(props)) {
       assert.match(key, /^art\./, key);
@@ -39,15 +44,30 @@ describe('package.json manifest', () => {
       assert.ok('default' in p, `${key} has no default`);
       assert.ok(p.description || p.markdownDescription, `${key} is undocumented`);
     }
-    for (const key of ['art.server.trace', 'art.diagnostics.debounceMs', 'art.model.baseURL', 'art.model.name', 'art.model.apiKeyEnv',
-      'art.model.temperature', 'art.model.maxTokens', 'art.python.path', 'art.tools.file', 'art.search.corpus']) assert.ok(props[key], `${key} missing`);
+    for (const key of [
+      'art.server.trace',
+      'art.diagnostics.debounceMs',
+      'art.model.baseURL',
+      'art.model.name',
+      'art.model.apiKeyEnv',
+      'art.model.temperature',
+      'art.model.maxTokens',
+      'art.python.path',
+      'art.tools.file',
+      'art.search.corpus',
+    ])
+      assert.ok(props[key], `${key} missing`);
     assert.equal(props['art.python.path'].default, '/usr/bin/python3');
   });
 
   test('no setting can hold an API key or other secret', () => {
     for (const key of Object.keys(pkg.contributes.configuration.properties)) {
       // `art.model.apiKeyEnv` names an environment variable; it is not the key.
-      assert.doesNotMatch(key.replace(/apiKeyEnv$/, ''), /apikey|secret|password|credential|(auth|access|bearer)token|\.(key|token)$/i, `${key} looks like a secret`);
+      assert.doesNotMatch(
+        key.replace(/apiKeyEnv$/, ''),
+        /apikey|secret|password|credential|(auth|access|bearer)token|\.(key|token)$/i,
+        `${key} looks like a secret`,
+      );
     }
   });
 
@@ -59,7 +79,10 @@ describe('package.json manifest', () => {
   });
 
   test('the VSIX keeps sources, tests, node_modules and corpus data out', () => {
-    const lines = readFileSync(join(root, '.vscodeignore'), 'utf8').split('\n').map(l => l.trim()).filter(l => l && !l.startsWith('#'));
+    const lines = readFileSync(join(root, '.vscodeignore'), 'utf8')
+      .split('\n')
+      .map(l => l.trim())
+      .filter(l => l && !l.startsWith('#'));
     assert.equal(lines[0], '**', 'everything is excluded first, then the shipped files are listed');
     const included = lines.filter(l => l.startsWith('!')).map(l => l.slice(1));
     for (const p of included) assert.doesNotMatch(p, /^(client|server|core|test|node_modules|examples|scripts)\/|\.ts$/, `${p} should not ship`);
@@ -69,9 +92,10 @@ describe('package.json manifest', () => {
   });
 
   const generator = join(root, 'scripts/gen-manifest.mjs');
-  const check = (...extra: string[]) => spawnSync(process.execPath, ['--import', 'tsx', generator, '--check', ...extra], { cwd: root, encoding: 'utf8' });
+  const check = (...extra: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', generator, '--check', ...extra], { cwd: root, encoding: 'utf8' });
 
-  test('the launch attributes and the run options\' settings are generated from core/runner/options.ts', () => {
+  test("the launch attributes and the run options' settings are generated from core/runner/options.ts", () => {
     const r = check();
     assert.equal(r.status, 0, r.stderr);
   });
@@ -94,12 +118,16 @@ describe('package.json manifest', () => {
 
   test('every run option is a launch attribute (except those declared otherwise) and every option setting exists', () => {
     const launch = pkg.contributes.debuggers[0].configurationAttributes.launch;
-    const declared = Object.entries(RUN_OPTIONS).filter(([, o]) => (o as { launch?: boolean }).launch !== false).map(([k]) => k);
+    const declared = Object.entries(RUN_OPTIONS)
+      .filter(([, o]) => (o as { launch?: boolean }).launch !== false)
+      .map(([k]) => k);
     assert.deepEqual(Object.keys(launch.properties), declared);
     assert.deepEqual(launch.required, ['program']);
-    for (const k of ['rerank', 'pythonTimeoutMs', 'pythonMemoryMb', 'pythonCpuSeconds', 'pythonMaxOutputBytes', 'wordList']) assert.ok(launch.properties[k], k);
+    for (const k of ['rerank', 'pythonTimeoutMs', 'pythonMemoryMb', 'pythonCpuSeconds', 'pythonMaxOutputBytes', 'wordList'])
+      assert.ok(launch.properties[k], k);
     const props = pkg.contributes.configuration.properties;
-    for (const o of Object.values(RUN_OPTIONS) as { setting?: { key: string } }[]) if (o.setting) assert.ok(props[`art.${o.setting.key}`], `art.${o.setting.key}`);
+    for (const o of Object.values(RUN_OPTIONS) as { setting?: { key: string } }[])
+      if (o.setting) assert.ok(props[`art.${o.setting.key}`], `art.${o.setting.key}`);
     for (const key of ['art.search.rerank', 'art.python.timeoutMs', 'art.python.memoryMb', 'art.lookup.wordList']) assert.ok(props[key], key);
   });
 });

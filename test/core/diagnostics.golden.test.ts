@@ -39,8 +39,16 @@ const languages = [
 
 for (const lang of languages) {
   const dir = join(FIXTURES, lang.dir);
-  const fixtures = readdirSync(dir).filter(f => f.endsWith(lang.ext)).sort();
-  const codesOf = (golden: string) => new Set(golden.split('\n').filter(Boolean).map(l => /^\[[\d:.]+\] ([\w-]+): /.exec(l)?.[1]));
+  const fixtures = readdirSync(dir)
+    .filter(f => f.endsWith(lang.ext))
+    .sort();
+  const codesOf = (golden: string) =>
+    new Set(
+      golden
+        .split('\n')
+        .filter(Boolean)
+        .map(l => /^\[[\d:.]+\] ([\w-]+): /.exec(l)?.[1]),
+    );
 
   describe(`golden diagnostics: ${lang.ext}`, () => {
     for (const name of fixtures) {
@@ -51,10 +59,16 @@ for (const lang of languages) {
         if (UPDATE) writeFileSync(goldenPath, got);
         assert.ok(existsSync(goldenPath), `${goldenPath} is missing: write it with ART_UPDATE_GOLDEN=1 node scripts/test.mjs golden`);
         const want = readFileSync(goldenPath, 'utf8');
-        assert.equal(got, want, `${name}: diagnostics differ from ${name}.golden (if the change is meant, ART_UPDATE_GOLDEN=1 node scripts/test.mjs golden)`);
+        assert.equal(
+          got,
+          want,
+          `${name}: diagnostics differ from ${name}.golden (if the change is meant, ART_UPDATE_GOLDEN=1 node scripts/test.mjs golden)`,
+        );
         // A fixture named after a code shows that code; its `.ok` variant does not.
         const code = name.slice(0, -lang.ext.length).replace(/\.ok$/, '');
-        const named = Object.keys(lang.codes).filter(c => code === c || code.startsWith(`${c}-`)).sort((a, b) => b.length - a.length)[0];
+        const named = Object.keys(lang.codes)
+          .filter(c => code === c || code.startsWith(`${c}-`))
+          .sort((a, b) => b.length - a.length)[0];
         if (named && name.endsWith(`.ok${lang.ext}`)) assert.ok(!codesOf(want).has(named), `${name} must not produce ${named}`);
         else if (named) assert.ok(codesOf(want).has(named), `${name} must produce ${named}`);
       });
@@ -62,13 +76,17 @@ for (const lang of languages) {
 
     test('every code has a fixture that produces it and a close one that does not', () => {
       for (const code of Object.keys(lang.codes)) {
-        assert.ok(fixtures.some(f => f === `${code}${lang.ext}` || (f.startsWith(`${code}-`) && !f.endsWith(`.ok${lang.ext}`))), `no fixture ${code}${lang.ext}`);
+        assert.ok(
+          fixtures.some(f => f === `${code}${lang.ext}` || (f.startsWith(`${code}-`) && !f.endsWith(`.ok${lang.ext}`))),
+          `no fixture ${code}${lang.ext}`,
+        );
         assert.ok(fixtures.includes(`${code}.ok${lang.ext}`), `no fixture ${code}.ok${lang.ext}`);
       }
     });
 
     test('no golden without its fixture', () => {
-      for (const g of readdirSync(dir).filter(f => f.endsWith('.golden'))) assert.ok(fixtures.includes(g.slice(0, -'.golden'.length)), `${g} has no fixture`);
+      for (const g of readdirSync(dir).filter(f => f.endsWith('.golden')))
+        assert.ok(fixtures.includes(g.slice(0, -'.golden'.length)), `${g} has no fixture`);
     });
   });
 }

@@ -40,10 +40,22 @@ function expand(body: string | string[], pick: (tabstop: number, options: string
     let i = 0;
     while (i < s.length) {
       const c = s[i];
-      if (c === '\\' && i + 1 < s.length) { out += s[i + 1]; i += 2; continue; }
-      if (c !== '$') { out += c; i++; continue; }
+      if (c === '\\' && i + 1 < s.length) {
+        out += s[i + 1];
+        i += 2;
+        continue;
+      }
+      if (c !== '$') {
+        out += c;
+        i++;
+        continue;
+      }
       const simple = /^\$(\d+)/.exec(s.slice(i)) ?? /^\$\{(\d+)\}/.exec(s.slice(i));
-      if (simple) { out += `\ue000${simple[1]}\ue000`; i += simple[0].length; continue; }
+      if (simple) {
+        out += `\ue000${simple[1]}\ue000`;
+        i += simple[0].length;
+        continue;
+      }
       const choice = /^\$\{(\d+)\|((?:[^|\\]|\\.)*)\|\}/.exec(s.slice(i));
       if (choice) {
         const n = Number(choice[1]);
@@ -61,7 +73,10 @@ function expand(body: string | string[], pick: (tabstop: number, options: string
         let depth = 1;
         let j = i + open[0].length;
         while (j < s.length && depth > 0) {
-          if (s[j] === '\\') { j += 2; continue; }
+          if (s[j] === '\\') {
+            j += 2;
+            continue;
+          }
           if (s[j] === '{' && s[j - 1] === '$') depth++;
           else if (s[j] === '}') depth--;
           if (depth > 0) j++;
@@ -92,8 +107,10 @@ function checkArtText(text: string): string[] {
 }
 
 /** Where each ART snippet goes: `@` is replaced by the snippet's text. A new snippet must say where it goes. */
-const PROGRAM_A = 'Description: (Sample task) Answer the question.\nInput: What is 2 + 2?\nQ1: [think step-by-step]\n#1: 2 + 2 is 4.\nQ2: [EOQ]\nAns: 4';
-const PROGRAM_B = 'Description: (Other task) Repeat the input.\nInput: hello\nQ1: [string split] What are the words in "hello"?\n#1: ["hello"]\nQ2: [EOQ]\nAns: hello';
+const PROGRAM_A =
+  'Description: (Sample task) Answer the question.\nInput: What is 2 + 2?\nQ1: [think step-by-step]\n#1: 2 + 2 is 4.\nQ2: [EOQ]\nAns: 4';
+const PROGRAM_B =
+  'Description: (Other task) Repeat the input.\nInput: hello\nQ1: [string split] What are the words in "hello"?\n#1: ["hello"]\nQ2: [EOQ]\nAns: hello';
 const ART_CONTEXTS: Record<string, string> = {
   'ART program': '@',
   'ART prompt template': '@',
@@ -149,7 +166,13 @@ describe('ART snippets', () => {
     const p = doc.programs[0];
     assert.equal(p.description?.taskName, 'Task name');
     assert.ok(p.input);
-    assert.deepEqual(p.steps.map(s => [s.number, s.isEoq]), [[1, false], [2, true]]);
+    assert.deepEqual(
+      p.steps.map(s => [s.number, s.isEoq]),
+      [
+        [1, false],
+        [2, true],
+      ],
+    );
     assert.ok(p.steps[0].answer);
     assert.ok(p.ans);
   });
@@ -197,7 +220,11 @@ describe('agent snippets', () => {
       const file = parseAgentFile(text);
       assert.equal(file.agents.length, 1, text);
       assert.deepEqual(errorsOf(checkAgentFile(file)), [], `errors in:\n${text}`);
-      assert.deepEqual(file.problems.map(p => p.message), [], text);
+      assert.deepEqual(
+        file.problems.map(p => p.message),
+        [],
+        text,
+      );
     });
   }
 

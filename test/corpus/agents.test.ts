@@ -13,7 +13,9 @@ import { fixturePath } from '../support/fixtures';
 
 requireCorpus();
 
-const agents = readdirSync(join(CORPUS, 'agents')).filter((f) => f.endsWith('.agent')).sort();
+const agents = readdirSync(join(CORPUS, 'agents'))
+  .filter(f => f.endsWith('.agent'))
+  .sort();
 const read = (rel: string) => readFileSync(join(CORPUS, rel), 'utf8');
 /** A spec without comments and layout: what it says, form for form. */
 const normalize = (t: string) => t.replace(/;.*$/gm, '').replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')').trim();
@@ -41,7 +43,7 @@ describe('corpus agents', () => {
   }
 });
 
-describe('the paper\'s ReACT trace', () => {
+describe("the paper's ReACT trace", () => {
   const trace = read('traces/react-milhouse.txt');
 
   test('follows the ReACT spec to its final state', () => {
@@ -53,8 +55,15 @@ describe('the paper\'s ReACT trace', () => {
 
   test('every observation is what Search / Lookup give over examples/corpus', async () => {
     const tools = createReactTools({ corpusDir: join(__dirname, '../../examples/corpus') });
-    const steps = [...trace.matchAll(/\[Action\] (.+)\n\[Action Input\] (.+)\n\[Observation\] (.+)/g)].map((m) => ({ action: m[1].trim(), input: m[2].trim(), observation: m[3].trim() }));
-    assert.deepEqual(steps.map((s) => s.action), ['Search', 'Lookup']);
+    const steps = [...trace.matchAll(/\[Action\] (.+)\n\[Action Input\] (.+)\n\[Observation\] (.+)/g)].map(m => ({
+      action: m[1].trim(),
+      input: m[2].trim(),
+      observation: m[3].trim(),
+    }));
+    assert.deepEqual(
+      steps.map(s => s.action),
+      ['Search', 'Lookup'],
+    );
     for (const s of steps) {
       const r = await (s.action === 'Search' ? tools.search : tools.lookup).run({ instruction: s.input }, { signal: new AbortController().signal });
       assert.ok(r.ok, JSON.stringify(r));

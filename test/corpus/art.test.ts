@@ -58,8 +58,8 @@ const EXPECTED: Record<string, string[]> = {
 };
 
 const libraryFiles = [
-  ...readdirSync(join(CORPUS, 'art-library')).filter((f) => f.endsWith('.art')),
-  ...readdirSync(join(CORPUS, 'art-library/human-feedback')).map((f) => `human-feedback/${f}`),
+  ...readdirSync(join(CORPUS, 'art-library')).filter(f => f.endsWith('.art')),
+  ...readdirSync(join(CORPUS, 'art-library/human-feedback')).map(f => `human-feedback/${f}`),
 ];
 
 describe('corpus', () => {
@@ -77,7 +77,7 @@ describe('corpus', () => {
     let programs = 0;
     for (const f of libraryFiles) {
       const doc = parseArt(read(`art-library/${f}`));
-      programs += doc.programs.filter((p) => !p.template).length;
+      programs += doc.programs.filter(p => !p.template).length;
       if (['search.art', 'string.art', 'code.art', 'arithmetic.art', 'cot.art', 'tasks-dict.art'].includes(f)) {
         assert.ok(doc.programs.at(-1)!.template, `${f} ends in its template`);
         assert.ok(doc.preamble, `${f} has a preamble`);
@@ -90,9 +90,9 @@ describe('corpus', () => {
     const cot = parseArt(read('art-library/cot.art'));
     assert.equal(cot.programs[0].steps[0].name, 'think step-by-step');
     const arith = parseArt(read('art-library/arithmetic.art'));
-    assert.ok(arith.programs.some((p) => p.ans?.text === '18'));
+    assert.ok(arith.programs.some(p => p.ans?.text === '18'));
     const dict = parseArt(read('art-library/tasks-dict.art'));
-    assert.ok(dict.programs.some((p) => p.input?.text.startsWith('A salesman')));
+    assert.ok(dict.programs.some(p => p.input?.text.startsWith('A salesman')));
   });
 });
 
@@ -126,8 +126,11 @@ describe('corpus: format and the command line', () => {
     assert.match(w.out, /warning: .+ \[duplicate-program\]/);
   });
 
-  test('art check on the papers\' programs and agents: no output, exit 0', () => {
-    const files = [...readdirSync(join(CORPUS, 'programs')).map((f) => join(CORPUS, 'programs', f)), ...readdirSync(join(CORPUS, 'agents')).map((f) => join(CORPUS, 'agents', f))];
+  test("art check on the papers' programs and agents: no output, exit 0", () => {
+    const files = [
+      ...readdirSync(join(CORPUS, 'programs')).map(f => join(CORPUS, 'programs', f)),
+      ...readdirSync(join(CORPUS, 'agents')).map(f => join(CORPUS, 'agents', f)),
+    ];
     const r = art('check', ...files);
     assert.equal(r.out, '');
     assert.equal(r.code, 0);

@@ -10,7 +10,11 @@ requireCorpus();
 
 test('the grammars and the core agree on every .art and .agent file of the corpus', () => {
   const root = join(__dirname, '../..');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/grammar/run.mjs', '--corpus', CORPUS], { cwd: root, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/grammar/run.mjs', '--corpus', CORPUS], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   const out = `${r.stdout}${r.stderr}`;
   assert.equal(r.status, 0, out);
   const m = /^grammar: (\d+) passed, 0 failed$/m.exec(out);

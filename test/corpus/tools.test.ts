@@ -24,13 +24,19 @@ const ctx = () => ({ signal: new AbortController().signal });
 describe('code execute on the corpus programs', () => {
   test('Aqua-rat (programs/arithmetic.art #1): solve_it from the ART prefix, ans = 1.0', async () => {
     requireDebianPackage('python3-sympy');
-    const r = await codeExecute.run({ instruction: 'Execute the python code in #1 and get the value of "ans"', previousAnswer: corpusAnswer('programs/arithmetic.art', 1) }, ctx());
+    const r = await codeExecute.run(
+      { instruction: 'Execute the python code in #1 and get the value of "ans"', previousAnswer: corpusAnswer('programs/arithmetic.art', 1) },
+      ctx(),
+    );
     assert.ok(r.ok, JSON.stringify(r));
     assert.equal(r.output, '1.0');
   });
 
   test('physics (programs/human-feedback.art #2): the value of "Fx"', async () => {
-    const r = await codeExecute.run({ instruction: 'Execute the snippet and get the value of "Fx"', previousAnswer: corpusAnswer('programs/human-feedback.art', 2) }, ctx());
+    const r = await codeExecute.run(
+      { instruction: 'Execute the snippet and get the value of "Fx"', previousAnswer: corpusAnswer('programs/human-feedback.art', 2) },
+      ctx(),
+    );
     assert.ok(r.ok, JSON.stringify(r));
     assert.equal(r.details?.variable, 'Fx');
     assert.ok(Math.abs(Number(r.output) - 58.9789) < 1e-4, r.output);

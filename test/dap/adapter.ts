@@ -76,7 +76,10 @@ export class ArtDebugClient extends DebugClient {
    * initialize, launch, `setup` (breakpoints), configurationDone, as VS Code orders them; resolves with the launch
    * response, rejects with the adapter's message when the launch fails.
    */
-  async launchWith(args: Record<string, unknown>, setup: (c: ArtDebugClient) => Promise<void> = async () => {}): Promise<DebugProtocol.LaunchResponse> {
+  async launchWith(
+    args: Record<string, unknown>,
+    setup: (c: ArtDebugClient) => Promise<void> = async () => {},
+  ): Promise<DebugProtocol.LaunchResponse> {
     const initialized = this.waitForEvent('initialized');
     const init = await this.initializeRequest({ adapterID: 'art', clientID: 'test', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
     assert.ok(init.body?.supportsConfigurationDoneRequest, 'the adapter supports configurationDone');

@@ -40,7 +40,7 @@ describe('debug adapter over stdio: an agent spec', () => {
   });
   const launchArgs = { program: SPEC, input: QUESTION, mode: 'generate', baseURL: '', model: 'scripted', corpus };
 
-  test('stops at each environment input with the real tool output; the frame is the state\'s line in the spec', async () => {
+  test("stops at each environment input with the real tool output; the frame is the state's line in the spec", async () => {
     server.setScripts(REACT);
     c = await ArtDebugClient.start({ cwd: work });
     const stopped = c.waitForEvent('stopped');
@@ -52,7 +52,7 @@ describe('debug adapter over stdio: an agent spec', () => {
     const frame = frames.body.stackFrames[0];
     assert.equal(frame.source?.path, SPEC);
     const specLines = readFileSync(SPEC, 'utf8').split('\n');
-    assert.match(specLines[frame.line - 1], /\(Obs /, 'the env-input state\'s definition');
+    assert.match(specLines[frame.line - 1], /\(Obs /, "the env-input state's definition");
     const tool = await c.variables('Tool call');
     assert.equal(tool.tool, 'Search');
     assert.equal(tool.input, 'Milhouse');
@@ -77,7 +77,10 @@ describe('debug adapter over stdio: an agent spec', () => {
   test('a breakpoint on a state line stops when the run enters that state', async () => {
     server.setScripts(REACT);
     c = await ArtDebugClient.start({ cwd: work });
-    const line = readFileSync(SPEC, 'utf8').split('\n').findIndex(l => l.includes('(Final-Tht ')) + 1;
+    const line =
+      readFileSync(SPEC, 'utf8')
+        .split('\n')
+        .findIndex(l => l.includes('(Final-Tht ')) + 1;
     let stopped = c.waitForEvent('stopped');
     await c.launchWith({ ...launchArgs, baseURL: server.baseURL }, async dap => {
       const r = await dap.setBreakpointsRequest({ source: { path: SPEC }, breakpoints: [{ line }] });

@@ -33,7 +33,15 @@ describe('debug adapter over stdio: generate mode against the scripted server', 
     c = await ArtDebugClient.start({ cwd: work, env: { ART_TEST_KEY: KEY } });
     const tracePath = join(work, 'generate.jsonl');
     const stopped = c.waitForEvent('stopped');
-    await c.launchWith({ program: PROGRAM, task: DUCKS, mode: 'generate', baseURL: server.baseURL, model: 'scripted', apiKeyEnv: 'ART_TEST_KEY', trace: tracePath });
+    await c.launchWith({
+      program: PROGRAM,
+      task: DUCKS,
+      mode: 'generate',
+      baseURL: server.baseURL,
+      model: 'scripted',
+      apiKeyEnv: 'ART_TEST_KEY',
+      trace: tracePath,
+    });
 
     const first = (await stopped) as DebugProtocol.StoppedEvent;
     assert.equal(first.body.reason, 'tool call');

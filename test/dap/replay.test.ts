@@ -83,7 +83,10 @@ describe('debug adapter over stdio: replay mode', () => {
     const set = await c.setVariableRequest({ variablesReference: ref, name: 'output', value: '42' });
     assert.equal(set.body.value, '42');
     assert.equal((await c.variables('Tool call')).output, '42');
-    await assert.rejects(c.setVariableRequest({ variablesReference: ref, name: 'tool', value: 'x' }), (e: unknown) => e instanceof Error && /cannot be changed/.test(e.message));
+    await assert.rejects(
+      c.setVariableRequest({ variablesReference: ref, name: 'tool', value: 'x' }),
+      (e: unknown) => e instanceof Error && /cannot be changed/.test(e.message),
+    );
     await assert.rejects(c.setVariableRequest({ variablesReference: ref, name: 'input', value: 'x' }), /only be changed before the tool runs/);
 
     // The run departed from its recording: with no endpoint it cannot say what the model writes after 42, so it
@@ -107,8 +110,14 @@ describe('debug adapter over stdio: replay mode', () => {
     assert.equal(exited.body.exitCode, 1);
 
     // The trace has the calls, the override and the point where the recording stopped applying.
-    const trace = readFileSync(join(work, 'run.jsonl'), 'utf8').trim().split('\n').map(l => JSON.parse(l));
-    assert.deepEqual(trace.filter(r => r.t === 'tool').map(r => r.call.tool), ['generate python code', 'code execute']);
+    const trace = readFileSync(join(work, 'run.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l));
+    assert.deepEqual(
+      trace.filter(r => r.t === 'tool').map(r => r.call.tool),
+      ['generate python code', 'code execute'],
+    );
     assert.equal(trace.find(r => r.t === 'edit')?.text, '42');
     assert.match(trace.find(r => r.t === 'live')?.why ?? '', /#2's output was set by hand/);
     await c.close();
@@ -122,7 +131,15 @@ describe('debug adapter over stdio: replay mode', () => {
       c = await ArtDebugClient.start({ cwd: work });
       const tracePath = join(work, 'live.jsonl');
       const stopped = c.waitForEvent('stopped');
-      await c.launchWith({ program: PROGRAM, task: DUCKS, mode: 'replay', baseURL: server.baseURL, model: 'scripted', pauseBeforeTool: true, trace: tracePath });
+      await c.launchWith({
+        program: PROGRAM,
+        task: DUCKS,
+        mode: 'replay',
+        baseURL: server.baseURL,
+        model: 'scripted',
+        pauseBeforeTool: true,
+        trace: tracePath,
+      });
       await stopped; // before [generate python code]
       await continueToStop(c); // after it
       const beforeExec = await continueToStop(c);
@@ -143,8 +160,14 @@ describe('debug adapter over stdio: replay mode', () => {
       assert.equal(end.body.reason, 'finished', end.body.error);
       assert.equal(server.requests.length, 1, 'one live request, from the change on');
       assert.match(server.requests[0].prompt, /get the value of "sold_eggs"\n#2: 9\n$/, 'the endpoint saw the edited step and its output');
-      assert.match(c.output('console'), /departs from its recording here \(the input of \[code execute\] was edited\): from the next request on, \S*scripted\S* writes the rest live/);
-      const trace = readFileSync(tracePath, 'utf8').trim().split('\n').map(l => JSON.parse(l));
+      assert.match(
+        c.output('console'),
+        /departs from its recording here \(the input of \[code execute\] was edited\): from the next request on, \S*scripted\S* writes the rest live/,
+      );
+      const trace = readFileSync(tracePath, 'utf8')
+        .trim()
+        .split('\n')
+        .map(l => JSON.parse(l));
       assert.equal(trace.filter(r => r.t === 'live').length, 1);
       await c.close();
     } finally {
@@ -267,7 +290,10 @@ describe('debug adapter over stdio: replay mode', () => {
       [{ program: PROGRAM, task: DUCKS, mode: 'generate' }, /no endpoint/],
       [{ program: PROGRAM, task: DUCKS, mode: 'replay', trusted: false }, /not trusted/],
       [{ program: PROGRAM, mode: 'fast' }, /^launch attribute "mode": expected "generate" or "replay", not "fast"$/],
-      [{ program: PROGRAM, task: DUCKS, mode: 'replay', pythonTimeoutMs: 'soon' }, /^launch attribute "pythonTimeoutMs": expected an integer of at least 1, not "soon"$/],
+      [
+        { program: PROGRAM, task: DUCKS, mode: 'replay', pythonTimeoutMs: 'soon' },
+        /^launch attribute "pythonTimeoutMs": expected an integer of at least 1, not "soon"$/,
+      ],
     ];
     for (const [args, message] of cases) {
       c = await ArtDebugClient.start({ cwd: work });

@@ -16,8 +16,27 @@ after(async () => {
   await client?.stop();
 });
 
-
-const SNIPPETS = ['[', ']', '#', '#1', 'Q', 'Q2: [search] x\n', '#3:', '\n', '(', ')', '"', ':', ':states', 'next ', 'Ans:', '----\n', '：', '\r\n', '[EOQ]'];
+const SNIPPETS = [
+  '[',
+  ']',
+  '#',
+  '#1',
+  'Q',
+  'Q2: [search] x\n',
+  '#3:',
+  '\n',
+  '(',
+  ')',
+  '"',
+  ':',
+  ':states',
+  'next ',
+  'Ans:',
+  '----\n',
+  '：',
+  '\r\n',
+  '[EOQ]',
+];
 const REQUESTS = [
   'textDocument/hover',
   'textDocument/completion',
@@ -31,7 +50,10 @@ const REQUESTS = [
   'art/programs',
 ];
 
-for (const [file, languageId, seed] of [['programs/arithmetic.art', 'art', 7], ['agents/reflexion.agent', 'art-agent', 11]] as const) {
+for (const [file, languageId, seed] of [
+  ['programs/arithmetic.art', 'art', 7],
+  ['agents/reflexion.agent', 'art-agent', 11],
+] as const) {
   test(`random edits of ${file}: every request answers, nothing throws`, async () => {
     const random = prng(seed);
     const uri = fileUri(join(FIXTURES, `fuzz-${file.replace(/\//g, '-')}`));
@@ -59,7 +81,7 @@ for (const [file, languageId, seed] of [['programs/arithmetic.art', 'art', 7], [
     const last = await client.waitForDiagnostics(uri, doc.version);
     const lines = doc.getText().split(/\r\n|\r|\n/).length;
     for (const d of last.diagnostics) assert.ok(d.range.end.line < lines, `range outside the document: ${JSON.stringify(d.range)}`);
-    const failures = client.logs.filter((l) => /^\[[\w/]+\]|uncaught|unhandled/.test(l));
+    const failures = client.logs.filter(l => /^\[[\w/]+\]|uncaught|unhandled/.test(l));
     assert.deepEqual(failures, []);
     assert.equal(client.process.exitCode, null);
   });

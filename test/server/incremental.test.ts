@@ -18,7 +18,6 @@ after(async () => {
   await client?.stop();
 });
 
-
 const PIECES = ['Q', '#', '#2:', 'Q3: [serach] x\n', '\n', '----\n', 'Input: y\n', '[EOQ]', 'Ans: z\n', 'x'];
 
 /** A random replacement in `doc`, as an LSP range change, and the document after it. */
@@ -32,7 +31,7 @@ function randomEdit(doc: TextDocument, r: () => number) {
 
 const expected = (text: string) => {
   const index = new LineIndex(text);
-  return checkArt(parseArt(text)).map((d) => `${JSON.stringify(index.range(d.span))} ${d.code}`);
+  return checkArt(parseArt(text)).map(d => `${JSON.stringify(index.range(d.span))} ${d.code}`);
 };
 
 test('random range edits: published diagnostics equal a fresh check of the final text', async () => {
@@ -45,7 +44,7 @@ test('random range edits: published diagnostics equal a fresh check of the final
     doc = edit.doc;
     const change = edit.change;
     const published = await client.change(uri, doc.version, [change]);
-    const got = published.diagnostics.map((d) => `${JSON.stringify(d.range)} ${d.code}`);
+    const got = published.diagnostics.map(d => `${JSON.stringify(d.range)} ${d.code}`);
     assert.deepEqual(got, expected(doc.getText()), `after edit ${round}`);
   }
 });
@@ -63,9 +62,16 @@ test('bursts of edits merged before one analysis: still exactly a fresh check', 
       doc = edit.doc;
       const change = edit.change;
       // Only the last version's diagnostics are awaited; earlier ones may be superseded before they are published.
-      last = k === burst - 1 ? client.change(uri, doc.version, [change]) : client.notify('textDocument/didChange', { textDocument: { uri, version: doc.version }, contentChanges: [change] });
+      last =
+        k === burst - 1
+          ? client.change(uri, doc.version, [change])
+          : client.notify('textDocument/didChange', { textDocument: { uri, version: doc.version }, contentChanges: [change] });
     }
     const published = (await last) as { diagnostics: { range: unknown; code?: unknown }[] };
-    assert.deepEqual(published.diagnostics.map((d) => `${JSON.stringify(d.range)} ${d.code}`), expected(doc.getText()), `after burst ${round}`);
+    assert.deepEqual(
+      published.diagnostics.map(d => `${JSON.stringify(d.range)} ${d.code}`),
+      expected(doc.getText()),
+      `after burst ${round}`,
+    );
   }
 });

@@ -36,7 +36,7 @@ function at(text: string, needle: string, delta = 0, nth = 0): Position {
 }
 
 const lineOf = (text: string, needle: string) => at(text, needle).line;
-const codes = (ds: Diagnostic[]) => ds.map((d) => d.code).sort();
+const codes = (ds: Diagnostic[]) => ds.map(d => d.code).sort();
 const apply = (text: string, edits: TextEdit[]) => TextDocument.applyEdits(TextDocument.create('x', 'art', 0, text), edits);
 const hoverText = (h: Hover | null) => (h ? (h.contents as MarkupContent).value : '');
 
@@ -56,7 +56,15 @@ describe('initialize', () => {
     const caps = client.initializeResult.capabilities;
     assert.ok(caps.completionProvider?.triggerCharacters?.includes('['));
     assert.ok(caps.completionProvider?.triggerCharacters?.includes('#'));
-    for (const k of ['hoverProvider', 'definitionProvider', 'referencesProvider', 'documentSymbolProvider', 'foldingRangeProvider', 'documentFormattingProvider', 'codeActionProvider'] as const) {
+    for (const k of [
+      'hoverProvider',
+      'definitionProvider',
+      'referencesProvider',
+      'documentSymbolProvider',
+      'foldingRangeProvider',
+      'documentFormattingProvider',
+      'codeActionProvider',
+    ] as const) {
       assert.ok(caps[k], k);
     }
     assert.deepEqual(caps.semanticTokensProvider?.legend.tokenTypes, ['function', 'label', 'enumMember']);
@@ -76,7 +84,7 @@ describe('.art diagnostics', () => {
     const broken = ARITHMETIC.replace('Q2: [code execute] Execute the python code in #1', 'Q3: [code execute] Execute the python code in #1');
     const u = uri('broken.art');
     const p = await client.open(u, broken);
-    const d = p.diagnostics.find((x) => x.code === 'step-out-of-order');
+    const d = p.diagnostics.find(x => x.code === 'step-out-of-order');
     assert.ok(d, JSON.stringify(p.diagnostics));
     assert.equal(d.source, 'art');
     assert.equal(d.severity, 1);
@@ -86,7 +94,7 @@ describe('.art diagnostics', () => {
     const where = at(broken, 'Q3: [code execute]', 1);
     const fixed = await client.change(u, 2, [{ range: { start: where, end: { line: where.line, character: where.character + 1 } }, text: '2' }]);
     assert.equal(fixed.version, 2);
-    assert.ok(!fixed.diagnostics.some((x) => x.code === 'step-out-of-order'), JSON.stringify(fixed.diagnostics));
+    assert.ok(!fixed.diagnostics.some(x => x.code === 'step-out-of-order'), JSON.stringify(fixed.diagnostics));
   });
 
   test('several edits in a row: the last version is published, and is right', async () => {
@@ -94,7 +102,7 @@ describe('.art diagnostics', () => {
     await client.open(u, STRINGS);
     const line = lineOf(STRINGS, '#1: 03/10/2022');
     // Delete the `#1:` line in three quick edits (versions 2..4) without waiting in between.
-    const sends = [2, 3, 4].map((v) =>
+    const sends = [2, 3, 4].map(v =>
       client.notify('textDocument/didChange', {
         textDocument: { uri: u, version: v },
         contentChanges: [{ range: { start: { line, character: 0 }, end: { line, character: v === 4 ? 1000 : 1 } }, text: '' }],
@@ -102,7 +110,10 @@ describe('.art diagnostics', () => {
     );
     await Promise.all(sends);
     const last = await client.waitForDiagnostics(u, 4);
-    assert.ok(last.diagnostics.some((x) => x.code === 'missing-answer'), JSON.stringify(last.diagnostics));
+    assert.ok(
+      last.diagnostics.some(x => x.code === 'missing-answer'),
+      JSON.stringify(last.diagnostics),
+    );
   });
 
   test('a document sent with another language id is accepted by its extension; other files are ignored', async () => {
@@ -121,11 +132,11 @@ describe('settings and status', () => {
     const u = uri('status.art');
     const broken = ARITHMETIC.replace('Q2: [code execute] Execute the python code in #1', 'Q3: [code execute] Execute the python code in #1');
     const published = await client.open(u, broken);
-    const errors = published.diagnostics.filter((d) => d.severity === 1).length;
+    const errors = published.diagnostics.filter(d => d.severity === 1).length;
     assert.ok(errors >= 1);
     // Sent right after the diagnostics of the same version.
-    for (let i = 0; i < 100 && !client.statuses.some((s) => s.uri === u); i++) await new Promise((r) => setTimeout(r, 20));
-    const status = client.statuses.find((s) => s.uri === u && s.version === 1);
+    for (let i = 0; i < 100 && !client.statuses.some(s => s.uri === u); i++) await new Promise(r => setTimeout(r, 20));
+    const status = client.statuses.find(s => s.uri === u && s.version === 1);
     assert.ok(status);
     assert.deepEqual([status.language, status.units, status.errors], ['art', 2, errors]);
   });
@@ -136,16 +147,22 @@ describe('settings and status', () => {
       const u = uri('debounce.art');
       await slow.open(u, STRINGS);
       for (const v of [2, 3, 4]) {
-        await slow.notify('textDocument/didChange', { textDocument: { uri: u, version: v }, contentChanges: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: 'x' }] });
+        await slow.notify('textDocument/didChange', {
+          textDocument: { uri: u, version: v },
+          contentChanges: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: 'x' }],
+        });
       }
       await slow.waitForDiagnostics(u, 4);
-      assert.deepEqual(slow.diagnostics.filter((p) => p.uri === u).map((p) => p.version), [1, 4]);
+      assert.deepEqual(
+        slow.diagnostics.filter(p => p.uri === u).map(p => p.version),
+        [1, 4],
+      );
 
       const broken = STRINGS.replace('#2: Today is 03/07/2022\n', '');
       const u2 = uri('disabled.art');
       assert.ok((await slow.open(u2, broken)).diagnostics.length > 0);
       slow.settings = { diagnostics: { enable: false } };
-      const cleared = slow.waitForPublish((p) => p.uri === u2 && p.diagnostics.length === 0, 'cleared diagnostics');
+      const cleared = slow.waitForPublish(p => p.uri === u2 && p.diagnostics.length === 0, 'cleared diagnostics');
       await slow.notify('workspace/didChangeConfiguration', { settings: null });
       await cleared;
     } finally {
@@ -159,10 +176,14 @@ describe('.art code actions', () => {
     const broken = ARITHMETIC.replace('Q2: [code execute] Execute the python code in #1', 'Q3: [code execute] Execute the python code in #1');
     const u = uri('fix.art');
     const p = await client.open(u, broken);
-    const d = p.diagnostics.find((x) => x.code === 'step-out-of-order')!;
-    const actions = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: u }, range: d.range, context: { diagnostics: [d] } });
-    const fix = actions.find((a) => a.isPreferred && a.kind === 'quickfix');
-    assert.ok(fix, JSON.stringify(actions.map((a) => a.title)));
+    const d = p.diagnostics.find(x => x.code === 'step-out-of-order')!;
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri: u },
+      range: d.range,
+      context: { diagnostics: [d] },
+    });
+    const fix = actions.find(a => a.isPreferred && a.kind === 'quickfix');
+    assert.ok(fix, JSON.stringify(actions.map(a => a.title)));
     assert.equal(fix.diagnostics?.[0].code, 'step-out-of-order');
     const text = apply(broken, fix.edit!.changes![u]);
     const u2 = uri('fixed.art');
@@ -174,23 +195,41 @@ describe('.art code actions', () => {
     const broken = ARITHMETIC.replace('[code execute]', '[code exectue]');
     const u = uri('typo.art');
     const p = await client.open(u, broken);
-    const d = p.diagnostics.find((x) => x.code === 'tool-name-typo');
+    const d = p.diagnostics.find(x => x.code === 'tool-name-typo');
     assert.ok(d, JSON.stringify(p.diagnostics));
-    const actions = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: u }, range: d.range, context: { diagnostics: [d] } });
-    const texts = actions.flatMap((a) => a.edit?.changes?.[u] ?? []).map((e) => e.newText);
-    assert.ok(texts.some((t) => t.includes('code execute')), JSON.stringify(actions));
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri: u },
+      range: d.range,
+      context: { diagnostics: [d] },
+    });
+    const texts = actions.flatMap(a => a.edit?.changes?.[u] ?? []).map(e => e.newText);
+    assert.ok(
+      texts.some(t => t.includes('code execute')),
+      JSON.stringify(actions),
+    );
   });
 
   test('a missing `#k:` can be added, and there is nothing to fix on a clean line', async () => {
     const broken = STRINGS.replace('#2: Today is 03/07/2022\n', '');
     const u = uri('missing.art');
     const p = await client.open(u, broken);
-    const d = p.diagnostics.find((x) => x.code === 'missing-answer')!;
+    const d = p.diagnostics.find(x => x.code === 'missing-answer')!;
     assert.ok(d);
-    const actions = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: u }, range: d.range, context: { diagnostics: [d] } });
-    const added = actions.flatMap((a) => a.edit?.changes?.[u] ?? []).map((e) => e.newText);
-    assert.ok(added.some((t) => t.includes('#2:')), JSON.stringify(actions));
-    const none = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: u }, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, context: { diagnostics: [] } });
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri: u },
+      range: d.range,
+      context: { diagnostics: [d] },
+    });
+    const added = actions.flatMap(a => a.edit?.changes?.[u] ?? []).map(e => e.newText);
+    assert.ok(
+      added.some(t => t.includes('#2:')),
+      JSON.stringify(actions),
+    );
+    const none = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri: u },
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+      context: { diagnostics: [] },
+    });
     assert.deepEqual(none, []);
   });
 });
@@ -205,10 +244,14 @@ describe('.art completion, hover, navigation', () => {
     const v = `${ARITHMETIC}\n----\nInput: banana\nQ1: [`;
     const w = fileUri(join(FIXTURES, 'test-nav-new-step.art'));
     await client.open(w, v);
-    const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: w }, position: at(v, 'banana\nQ1: [', 'banana\nQ1: ['.length), context: { triggerKind: 2, triggerCharacter: '[' } });
+    const list = await client.request<CompletionList>('textDocument/completion', {
+      textDocument: { uri: w },
+      position: at(v, 'banana\nQ1: [', 'banana\nQ1: ['.length),
+      context: { triggerKind: 2, triggerCharacter: '[' },
+    });
     const sorted = [...list.items].sort((a, b) => (a.sortText ?? a.label).localeCompare(b.sortText ?? b.label));
-    const labels = sorted.map((i) => i.label);
-    const search = sorted.find((i) => i.label === 'search')!;
+    const labels = sorted.map(i => i.label);
+    const search = sorted.find(i => i.label === 'search')!;
     assert.ok(search, labels.join(','));
     assert.match((search.documentation as MarkupContent).value, /search/i);
     assert.equal(search.kind, 3 /* Function */);
@@ -220,7 +263,7 @@ describe('.art completion, hover, navigation', () => {
   test('inside a name, the completion replaces the whole name through its `]`, so the cursor lands after it', async () => {
     const pos = at(ARITHMETIC, '[code execute]', 5);
     const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: u }, position: pos });
-    const item = list.items.find((i) => i.label === 'code execute')!;
+    const item = list.items.find(i => i.label === 'code execute')!;
     const edit = item.textEdit as TextEdit;
     assert.equal(apply(ARITHMETIC, [edit]), ARITHMETIC);
     assert.equal(edit.range.end.character, at(ARITHMETIC, '[code execute]', '[code execute]'.length).character);
@@ -232,24 +275,38 @@ describe('.art completion, hover, navigation', () => {
     await client.open(w, v);
     const pos = at(v, 'Q1: [cod]', 'Q1: [cod'.length);
     const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: w }, position: pos });
-    const item = list.items.find((i) => i.label === 'code execute')!;
+    const item = list.items.find(i => i.label === 'code execute')!;
     assert.equal(apply(v, [item.textEdit as TextEdit]), `${ARITHMETIC}\n----\nInput: banana\nQ1: [code execute] `);
     // The half-typed name is not offered as a sub-step of the file (Enter would keep the misspelling).
-    assert.ok(!list.items.some((i) => i.label === 'cod'), JSON.stringify(list.items.map((i) => i.label)));
+    assert.ok(!list.items.some(i => i.label === 'cod'), JSON.stringify(list.items.map(i => i.label)));
   });
 
   test('`#` in an instruction: the answers before it in the same program', async () => {
     const pos = at(ARITHMETIC, 'in #1 and get', 4);
-    const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: u }, position: pos, context: { triggerKind: 2, triggerCharacter: '#' } });
-    assert.deepEqual(list.items.map((i) => i.label), ['#1']);
+    const list = await client.request<CompletionList>('textDocument/completion', {
+      textDocument: { uri: u },
+      position: pos,
+      context: { triggerKind: 2, triggerCharacter: '#' },
+    });
+    assert.deepEqual(
+      list.items.map(i => i.label),
+      ['#1'],
+    );
   });
 
   test('at a line start: the next line of the program', async () => {
     // After `#2:` of the first program (before Q3).
     const pos = at(ARITHMETIC, 'Q3: [compare]');
-    const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: u }, position: pos, context: { triggerKind: 1 } });
-    assert.ok(list.items.some((i) => i.label === 'Q3:'), JSON.stringify(list.items.map((i) => i.label)));
-    const eoq = list.items.find((i) => i.label === 'Q3: [EOQ]');
+    const list = await client.request<CompletionList>('textDocument/completion', {
+      textDocument: { uri: u },
+      position: pos,
+      context: { triggerKind: 1 },
+    });
+    assert.ok(
+      list.items.some(i => i.label === 'Q3:'),
+      JSON.stringify(list.items.map(i => i.label)),
+    );
+    const eoq = list.items.find(i => i.label === 'Q3: [EOQ]');
     assert.ok(eoq);
   });
 
@@ -264,24 +321,43 @@ describe('.art completion, hover, navigation', () => {
   });
 
   test('definition of `#1` is its answer line; references of `#1:` include the mention', async () => {
-    const locs = await client.request<Location | Location[]>('textDocument/definition', { textDocument: { uri: u }, position: at(ARITHMETIC, 'in #1 and get', 4) });
+    const locs = await client.request<Location | Location[]>('textDocument/definition', {
+      textDocument: { uri: u },
+      position: at(ARITHMETIC, 'in #1 and get', 4),
+    });
     const loc = Array.isArray(locs) ? locs[0] : locs;
     assert.equal(loc.range.start.line, lineOf(ARITHMETIC, '#1:'));
-    const refs = await client.request<Location[]>('textDocument/references', { textDocument: { uri: u }, position: at(ARITHMETIC, '#1:', 1), context: { includeDeclaration: false } });
-    assert.deepEqual(refs.map((r) => r.range.start.line), [lineOf(ARITHMETIC, 'in #1 and get')]);
+    const refs = await client.request<Location[]>('textDocument/references', {
+      textDocument: { uri: u },
+      position: at(ARITHMETIC, '#1:', 1),
+      context: { includeDeclaration: false },
+    });
+    assert.deepEqual(
+      refs.map(r => r.range.start.line),
+      [lineOf(ARITHMETIC, 'in #1 and get')],
+    );
   });
 
   test('outline: programs by task name with their steps', async () => {
     const symbols = await client.request<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri: u } });
-    assert.deepEqual(symbols.slice(0, 2).map((s) => s.name), ['Aqua-rat', 'Elementary Math']);
-    assert.deepEqual(symbols[0].children?.map((c) => c.name), ['Q1: [generate python code]', 'Q2: [code execute]', 'Q3: [compare]', 'Q4: [EOQ]']);
+    assert.deepEqual(
+      symbols.slice(0, 2).map(s => s.name),
+      ['Aqua-rat', 'Elementary Math'],
+    );
+    assert.deepEqual(
+      symbols[0].children?.map(c => c.name),
+      ['Q1: [generate python code]', 'Q2: [code execute]', 'Q3: [compare]', 'Q4: [EOQ]'],
+    );
   });
 
   test('folding: programs and multi-line answers', async () => {
     const ranges = await client.request<FoldingRange[]>('textDocument/foldingRange', { textDocument: { uri: u } });
     const firstProgram = lineOf(ARITHMETIC, 'Description: (Aqua-rat)');
-    assert.ok(ranges.some((r) => r.startLine === firstProgram && r.kind === 'region'), JSON.stringify(ranges.slice(0, 5)));
-    assert.ok(ranges.some((r) => r.startLine === lineOf(ARITHMETIC, '#1:') && r.endLine > r.startLine));
+    assert.ok(
+      ranges.some(r => r.startLine === firstProgram && r.kind === 'region'),
+      JSON.stringify(ranges.slice(0, 5)),
+    );
+    assert.ok(ranges.some(r => r.startLine === lineOf(ARITHMETIC, '#1:') && r.endLine > r.startLine));
   });
 
   test('semantic tokens tell a tool from a model sub-step', async () => {
@@ -294,7 +370,7 @@ describe('.art completion, hover, navigation', () => {
       char = tokens.data[i] === 0 ? char + tokens.data[i + 1] : tokens.data[i + 1];
       decoded.push({ line, char, length: tokens.data[i + 2], type: tokens.data[i + 3] });
     }
-    const nameAt = (needle: string) => decoded.find((d) => d.line === lineOf(ARITHMETIC, needle));
+    const nameAt = (needle: string) => decoded.find(d => d.line === lineOf(ARITHMETIC, needle));
     assert.equal(nameAt('[code execute]')?.type, 0); // function
     assert.equal(nameAt('[compare]')?.type, 1); // label
     assert.equal(nameAt('[compare]')?.length, 'compare'.length);
@@ -314,9 +390,19 @@ describe('.art completion, hover, navigation', () => {
 
   test('art/programs lists the agents of a spec', async () => {
     const w = uri('two.agent');
-    await client.open(w, '(define A (:states (Q (:text "[Q]"))) (:behavior (next Q)))\n(define B (:states (Q (:text "[Q]"))) (:behavior (next Q)))\n', 'art-agent');
+    await client.open(
+      w,
+      '(define A (:states (Q (:text "[Q]"))) (:behavior (next Q)))\n(define B (:states (Q (:text "[Q]"))) (:behavior (next Q)))\n',
+      'art-agent',
+    );
     const r = await client.request<ProgramsResult>('art/programs', { textDocument: { uri: w } });
-    assert.deepEqual(r.programs.map((p) => [p.kind, p.title, p.index, p.headerRange.start.line]), [['agent', 'A', 0, 0], ['agent', 'B', 1, 1]]);
+    assert.deepEqual(
+      r.programs.map(p => [p.kind, p.title, p.index, p.headerRange.start.line]),
+      [
+        ['agent', 'A', 0, 0],
+        ['agent', 'B', 1, 1],
+      ],
+    );
   });
 });
 
@@ -325,7 +411,10 @@ describe('.art formatting', () => {
     const messy = 'Input: x\nQ1:[ code   execute ]run it\n#1:   a  b\nQ2:  [EOQ]\nAns:18\n';
     const u = uri('fmt.art');
     await client.open(u, messy);
-    const edits = await client.request<TextEdit[]>('textDocument/formatting', { textDocument: { uri: u }, options: { tabSize: 2, insertSpaces: true } });
+    const edits = await client.request<TextEdit[]>('textDocument/formatting', {
+      textDocument: { uri: u },
+      options: { tabSize: 2, insertSpaces: true },
+    });
     assert.equal(apply(messy, edits), 'Input: x\nQ1: [code execute] run it\n#1: a  b\nQ2: [EOQ]\nAns: 18\n');
   });
 });
@@ -337,7 +426,10 @@ describe('.agent', () => {
     assert.deepEqual(p.diagnostics, []);
     const symbols = await client.request<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri: u } });
     assert.equal(symbols[0].name, 'react-agent');
-    assert.deepEqual(symbols[0].children?.map((c) => c.name), ['Ques', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Final-Tht', 'Ans', 'behavior']);
+    assert.deepEqual(
+      symbols[0].children?.map(c => c.name),
+      ['Ques', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Final-Tht', 'Ans', 'behavior'],
+    );
   });
 
   test('an unknown state: diagnostic, a fix that adds it to :states', async () => {
@@ -345,13 +437,17 @@ describe('.agent', () => {
     assert.notEqual(broken, REACT);
     const u = uri('broken.agent');
     const p = await client.open(u, broken, 'art-agent');
-    const d = p.diagnostics.find((x) => x.code === 'unknown-state');
+    const d = p.diagnostics.find(x => x.code === 'unknown-state');
     assert.ok(d, JSON.stringify(p.diagnostics));
     assert.equal(d.range.start.line, lineOf(broken, 'Answer)'));
-    const actions = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: u }, range: d.range, context: { diagnostics: [d] } });
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri: u },
+      range: d.range,
+      context: { diagnostics: [d] },
+    });
     assert.ok(actions.length > 0);
-    const add = actions.find((a) => /state/i.test(a.title) && (a.edit?.changes?.[u] ?? []).some((e) => e.newText.includes('(Answer')));
-    assert.ok(add, JSON.stringify(actions.map((a) => a.title)));
+    const add = actions.find(a => /state/i.test(a.title) && (a.edit?.changes?.[u] ?? []).some(e => e.newText.includes('(Answer')));
+    assert.ok(add, JSON.stringify(actions.map(a => a.title)));
   });
 
   test('hover, definition and references of a state; completion of states in the behavior', async () => {
@@ -365,12 +461,20 @@ describe('.agent', () => {
     assert.equal(loc.range.start.line, lineOf(REACT, '(Act-Inp (:text'));
     const obs = await client.request<Hover>('textDocument/hover', { textDocument: { uri: u }, position: at(REACT, '(Obs (:text', 2) });
     assert.match(hoverText(obs), /env-input/);
-    const refs = await client.request<Location[]>('textDocument/references', { textDocument: { uri: u }, position: at(REACT, '(Tht (:text', 2), context: { includeDeclaration: true } });
+    const refs = await client.request<Location[]>('textDocument/references', {
+      textDocument: { uri: u },
+      position: at(REACT, '(Tht (:text', 2),
+      context: { includeDeclaration: true },
+    });
     assert.equal(refs.length, 2);
 
     const pos = at(REACT, 'Act-Inp Obs)', 'Act-Inp Obs'.length);
-    const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: u }, position: pos, context: { triggerKind: 1 } });
-    const labels = list.items.map((i) => i.label);
+    const list = await client.request<CompletionList>('textDocument/completion', {
+      textDocument: { uri: u },
+      position: pos,
+      context: { triggerKind: 1 },
+    });
+    const labels = list.items.map(i => i.label);
     assert.ok(labels.includes('Final-Tht') && labels.includes('Ques'), labels.join(','));
   });
 
@@ -378,7 +482,10 @@ describe('.agent', () => {
     const squashed = REACT.replace(/\n\s+/g, ' ');
     const u = uri('fmt.agent');
     await client.open(u, squashed, 'art-agent');
-    const edits = await client.request<TextEdit[]>('textDocument/formatting', { textDocument: { uri: u }, options: { tabSize: 2, insertSpaces: true } });
+    const edits = await client.request<TextEdit[]>('textDocument/formatting', {
+      textDocument: { uri: u },
+      options: { tabSize: 2, insertSpaces: true },
+    });
     const out = apply(squashed, edits);
     assert.ok(out.split('\n').length > 5, out);
     assert.match(out, /^\s+\(:states$/m);

@@ -116,10 +116,10 @@ export class LspClient {
     const child = spawn(process.execPath, [SERVER, '--stdio'], { cwd: ROOT, stdio: 'pipe' });
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
     const client = new LspClient(child, connection);
-    child.stderr.on('data', (d) => (client.stderr += String(d)));
+    child.stderr.on('data', d => (client.stderr += String(d)));
     connection.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
       client.diagnostics.push(p);
-      client.waiters = client.waiters.filter((w) => (w.match(p) ? (w.resolve(p), false) : true));
+      client.waiters = client.waiters.filter(w => (w.match(p) ? (w.resolve(p), false) : true));
     });
     connection.onNotification('window/logMessage', (p: { message: string }) => {
       client.logs.push(p.message);
@@ -128,7 +128,9 @@ export class LspClient {
     connection.onNotification('art/documentStatus', (p: LspClient['statuses'][number]) => {
       client.statuses.push(p);
     });
-    connection.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) => p.items.map((i) => (i.section === 'art' ? client.settings : null)));
+    connection.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) =>
+      p.items.map(i => (i.section === 'art' ? client.settings : null)),
+    );
     connection.onRequest('client/registerCapability', () => null);
     connection.onRequest('workspace/semanticTokens/refresh', () => null);
     connection.listen();
@@ -155,7 +157,7 @@ export class LspClient {
 
   /** A publish for `uri` at `version` (any version when undefined), already received or the next one. */
   waitForDiagnostics(uri: string, version?: number, timeoutMs = 10_000): Promise<PublishDiagnosticsParams> {
-    return this.waitForPublish((p) => p.uri === uri && (version === undefined || p.version === version), `${uri} v${version}`, timeoutMs);
+    return this.waitForPublish(p => p.uri === uri && (version === undefined || p.version === version), `${uri} v${version}`, timeoutMs);
   }
 
   /** A publish that satisfies `match`, already received or the next one. */
@@ -163,8 +165,11 @@ export class LspClient {
     const seen = this.diagnostics.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolvePromise, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no publish of ${what} within ${timeoutMs} ms\n${this.stderr}\n${this.logs.join('\n')}`)), timeoutMs);
-      this.waiters.push({ match, resolve: (p) => (clearTimeout(timer), resolvePromise(p)) });
+      const timer = setTimeout(
+        () => reject(new Error(`no publish of ${what} within ${timeoutMs} ms\n${this.stderr}\n${this.logs.join('\n')}`)),
+        timeoutMs,
+      );
+      this.waiters.push({ match, resolve: p => (clearTimeout(timer), resolvePromise(p)) });
     });
   }
 
@@ -181,9 +186,9 @@ export class LspClient {
   }
 
   async stop(): Promise<number | null> {
-    const exited = new Promise<number | null>((r) => this.process.once('exit', (code) => r(code)));
+    const exited = new Promise<number | null>(r => this.process.once('exit', code => r(code)));
     try {
-      await Promise.race([this.request('shutdown', null), new Promise((r) => setTimeout(r, 2000))]);
+      await Promise.race([this.request('shutdown', null), new Promise(r => setTimeout(r, 2000))]);
       await this.notify('exit', null);
     } catch {
       /* already gone */

@@ -53,20 +53,20 @@ function stdioServer(t: { after: (fn: () => void) => void }) {
     if (seen) return Promise.resolve(seen);
     return new Promise<Message>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 10_000);
-      waiters.push({ match, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+      waiters.push({ match, resolve: m => (clearTimeout(timer), resolve(m)) });
     });
   };
   /** The whole response, error included. */
   const call = async (id: number, method: string, params: unknown) => {
     send({ id, method, params });
-    return next((m) => m.id === id && m.method === undefined, method);
+    return next(m => m.id === id && m.method === undefined, method);
   };
   const request = async (id: number, method: string, params: unknown) => {
     const r = await call(id, method, params);
     assert.equal(r.error, undefined, r.error?.message);
     return r.result;
   };
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));
   return { child, send, next, call, request, exited, stderr: () => stderr };
 }
 
@@ -80,8 +80,11 @@ test('stdio: a bare-bones client gets diagnostics, plain-text hover, and a clean
   const uri = fileUri('/tmp/nvim-smoke.art');
   const text = 'Description: (Demo) add\nInput: 1 + 2\nQ1: [calculator] 1 + 2\n#1: 3\nQ3: [EOQ]\nAns: 3\n';
   send({ method: 'textDocument/didOpen', params: { textDocument: { uri, languageId: 'art', version: 1, text } } });
-  const published = await next((m) => m.method === 'textDocument/publishDiagnostics' && m.params.uri === uri, 'publishDiagnostics');
-  assert.deepEqual(published.params.diagnostics.map((d: any) => [d.code, d.range.start.line]), [['step-out-of-order', 4]]);
+  const published = await next(m => m.method === 'textDocument/publishDiagnostics' && m.params.uri === uri, 'publishDiagnostics');
+  assert.deepEqual(
+    published.params.diagnostics.map((d: any) => [d.code, d.range.start.line]),
+    [['step-out-of-order', 4]],
+  );
 
   const hover = await request(2, 'textDocument/hover', { textDocument: { uri }, position: { line: 2, character: 7 } });
   assert.equal(hover.contents.kind, 'plaintext');
@@ -116,7 +119,7 @@ for (const [what, header] of [
     const { child, request, exited, stderr } = stdioServer(t);
     await request(1, 'initialize', { processId: process.pid, rootUri: null, capabilities: {} });
     child.stdin.write(header);
-    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running'), 10_000))]);
+    const code = await Promise.race([exited, new Promise<string>(r => setTimeout(() => r('still running'), 10_000))]);
     assert.equal(code, 1, stderr());
     assert.match(stderr(), /^art-language-server: unreadable message from the client \(.+\); exiting so that the client restarts the server$/m);
   });
@@ -128,7 +131,7 @@ test('stdio: an agent spec nested 3,000 deep gets the "nested too deeply" diagno
   send({ method: 'initialized', params: {} });
   const uri = fileUri('/tmp/deep.agent');
   send({ method: 'textDocument/didOpen', params: { textDocument: { uri, languageId: 'art-agent', version: 1, text: deepAgent(3_000) } } });
-  const published = await next((m) => m.method === 'textDocument/publishDiagnostics' && m.params.uri === uri, 'publishDiagnostics');
+  const published = await next(m => m.method === 'textDocument/publishDiagnostics' && m.params.uri === uri, 'publishDiagnostics');
   assert.equal(published.params.diagnostics.length, 1);
   assert.match(published.params.diagnostics[0].message, /nested too deeply/);
   assert.ok(Array.isArray(await request(2, 'textDocument/documentSymbol', { textDocument: { uri } })));
@@ -144,7 +147,7 @@ test('node-ipc, as VS Code starts it: initialize, diagnostics, clean exit', asyn
   t.after(() => void (child.exitCode === null && child.signalCode === null && child.kill()));
   const connection = createProtocolConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
   const uri = fileUri('/tmp/ipc-smoke.agent');
-  const published = new Promise<any>((resolve) => {
+  const published = new Promise<any>(resolve => {
     connection.onNotification('textDocument/publishDiagnostics', (p: any) => {
       if (p.uri === uri) resolve(p);
     });
@@ -158,8 +161,11 @@ test('node-ipc, as VS Code starts it: initialize, diagnostics, clean exit', asyn
     textDocument: { uri, languageId: 'art-agent', version: 1, text: '(define a\n  (:states (Q (:text "[Q]")))\n  (:behavior (next Q R)))\n' },
   });
   const p = await published;
-  assert.deepEqual(p.diagnostics.map((d: any) => d.code), ['unknown-state']);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  assert.deepEqual(
+    p.diagnostics.map((d: any) => d.code),
+    ['unknown-state'],
+  );
+  const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));
   await connection.sendRequest('shutdown', null);
   await connection.sendNotification('exit', null);
   assert.equal(await exited, 0);

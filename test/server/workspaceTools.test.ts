@@ -17,7 +17,10 @@ const TEXT = 'Input: a b c\nQ1: [word cuont] a b c\n#1: 3\nQ2: [EOQ]\nAns: 3\n';
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'art-lsp-tools-'));
-  writeFileSync(join(dir, '.art-tools.json'), toolsFile([{ kind: 'command', name: 'word count', description: 'Counts the words of its input.', command: ['wc', '-w'] }]));
+  writeFileSync(
+    join(dir, '.art-tools.json'),
+    toolsFile([{ kind: 'command', name: 'word count', description: 'Counts the words of its input.', command: ['wc', '-w'] }]),
+  );
   client = await LspClient.start({ rootPath: dir, settings: { diagnostics: { debounceMs: 0 } } });
 });
 after(async () => {
@@ -28,13 +31,13 @@ after(async () => {
 test('a workspace tool: typo warning against it, completion with its description, hover', async () => {
   const uri = fileUri(join(dir, 'lib.art'));
   const p = await client.open(uri, TEXT);
-  const typo = p.diagnostics.find((d) => d.code === 'tool-name-typo');
+  const typo = p.diagnostics.find(d => d.code === 'tool-name-typo');
   assert.ok(typo, JSON.stringify(p.diagnostics));
   assert.match(String(typo.message), /word count/);
 
   const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri }, position: { line: 1, character: 5 } });
-  const item = list.items.find((i) => i.label === 'word count');
-  assert.ok(item, list.items.map((i) => i.label).join(','));
+  const item = list.items.find(i => i.label === 'word count');
+  assert.ok(item, list.items.map(i => i.label).join(','));
   assert.match((item.documentation as MarkupContent).value, /Counts the words/);
 
   const fixed = await client.change(uri, 2, [{ range: { start: { line: 1, character: 5 }, end: { line: 1, character: 15 } }, text: 'word count' }]);
@@ -49,7 +52,10 @@ test('changing the tool file re-checks open documents', async () => {
   const p = await client.open(uri, text);
   assert.deepEqual(p.diagnostics, []);
   writeFileSync(join(dir, '.art-tools.json'), toolsFile([{ kind: 'command', name: 'word counts', command: ['wc', '-w'] }]));
-  const republished = client.waitForPublish((d) => d.uri === uri && d.diagnostics.some((x) => x.code === 'tool-name-typo'), 'typo after the tool file changed');
+  const republished = client.waitForPublish(
+    d => d.uri === uri && d.diagnostics.some(x => x.code === 'tool-name-typo'),
+    'typo after the tool file changed',
+  );
   await client.notify('workspace/didChangeWatchedFiles', { changes: [{ uri: fileUri(join(dir, '.art-tools.json')), type: 2 }] });
   const d = await republished;
   assert.match(String(d.diagnostics[0].message), /word counts/);
@@ -62,8 +68,14 @@ test('a named pipe as the tool file: diagnostics still come, and the log says it
   const other = await LspClient.start({ rootPath: fifoDir, settings: { diagnostics: { debounceMs: 0 } } });
   try {
     const p = await other.open(fileUri(join(fifoDir, 'lib.art')), TEXT);
-    assert.deepEqual(p.diagnostics.map((d) => d.code), []);
-    assert.ok(other.logs.some((l) => /\.art-tools\.json: not a regular file \(a named pipe\)/.test(l)), other.logs.join('\n'));
+    assert.deepEqual(
+      p.diagnostics.map(d => d.code),
+      [],
+    );
+    assert.ok(
+      other.logs.some(l => /\.art-tools\.json: not a regular file \(a named pipe\)/.test(l)),
+      other.logs.join('\n'),
+    );
   } finally {
     await other.stop();
     rmSync(fifoDir, { recursive: true, force: true });

@@ -10,7 +10,7 @@ export function diagnose(text: string): Diagnostic[] {
 /** `3:missing-answer` for each diagnostic, in document order. */
 export function codesAt(text: string): string[] {
   const index = new LineIndex(text);
-  return diagnose(text).map((d) => `${index.position(d.span.start).line + 1}:${d.code}`);
+  return diagnose(text).map(d => `${index.position(d.span.start).line + 1}:${d.code}`);
 }
 
 export { applyEdits } from '../../core/common/diagnostics';

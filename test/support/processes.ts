@@ -8,7 +8,9 @@ export function processesWith(needle: string): number[] {
     if (!/^\d+$/.test(name)) continue;
     try {
       if (readFileSync(`/proc/${name}/cmdline`, 'latin1').includes(needle) && !zombie(Number(name))) out.push(Number(name));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return out;
 }
@@ -27,12 +29,22 @@ export function descendants(root: number): number[] {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1').replace(/^.*\) /, '').split(' ');
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1')
+        .replace(/^.*\) /, '')
+        .split(' ');
       parent.set(Number(name), Number(stat[1]));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   const out: number[] = [];
-  const walk = (pid: number) => { for (const [c, p] of parent) if (p === pid) { out.push(c); walk(c); } };
+  const walk = (pid: number) => {
+    for (const [c, p] of parent)
+      if (p === pid) {
+        out.push(c);
+        walk(c);
+      }
+  };
   walk(root);
   return out;
 }

@@ -176,11 +176,23 @@ export class ScriptedServer {
       return json(res, 404, { error: { message: `no route GET ${path}` } });
     }
     const isChat = path.endsWith('/chat/completions');
-    if (req.method !== 'POST' || !(isChat || path.endsWith('/completions'))) return json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
+    if (req.method !== 'POST' || !(isChat || path.endsWith('/completions')))
+      return json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
     const body = JSON.parse(await readBody(req)) as Record<string, any>;
     const prompt: string = isChat ? String(body.messages?.at(-1)?.content ?? '') : String(body.prompt ?? '');
     const stop: string[] = body.stop == null ? [] : Array.isArray(body.stop) ? body.stop : [body.stop];
-    const rec: RecordedRequest = { path, body, prompt, stop, receivedAt: performance.now(), status: 200, tokensSent: 0, tokensAfterCall: 0, aborted: false, unaligned: false };
+    const rec: RecordedRequest = {
+      path,
+      body,
+      prompt,
+      stop,
+      receivedAt: performance.now(),
+      status: 200,
+      tokensSent: 0,
+      tokensAfterCall: 0,
+      aborted: false,
+      unaligned: false,
+    };
     this.requests.push(rec);
     const constraint = constraintOf(body);
     if (constraint && this.rejectConstraints) {
@@ -200,7 +212,7 @@ export class ScriptedServer {
 
     if (fault && 'echoAuthorization' in fault) {
       const said = `invalid key: ${req.headers.authorization ?? '(none)'}`;
-      if (fault.echoAuthorization === 'body') return json(res, rec.status = 500, { error: { message: said, type: 'scripted' } });
+      if (fault.echoAuthorization === 'body') return json(res, (rec.status = 500), { error: { message: said, type: 'scripted' } });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(`event: error\ndata: ${JSON.stringify({ error: { message: said } })}\n\n`);
       return;
@@ -210,18 +222,32 @@ export class ScriptedServer {
       res.writeHead(500, { 'content-type': 'text/plain' });
       const block = 'x'.repeat(1 << 20);
       for (let left = fault.errorBodyBytes; left > 0 && !res.destroyed; left -= block.length) {
-        if (!res.write(left >= block.length ? block : block.slice(0, left))) await new Promise(resolve => { res.once('drain', resolve); res.once('close', resolve); });
+        if (!res.write(left >= block.length ? block : block.slice(0, left)))
+          await new Promise(resolve => {
+            res.once('drain', resolve);
+            res.once('close', resolve);
+          });
       }
       res.end();
       return;
     }
     if (fault && 'forever' in fault) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const piece = { id: 'forever', object: 'text_completion', created: 0, model: body.model, choices: [{ index: 0, text: 'more text ', finish_reason: null }] };
+      const piece = {
+        id: 'forever',
+        object: 'text_completion',
+        created: 0,
+        model: body.model,
+        choices: [{ index: 0, text: 'more text ', finish_reason: null }],
+      };
       const line = `data: ${JSON.stringify(isChat ? { ...piece, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'more text ' }, finish_reason: null }] } : piece)}\n\n`;
       for (let i = 0; i < (fault.maxChunks ?? 200_000) && !res.destroyed; i++) {
         rec.tokensSent++;
-        if (!res.write(line)) await new Promise(resolve => { res.once('drain', resolve); res.once('close', resolve); });
+        if (!res.write(line))
+          await new Promise(resolve => {
+            res.once('drain', resolve);
+            res.once('close', resolve);
+          });
       }
       res.end();
       return;
@@ -261,9 +287,20 @@ export class ScriptedServer {
       const choices = Array.from({ length: n }, (_, index) =>
         isChat
           ? { index, message: { role: 'assistant', content: out }, finish_reason: rec.finishReason, logprobs: null }
-          : { index, text: out, finish_reason: rec.finishReason, logprobs: body.logprobs ? { token_logprobs: roughTokens(out).map(() => -0.5), tokens: roughTokens(out) } : null },
+          : {
+              index,
+              text: out,
+              finish_reason: rec.finishReason,
+              logprobs: body.logprobs ? { token_logprobs: roughTokens(out).map(() => -0.5), tokens: roughTokens(out) } : null,
+            },
       );
-      return json(res, 200, isChat ? { id, object: 'chat.completion', created: 0, model: body.model, choices, usage } : { id, object: 'text_completion', created: 0, model: body.model, choices, usage });
+      return json(
+        res,
+        200,
+        isChat
+          ? { id, object: 'chat.completion', created: 0, model: body.model, choices, usage }
+          : { id, object: 'text_completion', created: 0, model: body.model, choices, usage },
+      );
     }
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -275,8 +312,34 @@ export class ScriptedServer {
     const send = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
     const chunk = (textPiece: string, finish: string | null) =>
       isChat
-        ? { id, object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: textPiece ? { content: textPiece } : {}, finish_reason: finish, logprobs: body.logprobs ? { content: textPiece ? [{ token: textPiece, logprob: -0.5, bytes: null, top_logprobs: [] }] : [] } : null }] }
-        : { id, object: 'text_completion', created: 0, model: body.model, choices: [{ index: 0, text: textPiece, finish_reason: finish, logprobs: body.logprobs ? { token_logprobs: textPiece ? [-0.5] : [], tokens: textPiece ? [textPiece] : [] } : null }] };
+        ? {
+            id,
+            object: 'chat.completion.chunk',
+            created: 0,
+            model: body.model,
+            choices: [
+              {
+                index: 0,
+                delta: textPiece ? { content: textPiece } : {},
+                finish_reason: finish,
+                logprobs: body.logprobs ? { content: textPiece ? [{ token: textPiece, logprob: -0.5, bytes: null, top_logprobs: [] }] : [] } : null,
+              },
+            ],
+          }
+        : {
+            id,
+            object: 'text_completion',
+            created: 0,
+            model: body.model,
+            choices: [
+              {
+                index: 0,
+                text: textPiece,
+                finish_reason: finish,
+                logprobs: body.logprobs ? { token_logprobs: textPiece ? [-0.5] : [], tokens: textPiece ? [textPiece] : [] } : null,
+              },
+            ],
+          };
 
     const scanner = new StopScanner(this.honourStop ? stop : []);
     let released = 0; // characters sent so far
@@ -330,7 +393,14 @@ export class ScriptedServer {
     rec.finishReason = finish;
     send(chunk('', finish));
     if (body.stream_options?.include_usage) {
-      send({ id, object: isChat ? 'chat.completion.chunk' : 'text_completion', created: 0, model: body.model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: rec.tokensSent, total_tokens: promptTokens + rec.tokensSent } });
+      send({
+        id,
+        object: isChat ? 'chat.completion.chunk' : 'text_completion',
+        created: 0,
+        model: body.model,
+        choices: [],
+        usage: { prompt_tokens: promptTokens, completion_tokens: rec.tokensSent, total_tokens: promptTokens + rec.tokensSent },
+      });
     }
     res.write('data: [DONE]\n\n');
     res.end();

@@ -10,8 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  buildExtension, codeServerCommand, copyWorkspace, ensureInstalled, EXTENSION_ID, launchBrowser, remoteUri, ROOT,
-  startCodeServer, workbenchUrl, writeUserSettings,
+  buildExtension,
+  codeServerCommand,
+  copyWorkspace,
+  ensureInstalled,
+  EXTENSION_ID,
+  launchBrowser,
+  remoteUri,
+  ROOT,
+  startCodeServer,
+  workbenchUrl,
+  writeUserSettings,
 } from '../../scripts/code-server.mjs';
 import { workbench } from './e2e/workbench.mjs';
 
@@ -30,14 +39,19 @@ if (opts.dev) {
 } else {
   const vsix = join(dataDir, 'art-studio.vsix');
   // vsce runs `vscode:prepublish` (the minified build) itself.
-  execFileSync(join(ROOT, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--out', vsix], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(join(ROOT, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--out', vsix], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const r = codeServerCommand(['--extensions-dir', join(dataDir, 'ext'), '--user-data-dir', join(dataDir, 'user'), '--install-extension', vsix]);
   if (r.status !== 0) throw new Error(`installing the VSIX failed:\n${r.stdout}\n${r.stderr}`);
   console.log(`installed ${EXTENSION_ID} from a freshly packaged VSIX`);
 }
 
 const scenarios = [];
-for (const file of readdirSync(join(ROOT, 'test/vscode/e2e')).filter(f => /^\d+-.*\.mjs$/.test(f)).sort()) {
+for (const file of readdirSync(join(ROOT, 'test/vscode/e2e'))
+  .filter(f => /^\d+-.*\.mjs$/.test(f))
+  .sort()) {
   const mod = await import(`./e2e/${file}`);
   if (!opts.only || mod.title.includes(opts.only)) scenarios.push(mod);
 }
@@ -74,7 +88,10 @@ try {
     try {
       await scenario.run({ page, step, wb, workspace });
     } catch (e) {
-      if (!e?.reported) { results.push({ name: `${scenario.title}: setup`, ok: false }); console.log(`  ✘ ${e?.message ?? e}`); }
+      if (!e?.reported) {
+        results.push({ name: `${scenario.title}: setup`, ok: false });
+        console.log(`  ✘ ${e?.message ?? e}`);
+      }
     } finally {
       await wb.reset().catch(() => {});
     }

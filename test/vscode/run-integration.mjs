@@ -7,10 +7,23 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format, parseArgs } from 'node:util';
-import { buildExtension, copyWorkspace, ensureInstalled, isWorkbenchNoise, launchBrowser, remoteUri, ROOT, startCodeServer, workbenchUrl, writeUserSettings } from '../../scripts/code-server.mjs';
+import {
+  buildExtension,
+  copyWorkspace,
+  ensureInstalled,
+  isWorkbenchNoise,
+  launchBrowser,
+  remoteUri,
+  ROOT,
+  startCodeServer,
+  workbenchUrl,
+  writeUserSettings,
+} from '../../scripts/code-server.mjs';
 import { buildSuite } from './build-suite.mjs';
 
-const { values: opts } = parseArgs({ options: { 'no-build': { type: 'boolean' }, grep: { type: 'string' }, timeout: { type: 'string', default: '240' }, verbose: { type: 'boolean' } } });
+const { values: opts } = parseArgs({
+  options: { 'no-build': { type: 'boolean' }, grep: { type: 'string' }, timeout: { type: 'string', default: '240' }, verbose: { type: 'boolean' } },
+});
 const RESULTS = join(ROOT, 'test-results');
 const SUMMARY = /^integration: (\d+) passed, (\d+) failed$/m;
 
@@ -42,10 +55,16 @@ try {
     if (!opts.verbose && (isWorkbenchNoise(line) || (!suiteStarted && !/art-studio|ART Studio/i.test(line)))) return;
     (type === 'error' ? process.stderr : process.stdout).write(`${line}\n`);
   });
-  const payload = [['extensionDevelopmentPath', remoteUri(server, ROOT)], ['extensionTestsPath', remoteUri(server, suite)], ['skipWelcome', 'true']];
+  const payload = [
+    ['extensionDevelopmentPath', remoteUri(server, ROOT)],
+    ['extensionTestsPath', remoteUri(server, suite)],
+    ['skipWelcome', 'true'],
+  ];
   await page.goto(workbenchUrl(server, workspace, payload));
   let timer;
-  const timedOut = new Promise(resolve => { timer = setTimeout(() => resolve('timeout'), Number(opts.timeout) * 1000); });
+  const timedOut = new Promise(resolve => {
+    timer = setTimeout(() => resolve('timeout'), Number(opts.timeout) * 1000);
+  });
   const result = await Promise.race([exited, timedOut]);
   clearTimeout(timer);
   if (result === 'timeout') {

@@ -24,7 +24,10 @@ describe('checkAgentFile', () => {
   });
 
   test('severities follow DESIGN.md', () => {
-    const warnings = Object.entries(AGENT_DIAGNOSTIC_CODES).filter(([, s]) => s === 'warning').map(([c]) => c).sort();
+    const warnings = Object.entries(AGENT_DIAGNOSTIC_CODES)
+      .filter(([, s]) => s === 'warning')
+      .map(([c]) => c)
+      .sort();
     assert.deepEqual(warnings, ['unknown-flag', 'unused-state']);
     assert.equal(Object.keys(AGENT_DIAGNOSTIC_CODES).length, 12);
   });
@@ -62,7 +65,11 @@ describe('checkAgentFile', () => {
       const text = `${react.trimEnd().slice(0, -1)}
 ${fixtureAgent('cot').replace('Tht Ans', 'Tht Answer')}`;
       const ansLine = lineOf(text, '(Ans (:text "[Answer]")))\n  (:behavior\n    (next Ques Tht Answer');
-      assert.deepEqual(codesAt(text), [`syntax@${lineOf(text, '(define react')}`, `unused-state@${ansLine}`, `unknown-state@${lineOf(text, 'Tht Answer')}`]);
+      assert.deepEqual(codesAt(text), [
+        `syntax@${lineOf(text, '(define react')}`,
+        `unused-state@${ansLine}`,
+        `unknown-state@${lineOf(text, 'Tht Answer')}`,
+      ]);
     });
 
     test('an unterminated string is one diagnostic on its line; the rest still checks', () => {
@@ -76,11 +83,7 @@ ${fixtureAgent('cot').replace('Tht Ans', 'Tht Answer')}`;
       let text = replaceOnce(react, '(Act (:text "[Action]"))', '(Act (:text "[Action]") [x])');
       text = replaceOnce(text, '(Ans (:text "[Answer]"))', '(Ans (:text "[Answer]\\q"))');
       text = replaceOnce(text, '          Ans)))', '          Ans))))');
-      assert.deepEqual(only(text, 'syntax'), [
-        `syntax@${lineOf(text, '[x]')}`,
-        `syntax@${lineOf(text, '\\q')}`,
-        `syntax@${lineOf(text, 'Ans))))')}`,
-      ]);
+      assert.deepEqual(only(text, 'syntax'), [`syntax@${lineOf(text, '[x]')}`, `syntax@${lineOf(text, '\\q')}`, `syntax@${lineOf(text, 'Ans))))')}`]);
     });
 
     test('close case: escapes and keywords that are fine give nothing', () => {
@@ -236,7 +239,14 @@ ${fixtureAgent('cot').replace('Tht Ans', 'Tht Answer')}`;
   describe('unknown-keyword', () => {
     test('in a define and in a state, with the nearest keyword as fix', () => {
       const text = replaceOnce(replaceOnce(react, '(:behavior', '(:behaviour'), '(:flags :env-input)', '(:flag :env-input)');
-      assert.deepEqual(codesAt(text), [`unknown-keyword@${lineOf(text, ':flag ')}`, `missing-behavior@${lineOf(text, '(define')}`, `unknown-keyword@${lineOf(text, ':behaviour')}`].sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1])));
+      assert.deepEqual(
+        codesAt(text),
+        [
+          `unknown-keyword@${lineOf(text, ':flag ')}`,
+          `missing-behavior@${lineOf(text, '(define')}`,
+          `unknown-keyword@${lineOf(text, ':behaviour')}`,
+        ].sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1])),
+      );
       let fixed = text;
       for (let i = 0; i < 2; i++) fixed = fixOf(fixed, 'unknown-keyword', /Change to/);
       assert.deepEqual(check(fixed), []);
@@ -281,7 +291,10 @@ ${fixtureAgent('cot').replace('Tht Ans', 'Tht Answer')}`;
       text = replaceOnce(text, '(Act-Inp (:text "[Action Input]"))', '(Act-Inp (:text "[Action Input]") (:flags :tool-input))');
       assert.deepEqual(check(text), []);
       const act = parseAgentFile(text).agents[0].states.find(s => s.name === 'Act')!;
-      assert.deepEqual(act.flags.map(f => f.name), ['tool-name']);
+      assert.deepEqual(
+        act.flags.map(f => f.name),
+        ['tool-name'],
+      );
     });
   });
 

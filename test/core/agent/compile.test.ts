@@ -1,6 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentSummary, automatonGraph, automatonToDot, automatonToMermaid, compileAgent, findAgent, parseAgentFile, positionState, type CompiledAgent } from '../../../core/agent';
+import {
+  agentSummary,
+  automatonGraph,
+  automatonToDot,
+  automatonToMermaid,
+  compileAgent,
+  findAgent,
+  parseAgentFile,
+  positionState,
+  type CompiledAgent,
+} from '../../../core/agent';
 import { compiled, fixtureAgent, fixtureAgentFiles } from './helpers';
 
 /** Does the automaton accept this exact sequence of state names as a complete run? */
@@ -41,7 +51,10 @@ describe('compileAgent', () => {
     const c = compiled(fixtureAgent('react'));
     assert.deepEqual(c.initialStates, ['Ques']);
     assert.deepEqual(c.finalStates, ['Ans']);
-    assert.deepEqual(edgesOf(c), ['Act-Inp>Obs', 'Act>Act-Inp', 'Final-Tht>Ans', 'Obs>Final-Tht', 'Obs>Tht', 'Ques>Final-Tht', 'Ques>Tht', 'Tht>Act'].sort());
+    assert.deepEqual(
+      edgesOf(c),
+      ['Act-Inp>Obs', 'Act>Act-Inp', 'Final-Tht>Ans', 'Obs>Final-Tht', 'Obs>Tht', 'Ques>Final-Tht', 'Ques>Tht', 'Tht>Act'].sort(),
+    );
     assert.ok(accepts(c, ['Ques', 'Final-Tht', 'Ans']));
     assert.ok(accepts(c, ['Ques', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Final-Tht', 'Ans']));
     assert.ok(!accepts(c, ['Ques', 'Tht', 'Act', 'Act-Inp', 'Final-Tht', 'Ans']));
@@ -52,7 +65,9 @@ describe('compileAgent', () => {
     const trial = ['Tht', 'Act', 'Act-Inp', 'Obs'];
     assert.ok(accepts(c, ['Ques', 'Ans']), 'the outer loop may run zero times');
     assert.ok(accepts(c, ['Ques', 'Final-Tht', 'Prop-Ans', 'Eval', 'Ref', 'Ans']));
-    assert.ok(accepts(c, ['Ques', ...trial, ...trial, 'Final-Tht', 'Prop-Ans', 'Eval', 'Ref', ...trial, 'Final-Tht', 'Prop-Ans', 'Eval', 'Ref', 'Ans']));
+    assert.ok(
+      accepts(c, ['Ques', ...trial, ...trial, 'Final-Tht', 'Prop-Ans', 'Eval', 'Ref', ...trial, 'Final-Tht', 'Prop-Ans', 'Eval', 'Ref', 'Ans']),
+    );
     assert.ok(!accepts(c, ['Ques', ...trial, 'Prop-Ans', 'Eval', 'Ref', 'Ans']), 'Final-Tht ends the inner loop');
     assert.ok(!accepts(c, ['Ques', 'Final-Tht', 'Prop-Ans', 'Ref', 'Ans']), 'Eval comes between');
     assert.ok(!accepts(c, ['Ques', 'Final-Tht', 'Prop-Ans', 'Eval', 'Ref']), 'Ans ends the run');
@@ -80,7 +95,13 @@ describe('compileAgent', () => {
   test('a spec with errors still compiles (undefined names are kept, marked undefined)', () => {
     const file = parseAgentFile('(define x (:states (A (:text "a"))) (:behavior (next A Nope (until A))))');
     const c = compileAgent(file.agents[0]);
-    assert.deepEqual(c.states.map(s => [s.name, s.defined]), [['A', true], ['Nope', false]]);
+    assert.deepEqual(
+      c.states.map(s => [s.name, s.defined]),
+      [
+        ['A', true],
+        ['Nope', false],
+      ],
+    );
     const none = compileAgent(parseAgentFile('(define y (:states (A (:text "a"))))').agents[0]);
     assert.deepEqual(none.initial, []);
     assert.equal(none.acceptsEmpty, false);
@@ -128,7 +149,10 @@ describe('agentSummary / findAgent', () => {
     assert.deepEqual(s.states[4], { name: 'Obs', text: '[Observation]', flags: ['env-input'] });
     assert.deepEqual(s.initial, ['Ques']);
     assert.deepEqual(s.final, ['Ans']);
-    assert.deepEqual(s.behavior, { op: 'next', args: ['Ques', { op: 'until', args: [{ op: 'next', args: ['Tht', 'Act', 'Act-Inp', 'Obs'] }, 'Final-Tht'] }, 'Ans'] });
+    assert.deepEqual(s.behavior, {
+      op: 'next',
+      args: ['Ques', { op: 'until', args: [{ op: 'next', args: ['Tht', 'Act', 'Act-Inp', 'Obs'] }, 'Final-Tht'] }, 'Ans'],
+    });
     assert.doesNotThrow(() => JSON.stringify(s));
   });
 

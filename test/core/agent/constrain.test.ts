@@ -10,7 +10,9 @@ import { prng } from '../../support/random';
 import { fixtureAgentFiles } from './helpers';
 
 /** The six paper agents, from the project's fixtures (one spec a file). */
-const paper = fixtureAgentFiles().flatMap(f => parseAgentFile(f.text).agents).map(compileAgent);
+const paper = fixtureAgentFiles()
+  .flatMap(f => parseAgentFile(f.text).agents)
+  .map(compileAgent);
 
 /** The oracle, from the monitor alone: an on-spec run up to the next env-input prompt text (inclusive) or the end. */
 function monitorAccepts(agent: CompiledAgent, at: PausePoint, text: string): boolean {
@@ -78,7 +80,12 @@ function checkAgent(agent: CompiledAgent, seed: number, perPoint: number): { acc
     texts(agent, at, random, perPoint).forEach((text, n) => {
       const want = monitorAccepts(agent, at, text);
       assert.equal(re.test(text), want, `${agent.name} from ${label}: regex ${want ? 'rejects' : 'accepts'} ${JSON.stringify(text)} (seed ${seed})`);
-      if (n % 8 === 0) assert.equal(grammar.accepts(text), want, `${agent.name} from ${label}: GBNF ${want ? 'rejects' : 'accepts'} ${JSON.stringify(text)} (seed ${seed})`);
+      if (n % 8 === 0)
+        assert.equal(
+          grammar.accepts(text),
+          want,
+          `${agent.name} from ${label}: GBNF ${want ? 'rejects' : 'accepts'} ${JSON.stringify(text)} (seed ${seed})`,
+        );
       if (want) accepted++;
       total++;
     });
@@ -103,7 +110,12 @@ describe('agent constraints agree with the monitor', () => {
     for (let n = 0; n < 30; n++) {
       const count = 2 + Math.floor(random() * 4);
       const texts = new Set<string>();
-      while (texts.size < count) texts.add(Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(pieces)).join('').trim() || 'Z');
+      while (texts.size < count)
+        texts.add(
+          Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(pieces))
+            .join('')
+            .trim() || 'Z',
+        );
       const names = Array.from({ length: count }, (_, k) => `S${k}`);
       const states = [...texts].map((t, k) => `(S${k} (:text ${JSON.stringify(t)})${k > 0 && random() < 0.3 ? ' (:flags :env-input)' : ''})`);
       const formula = (depth: number): string => {

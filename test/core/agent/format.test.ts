@@ -19,7 +19,9 @@ describe('formatAgentText', () => {
   });
 
   test('badly indented specs are re-indented, keeping the meaning', () => {
-    const messy = fixtureAgent('pass').replace(/\n\s*/g, '\n').replace(/\(next Ques\n/, '(next\nQues ');
+    const messy = fixtureAgent('pass')
+      .replace(/\n\s*/g, '\n')
+      .replace(/\(next Ques\n/, '(next\nQues ');
     const formatted = formatAgentText(messy)!;
     assert.equal(formatted, fixtureAgent('pass'));
   });
@@ -33,7 +35,10 @@ describe('formatAgentText', () => {
     assert.ok(formatted.includes('    ;; the model reasons\n    (Tht (:text "[Thought]")) ; inline\n'));
     assert.ok(formatted.includes('(until ; loop\n'));
     assert.ok(formatted.endsWith('Ans)))\n\n; trailing comment\n'));
-    assert.deepEqual(parseAgentFile(formatted).comments.map(c => c.text), parseAgentFile(text).comments.map(c => c.text));
+    assert.deepEqual(
+      parseAgentFile(formatted).comments.map(c => c.text),
+      parseAgentFile(text).comments.map(c => c.text),
+    );
     assert.deepEqual(meaning(formatted), meaning(text));
     assert.equal(formatAgentText(formatted), formatted, 'idempotent');
   });

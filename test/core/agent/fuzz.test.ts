@@ -9,7 +9,25 @@ import { applyEdits, fixtureAgentFiles, meaning, prng, reactTrace } from './help
 const ROUNDS = 2000;
 const random = prng(20230601);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
-const SNIPPETS = ['(', ')', '"', ';', ':', '\\', '\n', ' ', '[x]', ':env-input', '(next ', '(until ', '(or ', 'Tht', '(:text "t")', '(define z', '\u00a0'];
+const SNIPPETS = [
+  '(',
+  ')',
+  '"',
+  ';',
+  ':',
+  '\\',
+  '\n',
+  ' ',
+  '[x]',
+  ':env-input',
+  '(next ',
+  '(until ',
+  '(or ',
+  'Tht',
+  '(:text "t")',
+  '(define z',
+  '\u00a0',
+];
 
 function mutate(text: string): string {
   const lines = text.split('\n');

@@ -87,12 +87,32 @@ describe('monitorText on the ReACT trace', () => {
 describe('nested loops', () => {
   const reflexion = compiled(fixtureAgent('reflexion'));
   const pass = compiled(fixtureAgent('pass'));
-  const trial = lines([['Thought', 't'], ['Action', 'Search'], ['Action Input', 'x'], ['Observation', 'o']]);
+  const trial = lines([
+    ['Thought', 't'],
+    ['Action', 'Search'],
+    ['Action Input', 'x'],
+    ['Observation', 'o'],
+  ]);
 
   test('reflexion accepts two reflections with repeated trials', () => {
     const text =
-      lines([['Question', 'q']]) + trial + trial + lines([['Final Thought', 'f'], ['Proposed Answer', 'p'], ['Evaluation', 'wrong'], ['Reflection', 'r']]) +
-      trial + lines([['Final Thought', 'f'], ['Proposed Answer', 'p'], ['Evaluation', 'right'], ['Reflection', 'r'], ['Answer', 'a']]);
+      lines([['Question', 'q']]) +
+      trial +
+      trial +
+      lines([
+        ['Final Thought', 'f'],
+        ['Proposed Answer', 'p'],
+        ['Evaluation', 'wrong'],
+        ['Reflection', 'r'],
+      ]) +
+      trial +
+      lines([
+        ['Final Thought', 'f'],
+        ['Proposed Answer', 'p'],
+        ['Evaluation', 'right'],
+        ['Reflection', 'r'],
+        ['Answer', 'a'],
+      ]);
     const r = monitorText(reflexion, text, { complete: true });
     assert.equal(r.valid, true, JSON.stringify(r.violation));
     assert.equal(r.states.length, 1 + 4 + 4 + 4 + 4 + 5);
@@ -107,20 +127,48 @@ describe('nested loops', () => {
   });
 
   test('reflexion after a reflection: another trial, a final thought, or the answer', () => {
-    const text = lines([['Question', 'q'], ['Final Thought', 'f'], ['Proposed Answer', 'p'], ['Evaluation', 'e'], ['Reflection', 'r'], ['Observation', 'o']]);
+    const text = lines([
+      ['Question', 'q'],
+      ['Final Thought', 'f'],
+      ['Proposed Answer', 'p'],
+      ['Evaluation', 'e'],
+      ['Reflection', 'r'],
+      ['Observation', 'o'],
+    ]);
     const r = monitorText(reflexion, text);
     assert.deepEqual(r.violation?.expected, ['Tht', 'Final-Tht', 'Ans']);
     assert.ok(r.corrected.endsWith('[Reflection] r\n['));
   });
 
   test('pass accepts plans with and without actions, and rejects a half action', () => {
-    const ok = lines([['Question', 'q'], ['Thought', 'plan'], ['Action', 'a'], ['Action Input', 'i'], ['Action', 'b'], ['Action Input', 'j'], ['Summary', 's'], ['Thought', 'plan 2'], ['Summary', 's2'], ['Final Thought', 'f'], ['Answer', 'x']]);
+    const ok = lines([
+      ['Question', 'q'],
+      ['Thought', 'plan'],
+      ['Action', 'a'],
+      ['Action Input', 'i'],
+      ['Action', 'b'],
+      ['Action Input', 'j'],
+      ['Summary', 's'],
+      ['Thought', 'plan 2'],
+      ['Summary', 's2'],
+      ['Final Thought', 'f'],
+      ['Answer', 'x'],
+    ]);
     assert.equal(monitorText(pass, ok, { complete: true }).valid, true);
-    const bad = lines([['Question', 'q'], ['Thought', 'plan'], ['Action', 'a'], ['Summary', 's']]);
+    const bad = lines([
+      ['Question', 'q'],
+      ['Thought', 'plan'],
+      ['Action', 'a'],
+      ['Summary', 's'],
+    ]);
     const r = monitorText(pass, bad);
     assert.deepEqual(r.violation?.expected, ['Act-Inp']);
     assert.ok(r.corrected.endsWith('[Action] a\n[Action Input]'));
-    const noSum = lines([['Question', 'q'], ['Thought', 'plan'], ['Final Thought', 'f']]);
+    const noSum = lines([
+      ['Question', 'q'],
+      ['Thought', 'plan'],
+      ['Final Thought', 'f'],
+    ]);
     assert.deepEqual(monitorText(pass, noSum).violation?.expected, ['Act', 'Sum']);
   });
 });
@@ -146,16 +194,27 @@ describe('StreamMonitor', () => {
     m.feed('] Search\n[Action');
     assert.equal(m.current, 'Act', '"[Action]" is complete and nothing longer starts with "[Action]"');
     const events = m.feed(' Input] x');
-    assert.deepEqual(events.map(e => e.type === 'state' && e.state), ['Act-Inp']);
+    assert.deepEqual(
+      events.map(e => e.type === 'state' && e.state),
+      ['Act-Inp'],
+    );
   });
 
   test('the held-back tail is decided at end()', () => {
     // "Thought:" is a prefix of "Thought: final", so it stays undecided until more text or the end.
-    const agent = compiled('(define t (:states (Q (:text "Question:")) (T (:text "Thought:")) (F (:text "Thought: final"))) (:behavior (next Q (until T F))))');
+    const agent = compiled(
+      '(define t (:states (Q (:text "Question:")) (T (:text "Thought:")) (F (:text "Thought: final"))) (:behavior (next Q (until T F))))',
+    );
     const m = new StreamMonitor(agent);
-    assert.deepEqual(m.feed('Question: q\nThought:').map(e => e.type === 'state' && e.state), ['Q']);
+    assert.deepEqual(
+      m.feed('Question: q\nThought:').map(e => e.type === 'state' && e.state),
+      ['Q'],
+    );
     assert.equal(m.current, 'Q');
-    assert.deepEqual(m.end().map(e => e.type === 'state' && e.state), ['T']);
+    assert.deepEqual(
+      m.end().map(e => e.type === 'state' && e.state),
+      ['T'],
+    );
     const partial = new StreamMonitor(react);
     partial.feed('[Question] q\n[Thou');
     assert.deepEqual(partial.end(), [], 'an incomplete prompt text at the end is just text');
@@ -188,7 +247,11 @@ describe('StreamMonitor', () => {
       [react, `Hello\n${trace}`, {}],
       [react, trace.slice(0, trace.indexOf('[Answer]') + 4), { complete: true }],
       [react, replaceOnce(trace, '[Action Input] Milhouse', '[Action][Action Input] Milhouse'), {}],
-      [reflexion, '[Question] q [Thought] [Action] [Action Input] [Observation] [Final Thought] [Proposed Answer] [Evaluation] [Reflection] [Answer] a', { complete: true }],
+      [
+        reflexion,
+        '[Question] q [Thought] [Action] [Action Input] [Observation] [Final Thought] [Proposed Answer] [Evaluation] [Reflection] [Answer] a',
+        { complete: true },
+      ],
     ];
     const random = prng(42);
     for (const [agent, text, options] of texts) {

@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentSummary, checkAgentFile, compileAgent, formatAgentText, MAX_NESTING, monitorText, parseAgentFile, readSExprs } from '../../../core/agent';
+import {
+  agentSummary,
+  checkAgentFile,
+  compileAgent,
+  formatAgentText,
+  MAX_NESTING,
+  monitorText,
+  parseAgentFile,
+  readSExprs,
+} from '../../../core/agent';
 import { LaunchError, prepareRun } from '../../../core/runner/launch';
 import { deepAgent } from './helpers';
 
@@ -45,10 +54,17 @@ describe('deep nesting', () => {
       if (depth <= 3_000) assert.equal(text.slice(diagnostics[0].span.start, diagnostics[0].span.start + 6), '(next ');
       assert.equal(formatAgentText(text), null);
       await assert.rejects(
-        prepareRun({ program: 'deep.agent', text, input: 'q', trusted: true, baseURL: 'http://127.0.0.1:9/v1', model: 'm', cwd: mkdtempSync(join(tmpdir(), 'art-deep-')) }),
+        prepareRun({
+          program: 'deep.agent',
+          text,
+          input: 'q',
+          trusted: true,
+          baseURL: 'http://127.0.0.1:9/v1',
+          model: 'm',
+          cwd: mkdtempSync(join(tmpdir(), 'art-deep-')),
+        }),
         (e: Error) => e instanceof LaunchError && /nested too deeply/.test(e.message),
       );
     });
   }
-
 });

@@ -8,11 +8,17 @@ describe('reading s-expressions', () => {
     const text = '; head\n(a :kw "x\\"y\\n" (b)) ; tail';
     const f = readSExprs(text);
     assert.deepEqual(f.problems, []);
-    assert.deepEqual(f.comments.map(c => c.text), [' head', ' tail']);
+    assert.deepEqual(
+      f.comments.map(c => c.text),
+      [' head', ' tail'],
+    );
     const list = f.forms[0];
     assert.equal(list.kind, 'list');
     if (list.kind !== 'list') return;
-    assert.deepEqual(list.items.map(i => i.kind), ['atom', 'keyword', 'string', 'list']);
+    assert.deepEqual(
+      list.items.map(i => i.kind),
+      ['atom', 'keyword', 'string', 'list'],
+    );
     const s = list.items[2];
     assert.equal(s.kind === 'string' && s.value, 'x"y\n');
     assert.equal(text.slice(s.span.start, s.span.end), '"x\\"y\\n"');
@@ -37,7 +43,10 @@ describe('reading s-expressions', () => {
     const f = readSExprs('(s (:text "[Thought]))\n(t)');
     assert.equal(f.problems.length, 1);
     assert.match(f.problems[0].message, /unterminated string/);
-    assert.deepEqual(f.forms.map(x => x.kind === 'list' && x.closed), [true, true]);
+    assert.deepEqual(
+      f.forms.map(x => x.kind === 'list' && x.closed),
+      [true, true],
+    );
   });
 
   test('a list left open ends where the next (define starts a line', () => {
@@ -55,7 +64,10 @@ describe('reading s-expressions', () => {
   test('unknown escapes and a stray ) have precise spans', () => {
     const text = '("a\\qb") )';
     const f = readSExprs(text);
-    assert.deepEqual(f.problems.map(p => text.slice(p.span.start, p.span.end)), ['\\q', ')']);
+    assert.deepEqual(
+      f.problems.map(p => text.slice(p.span.start, p.span.end)),
+      ['\\q', ')'],
+    );
   });
 });
 
@@ -68,16 +80,25 @@ describe('parseAgentFile', () => {
     const a = file.agents[0];
     assert.equal(a.name, 'react-agent');
     assert.equal(text.slice(a.nameSpan.start, a.nameSpan.end), 'react-agent');
-    assert.deepEqual(a.states.map(s => s.name), ['Ques', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Final-Tht', 'Ans']);
+    assert.deepEqual(
+      a.states.map(s => s.name),
+      ['Ques', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Final-Tht', 'Ans'],
+    );
     const obs = a.states[4];
     assert.equal(obs.text, '[Observation]');
     assert.equal(text.slice(obs.textSpan!.start, obs.textSpan!.end), '"[Observation]"');
-    assert.deepEqual(obs.flags.map(f => f.name), ['env-input']);
+    assert.deepEqual(
+      obs.flags.map(f => f.name),
+      ['env-input'],
+    );
     assert.equal(text.slice(obs.flags[0].span.start, obs.flags[0].span.end), ':env-input');
     assert.equal(text.slice(obs.span.start, obs.span.end), '(Obs (:text "[Observation]") (:flags :env-input))');
     assert.equal(formulaToString(a.behavior!), '(next Ques (until (next Tht Act Act-Inp Obs) Final-Tht) Ans)');
     const refs = stateRefs(a.behavior);
-    assert.deepEqual(refs.map(r => text.slice(r.span.start, r.span.end)), refs.map(r => r.name));
+    assert.deepEqual(
+      refs.map(r => text.slice(r.span.start, r.span.end)),
+      refs.map(r => r.name),
+    );
     const b = a.behavior!;
     assert.equal(b.kind !== 'state' && text.slice(b.opSpan.start, b.opSpan.end), 'next');
   });
@@ -94,7 +115,10 @@ describe('parseAgentFile', () => {
   test('several defines per file, and a bad one does not hide the next', () => {
     const text = `${fixtureAgent('cot')}\n(define broken (:states (A (:text "a")) (:behavior (next A))\n${fixtureAgent('direct')}`;
     const file = parseAgentFile(text);
-    assert.deepEqual(file.agents.map(a => a.name), ['cot-agent', 'broken', 'direct-agent']);
+    assert.deepEqual(
+      file.agents.map(a => a.name),
+      ['cot-agent', 'broken', 'direct-agent'],
+    );
     assert.equal(file.agents[2].states.length, 2);
   });
 

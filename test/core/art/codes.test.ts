@@ -77,7 +77,16 @@ const cases: { code: string; bad: string; line: number; good: string }[] = [
     code: 'duplicate-program',
     bad: lines(ok('Q1: [search] x', '#1: y', 'Q2: [EOQ]', 'Ans: y'), '----', ok('Q1: [lookup] x', '#1: y', 'Q2: [EOQ]', 'Ans: y')),
     line: 8,
-    good: lines(ok('Q1: [search] x', '#1: y', 'Q2: [EOQ]', 'Ans: y'), '----', 'Description: (Task) Do it.', 'Input: another input', 'Q1: [lookup] x', '#1: y', 'Q2: [EOQ]', 'Ans: y'),
+    good: lines(
+      ok('Q1: [search] x', '#1: y', 'Q2: [EOQ]', 'Ans: y'),
+      '----',
+      'Description: (Task) Do it.',
+      'Input: another input',
+      'Q1: [lookup] x',
+      '#1: y',
+      'Q2: [EOQ]',
+      'Ans: y',
+    ),
   },
   {
     code: 'empty-answer',
@@ -133,8 +142,14 @@ describe('.art diagnostic codes', () => {
 
   test('tool-name-typo respects user tools and leaves sub-steps alone', () => {
     const text = ok('Q1: [wikisearh] x', '#1: y', 'Q2: [EOQ]', 'Ans: y');
-    assert.deepEqual(checkArt(parseArt(text)).map((d) => d.code), []);
+    assert.deepEqual(
+      checkArt(parseArt(text)).map(d => d.code),
+      [],
+    );
     const tools = new ToolCatalog([...BUILTIN_TOOLS, { name: 'wikisearch', description: 'w', input: 'q', origin: 'user' }]);
-    assert.deepEqual(checkArt(parseArt(text), { tools }).map((d) => d.code), ['tool-name-typo']);
+    assert.deepEqual(
+      checkArt(parseArt(text), { tools }).map(d => d.code),
+      ['tool-name-typo'],
+    );
   });
 });

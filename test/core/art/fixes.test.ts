@@ -6,7 +6,7 @@ import { applyEdits, codesAt, diagnose, lines } from '../../support/art';
 const ok = (...body: string[]) => lines('Description: (Task) Do it.', 'Input: some input', ...body);
 
 function fixOnce(text: string, code: string): string {
-  const d = diagnose(text).find((x) => x.code === code);
+  const d = diagnose(text).find(x => x.code === code);
   assert.ok(d, `expected a ${code} diagnostic`);
   assert.ok(d.fixes?.length, `${code} has a fix`);
   return applyEdits(text, d.fixes![0].edits);
@@ -14,7 +14,16 @@ function fixOnce(text: string, code: string): string {
 
 describe('.art quick fixes', () => {
   test('renumber the program, answers and #k references', () => {
-    const text = ok('Q1: [search] x', '#1: y', 'Q3: [code generate] use #1', '#3: code', 'Q4: [code execute] run #3', '#4: 2', 'Q5: [EOQ]', 'Ans: #4');
+    const text = ok(
+      'Q1: [search] x',
+      '#1: y',
+      'Q3: [code generate] use #1',
+      '#3: code',
+      'Q4: [code execute] run #3',
+      '#4: 2',
+      'Q5: [EOQ]',
+      'Ans: #4',
+    );
     const fixed = fixOnce(text, 'step-out-of-order');
     assert.equal(
       fixed,
@@ -44,8 +53,11 @@ describe('.art quick fixes', () => {
   ] as const) {
     test(`${code}: the fix leaves no error`, () => {
       const fixed = fixOnce(text, code);
-      const errors = diagnose(fixed).filter((d) => d.severity === 'error');
-      assert.deepEqual(errors.map((d) => d.code), []);
+      const errors = diagnose(fixed).filter(d => d.severity === 'error');
+      assert.deepEqual(
+        errors.map(d => d.code),
+        [],
+      );
     });
   }
 

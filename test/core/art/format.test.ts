@@ -10,10 +10,30 @@ import { FIXTURES } from '../../support/fixtures';
 
 describe('formatArt', () => {
   test('normalises query, answer and final-answer markers', () => {
-    const messy = lines('Description:(Task) do it', 'Input:A', 'Q1:[ generate   python code ]   write it  ', '#1:x = 1', 'Q2 : [code execute]', '#2:   1', 'Q3:   [EOQ]', 'Ans:18', '');
+    const messy = lines(
+      'Description:(Task) do it',
+      'Input:A',
+      'Q1:[ generate   python code ]   write it  ',
+      '#1:x = 1',
+      'Q2 : [code execute]',
+      '#2:   1',
+      'Q3:   [EOQ]',
+      'Ans:18',
+      '',
+    );
     assert.equal(
       formatArtText(messy),
-      lines('Description: (Task) do it', 'Input: A', 'Q1: [generate python code] write it  ', '#1: x = 1', 'Q2: [code execute]', '#2: 1', 'Q3: [EOQ]', 'Ans: 18', ''),
+      lines(
+        'Description: (Task) do it',
+        'Input: A',
+        'Q1: [generate python code] write it  ',
+        '#1: x = 1',
+        'Q2: [code execute]',
+        '#2: 1',
+        'Q3: [EOQ]',
+        'Ans: 18',
+        '',
+      ),
     );
   });
 

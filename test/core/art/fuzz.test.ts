@@ -9,47 +9,62 @@ import type { Diagnostic } from '../../../core/common/diagnostics';
 import { FIXTURES } from '../../support/fixtures';
 import { prng } from '../../support/random';
 
-
-const PIECES = ['Q', '#', ':', '：', '[', ']', '\n', '\r\n', '\r', ' ', 'Q7: [', '#3:', 'Ans:', 'Input:', '----', '[EOQ]', '%s', 'Description: (', '#12', '—'];
+const PIECES = [
+  'Q',
+  '#',
+  ':',
+  '：',
+  '[',
+  ']',
+  '\n',
+  '\r\n',
+  '\r',
+  ' ',
+  'Q7: [',
+  '#3:',
+  'Ans:',
+  'Input:',
+  '----',
+  '[EOQ]',
+  '%s',
+  'Description: (',
+  '#12',
+  '—',
+];
 
 function mutate(text: string, r: () => number): string {
   const lines = text.split('\n');
   const pick = (n: number) => Math.floor(r() * n);
   switch (pick(7)) {
-    case 0: // insert a piece
-    {
+    case 0: { // insert a piece
       const at = pick(text.length + 1);
       return text.slice(0, at) + PIECES[pick(PIECES.length)] + text.slice(at);
     }
-    case 1: // delete a range of characters
-    {
+    case 1: { // delete a range of characters
       const at = pick(text.length + 1);
       return text.slice(0, at) + text.slice(at + 1 + pick(20));
     }
     case 2: // delete a line
       lines.splice(pick(lines.length), 1);
       return lines.join('\n');
-    case 3: // duplicate a line
-    {
+    case 3: { // duplicate a line
       const i = pick(lines.length);
       lines.splice(i, 0, lines[i]);
       return lines.join('\n');
     }
-    case 4: // swap two lines
-    {
+    case 4: { // swap two lines
       const i = pick(lines.length);
       const j = pick(lines.length);
       [lines[i], lines[j]] = [lines[j], lines[i]];
       return lines.join('\n');
     }
-    case 5: // swap two characters
-    {
+    case 5: { // swap two characters
       const i = pick(text.length);
       if (i + 1 >= text.length) return text;
       return text.slice(0, i) + text[i + 1] + text[i] + text.slice(i + 2);
     }
-    default: // replace a character with a random one
-    {
+    default: {
+      // replace a character with a random one
       const i = pick(text.length);
       return text.slice(0, i) + String.fromCharCode(32 + pick(95)) + text.slice(i + 1);
     }
@@ -60,9 +75,9 @@ const key = (d: Diagnostic) => `${d.span.start}-${d.span.end}:${d.code}:${d.mess
 
 // The fixture libraries (search.art has defects on purpose) and the broken files of the CLI tests.
 const sources = [
-  ...readdirSync(join(FIXTURES, 'programs')).map((f) => join(FIXTURES, 'programs', f)),
-  ...readdirSync(join(FIXTURES, 'check')).map((f) => join(FIXTURES, 'check', f)),
-].map((f) => readFileSync(f, 'utf8'));
+  ...readdirSync(join(FIXTURES, 'programs')).map(f => join(FIXTURES, 'programs', f)),
+  ...readdirSync(join(FIXTURES, 'check')).map(f => join(FIXTURES, 'check', f)),
+].map(f => readFileSync(f, 'utf8'));
 
 describe('.art fuzz', () => {
   test('3000 random edits: no throw, every range inside the document', () => {
@@ -78,7 +93,10 @@ describe('.art fuzz', () => {
         assert.fail(`iteration ${i} threw ${(e as Error).stack}\n--- input ---\n${text}`);
       }
       for (const d of diagnostics) {
-        assert.ok(d.span.start >= 0 && d.span.start <= d.span.end && d.span.end <= text.length, `iteration ${i}: ${d.code} ${JSON.stringify(d.span)} outside 0..${text.length}`);
+        assert.ok(
+          d.span.start >= 0 && d.span.start <= d.span.end && d.span.end <= text.length,
+          `iteration ${i}: ${d.code} ${JSON.stringify(d.span)} outside 0..${text.length}`,
+        );
         for (const f of d.fixes ?? []) for (const e of f.edits) assert.ok(e.span.start >= 0 && e.span.end <= text.length, `fix range of ${d.code}`);
       }
     }
@@ -124,6 +142,6 @@ describe('.art fuzz', () => {
     const inc = new ArtIncremental();
     assert.equal(inc.update(text).reparsed, parseArt(text).programs.length);
     const edited = text.replace('Where was Mark Twain born?', 'Where was Mark Twain raised?');
-    assert.ok(inc.update(edited).reparsed <= 2, "the edited program and at most the one before it");
+    assert.ok(inc.update(edited).reparsed <= 2, 'the edited program and at most the one before it');
   });
 });

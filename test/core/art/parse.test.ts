@@ -52,7 +52,10 @@ describe('.art parser', () => {
     assert.equal(s1.answer?.text, 'x = 1\n    y = 2');
     assert.equal(slice(text, s1.answer!.numberSpan), '1');
     assert.equal(slice(text, s2.marker), 'Q2:');
-    assert.deepEqual(p.references.map((r) => [r.number, slice(text, r.span)]), [[1, '#1']]);
+    assert.deepEqual(
+      p.references.map(r => [r.number, slice(text, r.span)]),
+      [[1, '#1']],
+    );
     assert.ok(s3.isEoq);
     assert.equal(p.ans?.text, 'A');
   });
@@ -63,8 +66,13 @@ describe('.art parser', () => {
   });
 
   test('programs without separators: a new Description or Input starts a program', () => {
-    const d = parseArt(lines('Input: a', 'Q1: [EOQ]', 'Ans: a', 'Input: b', 'Q1: [EOQ]', 'Ans: b', 'Description: (T) x', 'Input: c', 'Q1: [EOQ]', 'Ans: c'));
-    assert.deepEqual(d.programs.map((p) => p.input?.text), ['a', 'b', 'c']);
+    const d = parseArt(
+      lines('Input: a', 'Q1: [EOQ]', 'Ans: a', 'Input: b', 'Q1: [EOQ]', 'Ans: b', 'Description: (T) x', 'Input: c', 'Q1: [EOQ]', 'Ans: c'),
+    );
+    assert.deepEqual(
+      d.programs.map(p => p.input?.text),
+      ['a', 'b', 'c'],
+    );
     assert.equal(d.programs[2].description?.taskName, 'T');
   });
 

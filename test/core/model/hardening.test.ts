@@ -18,7 +18,9 @@ const fastRetry = { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5 };
 describe('model client hardening', () => {
   const server = new ScriptedServer();
   let url = '';
-  before(async () => { url = (await server.start()).baseURL; });
+  before(async () => {
+    url = (await server.start()).baseURL;
+  });
   after(() => server.close());
 
   test('a key echoed by the endpoint (500 body, SSE error event) appears in no retry line and no error', async () => {
@@ -26,7 +28,10 @@ describe('model client hardening', () => {
       server.injectFaults({ echoAuthorization: where }, { echoAuthorization: where }, { echoAuthorization: where });
       const retries: RetryInfo[] = [];
       const model = new OpenAIModel({ baseURL: url, model: 'm', apiKey: KEY, retry: fastRetry, onRetry: i => retries.push(i) });
-      const err = await model.complete({ prompt: 'x', maxTokens: 5 }).then(() => null, (e: Error) => e);
+      const err = await model.complete({ prompt: 'x', maxTokens: 5 }).then(
+        () => null,
+        (e: Error) => e,
+      );
       assert.ok(err, `${where}: the request failed`);
       assert.equal(retries.length, 2, `${where}: ${JSON.stringify(retries)}`);
       const seen = [err.message, ...retries.map(r => r.reason)].join('\n');
@@ -42,7 +47,10 @@ describe('model client hardening', () => {
     writeFileSync(program, 'Description: (T) t\nInput: x\nQ1: [EOQ]\nAns: x\n');
     const cli = join(__dirname, '../../../dist/cli.js');
     const r = await new Promise<{ code: number | null; stderr: string }>(resolve => {
-      const child = spawn(process.execPath, [cli, 'run', program, '--base-url', url, '--model', 'm'], { env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [cli, 'run', program, '--base-url', url, '--model', 'm'], {
+        env: { ...process.env, OPENAI_API_KEY: KEY },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', d => (stderr += d));
       child.on('close', code => resolve({ code, stderr }));
@@ -67,7 +75,10 @@ describe('model client hardening', () => {
   test('a 50 MB error body is cut in the error message', async () => {
     server.injectFaults({ errorBodyBytes: 50 * 1024 * 1024 });
     const model = new OpenAIModel({ baseURL: url, model: 'm', retry: { ...fastRetry, maxRetries: 0 } });
-    const err = await model.complete({ prompt: 'x', maxTokens: 5 }).then(() => null, (e: Error) => e);
+    const err = await model.complete({ prompt: 'x', maxTokens: 5 }).then(
+      () => null,
+      (e: Error) => e,
+    );
     assert.ok(err);
     assert.ok(err.message.length < MAX_ERROR_BODY_CHARS + 200, `${err.message.length} characters`);
     assert.match(err.message, /answered 500: (500 )?x+… \(52426752 bytes cut\)$/);
@@ -90,7 +101,10 @@ describe('model client hardening', () => {
     try {
       const model = new OpenAIModel({ baseURL: `http://127.0.0.1:${(huge.address() as AddressInfo).port}/v1`, model: 'm', retry: fastRetry });
       const started = Date.now();
-      const err = await model.complete({ prompt: 'x', maxTokens: 5 }).then(() => null, (e: Error) => e);
+      const err = await model.complete({ prompt: 'x', maxTokens: 5 }).then(
+        () => null,
+        (e: Error) => e,
+      );
       assert.ok(err);
       assert.match(err.message, /the endpoint sent a single event over 4 MB/);
       assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`);

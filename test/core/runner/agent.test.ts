@@ -15,7 +15,8 @@ const react = compileAgent(parseAgentFile(readFileSync(fixturePath('agents/react
 const QUESTION = 'Musician and satirist Allie Goertz wrote a song about the "The Simpsons" character Milhouse, who Matt Groening named after who?';
 const HEADER = `[Question] ${QUESTION}\n`;
 
-const THOUGHT_1 = '[Thought] The question simplifies to "The Simpsons" character Milhouse is named after who. I only need to search Milhouse and find who it is named after.\n';
+const THOUGHT_1 =
+  '[Thought] The question simplifies to "The Simpsons" character Milhouse is named after who. I only need to search Milhouse and find who it is named after.\n';
 const REST =
   '[Observation]⟂⟦ Milhouse Mussolini Van Houten is a recurring character.⟧\n' +
   '[Thought] The paragraph does not tell who Milhouse is named after, maybe I can look up "named after".\n' +
@@ -49,13 +50,22 @@ describe('agent specs and inline triggers against the scripted server', { timeou
       assert.equal(result.reason, 'finished', result.error);
       assert.equal(result.answer, 'Richard Nixon');
       const calls = result.snapshot.calls.map(c => [c.tool, c.input, c.state]);
-      assert.deepEqual(calls, [['Search', 'Milhouse', 'Obs'], ['Lookup', 'named after', 'Obs']]);
+      assert.deepEqual(calls, [
+        ['Search', 'Milhouse', 'Obs'],
+        ['Lookup', 'named after', 'Obs'],
+      ]);
       // The observations are the real tools' outputs over the corpus, not what the model would have made up.
       assert.match(result.snapshot.calls[0].output!, /^Milhouse Mussolini Van Houten is a recurring character in the Fox animated television series/);
-      assert.equal(result.snapshot.calls[1].output, '(Result 1 / 1) Milhouse was named after U.S. president Richard Nixon, whose middle name was Milhous.');
+      assert.equal(
+        result.snapshot.calls[1].output,
+        '(Result 1 / 1) Milhouse was named after U.S. president Richard Nixon, whose middle name was Milhous.',
+      );
       assert.match(result.snapshot.text, /\[Action Input\] named after\n\[Observation\] \(Result 1 \/ 1\) Milhouse was named after U\.S\. president/);
       assert.ok(result.snapshot.text.endsWith('[Answer] Richard Nixon'), 'nothing after the answer');
-      assert.deepEqual(result.snapshot.steps.map(s => s.label), ['Ques', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Final-Tht', 'Ans']);
+      assert.deepEqual(
+        result.snapshot.steps.map(s => s.label),
+        ['Ques', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Final-Tht', 'Ans'],
+      );
       if (honoursStop) {
         assert.deepEqual(server.requests[0].stop, ['[Observation]', '\n[Question]']);
         assert.equal(server.tokensAfterCall, 0);
@@ -87,7 +97,10 @@ describe('agent specs and inline triggers against the scripted server', { timeou
     // The request after the correction continues the corrected text.
     assert.ok(server.requests[1].prompt.endsWith(`${THOUGHT_1}[Action]`));
     assert.ok(trace.records.some(x => x.t === 'correction' && x.inserted === '[Action]'));
-    assert.deepEqual(result.snapshot.calls.map(c => c.tool), ['Search', 'Lookup']);
+    assert.deepEqual(
+      result.snapshot.calls.map(c => c.tool),
+      ['Search', 'Lookup'],
+    );
     assert.equal(result.answer, 'Richard Nixon');
     // Replaying the trace makes the same correction.
     const replay = await replayTrace(trace.records);
@@ -97,7 +110,10 @@ describe('agent specs and inline triggers against the scripted server', { timeou
 
   test('pausing at every state with step()', async () => {
     server.setScripts(REACT_SCRIPT);
-    const r = createAgentRunner({ agent: react, question: QUESTION }, { model: model(), tools, pauseAfterTool: false, stopOnEntry: true, breakpoints: { states: ['Final-Tht'] } });
+    const r = createAgentRunner(
+      { agent: react, question: QUESTION },
+      { model: model(), tools, pauseAfterTool: false, stopOnEntry: true, breakpoints: { states: ['Final-Tht'] } },
+    );
     const pauses: string[] = [];
     r.on('paused', ({ reason, snapshot }) => {
       pauses.push(`${reason}:${snapshot.agentState?.current}`);
@@ -125,29 +141,49 @@ describe('agent specs and inline triggers against the scripted server', { timeou
       server.setScripts(MULTITOOL_SCRIPT);
       server.honourStop = honoursStop;
       server.callPauseMs = honoursStop ? 0 : 1000;
-      const r = createMultiToolRunner({ prompt: MULTITOOL_PROMPT, endMarkers: ['\n\nQ:'] }, { model: model(honoursStop), tools, pauseAfterTool: false });
+      const r = createMultiToolRunner(
+        { prompt: MULTITOOL_PROMPT, endMarkers: ['\n\nQ:'] },
+        { model: model(honoursStop), tools, pauseAfterTool: false },
+      );
       const result = await runWithoutPauses(r, t.signal);
       await server.settled();
       assert.equal(result.reason, 'finished', result.error);
-      assert.deepEqual(result.snapshot.calls.map(c => [c.tool, c.input, c.output]), [
-        ['Calculator', 'Tom has 7 × 24', '168'],
-        ['Calculator', 'After giving away 15 he has 168 - 15', '153'],
-      ]);
+      assert.deepEqual(
+        result.snapshot.calls.map(c => [c.tool, c.input, c.output]),
+        [
+          ['Calculator', 'Tom has 7 × 24', '168'],
+          ['Calculator', 'After giving away 15 he has 168 - 15', '153'],
+        ],
+      );
       // The outputs are the calculator's, written right after the triggers (not the model's wrong numbers).
-      assert.equal(result.snapshot.text, ' Tom has 7 × 24 <<Calculator>> 168 pencils. After giving away 15 he has 168 - 15 <<Calculator>> 153 pencils. So the answer is 153.');
-      assert.equal(result.answer, 'Tom has 7 × 24 <<Calculator>> 168 pencils. After giving away 15 he has 168 - 15 <<Calculator>> 153 pencils. So the answer is 153.');
+      assert.equal(
+        result.snapshot.text,
+        ' Tom has 7 × 24 <<Calculator>> 168 pencils. After giving away 15 he has 168 - 15 <<Calculator>> 153 pencils. So the answer is 153.',
+      );
+      assert.equal(
+        result.answer,
+        'Tom has 7 × 24 <<Calculator>> 168 pencils. After giving away 15 he has 168 - 15 <<Calculator>> 153 pencils. So the answer is 153.',
+      );
       if (honoursStop) assert.equal(server.tokensAfterCall, 0);
       else for (const q of server.requests) assert.ok(q.tokensAfterCall <= 1, `${q.tokensAfterCall} tokens past a call`);
-      assert.deepEqual(result.snapshot.steps.map(s => [s.label, s.text, s.answer]), [
-        ['<<Calculator>>', 'Tom has 7 × 24', '168 pencils. After giving away 15 he has 168 - 15 <<Calculator>> 153 pencils. So the answer is 153.'],
-        ['<<Calculator>>', 'After giving away 15 he has 168 - 15', '153 pencils. So the answer is 153.'],
-      ]);
+      assert.deepEqual(
+        result.snapshot.steps.map(s => [s.label, s.text, s.answer]),
+        [
+          ['<<Calculator>>', 'Tom has 7 × 24', '168 pencils. After giving away 15 he has 168 - 15 <<Calculator>> 153 pencils. So the answer is 153.'],
+          ['<<Calculator>>', 'After giving away 15 he has 168 - 15', '153 pencils. So the answer is 153.'],
+        ],
+      );
     });
   }
 
   test('MultiTool-CoT fallback: a failing tool is shown, then the model writes the output', async () => {
     server.setScripts(MULTITOOL_SCRIPT);
-    const failing = { get: (n: string) => (n.toLowerCase() === 'calculator' ? { info: tools.get('calculator')!.info, run: async () => ({ ok: false as const, error: 'calculator offline' }) } : undefined) };
+    const failing = {
+      get: (n: string) =>
+        n.toLowerCase() === 'calculator'
+          ? { info: tools.get('calculator')!.info, run: async () => ({ ok: false as const, error: 'calculator offline' }) }
+          : undefined,
+    };
     const r = createMultiToolRunner({ prompt: MULTITOOL_PROMPT, endMarkers: ['\n\nQ:'] }, { model: model(), tools: failing, pauseAfterTool: false });
     const errors: string[] = [];
     r.on('paused', ({ reason, call }) => {

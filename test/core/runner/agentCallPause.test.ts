@@ -83,7 +83,11 @@ function assertAtObservation(p: Pause, how: string): void {
   assert.equal(p.call?.state, 'Obs', how);
   const steps = p.snapshot.steps;
   assert.equal(p.call?.step, steps.length + 1, how);
-  assert.deepEqual(steps.map(s => s.label), ['Ques', 'Tht', 'Act', 'Act-Inp'], how);
+  assert.deepEqual(
+    steps.map(s => s.label),
+    ['Ques', 'Tht', 'Act', 'Act-Inp'],
+    how,
+  );
   assert.deepEqual(p.snapshot.agentState, { current: 'Act-Inp', expected: ['Obs'] }, how);
   assert.ok(p.snapshot.text.endsWith('[Action Input] Milhouse\n'), `${how}: nothing past the call: ${JSON.stringify(p.snapshot.text.slice(-40))}`);
 }
@@ -92,13 +96,22 @@ describe('an agent run stops at its env-input state whatever the chunking', { ti
   test('every split in two or three of the response, with a stop sequence and by abort', async () => {
     const cases: [string[], boolean][] = [];
     // Stopped by a stop sequence: the response ends at the call. By abort: it goes on past the call.
-    for (const [text, honoursStop] of [[TO_CALL + PAST_CALL, true], [TO_CALL + PAST_CALL, false]] as const) {
+    for (const [text, honoursStop] of [
+      [TO_CALL + PAST_CALL, true],
+      [TO_CALL + PAST_CALL, false],
+    ] as const) {
       for (let i = 1; i < text.length; i++) cases.push([[text.slice(0, i), text.slice(i)], honoursStop]);
       // Three pieces around the call point: `[Observation]` split anywhere, as chunks arrive under load.
       const at = TO_CALL.length;
-      for (let i = at - 3; i <= at + 14; i++) for (let j = i + 1; j <= at + 16; j++) cases.push([[text.slice(0, i), text.slice(i, j), text.slice(j)], honoursStop]);
+      for (let i = at - 3; i <= at + 14; i++)
+        for (let j = i + 1; j <= at + 16; j++) cases.push([[text.slice(0, i), text.slice(i, j), text.slice(j)], honoursStop]);
     }
-    cases.push([[TO_CALL + PAST_CALL], true], [[TO_CALL + PAST_CALL], false], [[...TO_CALL + PAST_CALL], true], [[...TO_CALL + PAST_CALL], false]);
+    cases.push(
+      [[TO_CALL + PAST_CALL], true],
+      [[TO_CALL + PAST_CALL], false],
+      [[...(TO_CALL + PAST_CALL)], true],
+      [[...(TO_CALL + PAST_CALL)], false],
+    );
     for (const [chunks, honoursStop] of cases) {
       assertAtObservation(await firstPause(chunkedModel(chunks, honoursStop)), `${honoursStop ? 'stop' : 'abort'} ${JSON.stringify(chunks)}`);
     }

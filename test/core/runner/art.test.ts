@@ -35,7 +35,10 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
     assert.equal(exec.output, '18', 'the code ran and ans was read');
     assert.ok(exec.durationMs! > 0);
     // The program text: header, steps, the tool outputs written by the runner, the model's Ans.
-    assert.match(result.snapshot.text, /^Description: \(Elementary Math\)[\s\S]*\nQ1: \[generate python code\][^\n]*\n#1:\ntotal_eggs = 16[\s\S]*\nQ2: \[code execute\][^\n]*\n#2: 18\nQ3: \[EOQ\]\nAns: 18$/);
+    assert.match(
+      result.snapshot.text,
+      /^Description: \(Elementary Math\)[\s\S]*\nQ1: \[generate python code\][^\n]*\n#1:\ntotal_eggs = 16[\s\S]*\nQ2: \[code execute\][^\n]*\n#2: 18\nQ3: \[EOQ\]\nAns: 18$/,
+    );
     // Stop sequences were sent and honoured: not one token past a call.
     for (const q of programRequests()) assert.deepEqual(q.stop, ART_STOPS);
     assert.equal(server.tokensAfterCall, 0);
@@ -45,9 +48,19 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
     assert.match(own.prompt, /# Write down the arithmetic or algebra equations/);
     assert.doesNotMatch(own.prompt, /Aqua-rat|Q1:/);
     // Steps and events.
-    assert.deepEqual(result.snapshot.steps.map(s => [s.label, s.name, s.tool]), [['Q1', 'generate python code', true], ['Q2', 'code execute', true], ['Q3', 'EOQ', false]]);
+    assert.deepEqual(
+      result.snapshot.steps.map(s => [s.label, s.name, s.tool]),
+      [
+        ['Q1', 'generate python code', true],
+        ['Q2', 'code execute', true],
+        ['Q3', 'EOQ', false],
+      ],
+    );
     assert.equal(result.snapshot.steps[1].answer, '18');
-    assert.deepEqual(events.filter(e => e.name === 'toolStart').map(e => e.payload.call.tool), ['generate python code', 'code execute']);
+    assert.deepEqual(
+      events.filter(e => e.name === 'toolStart').map(e => e.payload.call.tool),
+      ['generate python code', 'code execute'],
+    );
     assert.ok(result.snapshot.usage.completionTokens > 0, 'usage from the endpoint');
     // The trace has every prompt, chunk, call and the end.
     const kinds = new Set(trace.records.map(x => x.t));
@@ -68,7 +81,12 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
       assert.equal(q.body.stop, undefined);
       assert.ok(q.tokensAfterCall <= 1, `request streamed ${q.tokensAfterCall} tokens past the call`);
     }
-    assert.ok(programRequests().slice(0, 2).every(q => q.aborted), 'the streams were aborted at the calls');
+    assert.ok(
+      programRequests()
+        .slice(0, 2)
+        .every(q => q.aborted),
+      'the streams were aborted at the calls',
+    );
     // What arrived past the call was dropped: the text is the same as with stop sequences.
     assert.match(result.snapshot.text, /\n#2: 18\nQ3: \[EOQ\]\nAns: 18$/);
     assert.ok(events.some(e => e.name === 'cut'));
@@ -95,7 +113,16 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
 
   test('a tool that times out pauses with the error; on continue the model writes the output (fallback, traced)', async () => {
     const trace = new MemoryTrace();
-    const r = createArtRunner({ library, program: DUCKS }, { model: model(), tools: withTools(tools, { 'code execute': hangingTool('code execute') }), toolTimeouts: { 'Code Execute': 50 }, pauseAfterTool: false, trace });
+    const r = createArtRunner(
+      { library, program: DUCKS },
+      {
+        model: model(),
+        tools: withTools(tools, { 'code execute': hangingTool('code execute') }),
+        toolTimeouts: { 'Code Execute': 50 },
+        pauseAfterTool: false,
+        trace,
+      },
+    );
     const paused: { reason: string; error?: string }[] = [];
     r.on('paused', ({ reason, call }) => {
       paused.push({ reason, error: call?.error });
@@ -103,7 +130,10 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
     });
     const result = await r.run();
     assert.equal(result.reason, 'finished', result.error);
-    assert.deepEqual(paused.map(p => p.reason), ['tool-error']);
+    assert.deepEqual(
+      paused.map(p => p.reason),
+      ['tool-error'],
+    );
     assert.match(paused[0].error!, /code execute timed out after 50 ms/);
     const exec = result.snapshot.calls[1];
     assert.equal(exec.timedOut, true);
@@ -135,7 +165,10 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
     assert.equal(result.reason, 'finished', result.error);
     assert.equal(result.answer, '18');
     assert.equal(server.requests[0].finishReason, undefined, 'the first stream broke off');
-    assert.match(result.snapshot.text, /\nQ1: \[generate python code\] Write down the arithmetic or algebra equations as python code, storing the answer as 'ans'\n#1:\n/);
+    assert.match(
+      result.snapshot.text,
+      /\nQ1: \[generate python code\] Write down the arithmetic or algebra equations as python code, storing the answer as 'ans'\n#1:\n/,
+    );
   });
 
   test('stop() cancels mid-stream: the request is aborted and the run ends as stopped', async t => {
@@ -209,7 +242,7 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
       assert.deepEqual(r.paused?.call, p.call);
       if (p.phase === 'after' && p.call?.tool === 'code execute') {
         r.setToolOutput('99');
-        assert.equal(r.paused?.call?.override, '99', 'the override is the runner\'s, read back through paused');
+        assert.equal(r.paused?.call?.override, '99', "the override is the runner's, read back through paused");
       }
       r.continue();
     });
@@ -253,7 +286,10 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
     assert.deepEqual(paused, ['pause:true']);
     assert.equal(result.answer, '18');
     assert.ok(programRequests().length >= 4, 'a new request after the pause');
-    assert.match(result.snapshot.text, /\nQ1: \[generate python code\] Write down the arithmetic or algebra equations as python code, storing the answer as 'ans'\n#1:\n/);
+    assert.match(
+      result.snapshot.text,
+      /\nQ1: \[generate python code\] Write down the arithmetic or algebra equations as python code, storing the answer as 'ans'\n#1:\n/,
+    );
   });
 
   test('an endpoint error ends the run with reason error and the message of the endpoint', async t => {

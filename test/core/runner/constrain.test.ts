@@ -34,12 +34,24 @@ describe('decoding constraints against the scripted server', { timeout: 120_000 
     const trace = new MemoryTrace();
     const log: string[] = [];
     const constrainer = mode ? new Constrainer({ mode, baseURL: server.baseURL }) : undefined;
-    const r = createAgentRunner({ agent: react, question: QUESTION }, { model: new OpenAIModel({ baseURL: server.baseURL, model: 'scripted' }), tools, pauseAfterTool: false, trace, constrainer, log: l => log.push(l) });
+    const r = createAgentRunner(
+      { agent: react, question: QUESTION },
+      {
+        model: new OpenAIModel({ baseURL: server.baseURL, model: 'scripted' }),
+        tools,
+        pauseAfterTool: false,
+        trace,
+        constrainer,
+        log: l => log.push(l),
+      },
+    );
     const result = await runWithoutPauses(r);
     // Tokens the model wrote that the monitor threw away (the README's figures).
     const wasted = trace.records.reduce((n, rec) => n + (rec.t === 'correction' ? roughTokens(rec.removed).length : 0), 0);
     const streamed = server.requests.reduce((n, q) => n + q.tokensSent, 0);
-    console.log(`ReACT ${mode ?? 'unconstrained'}: ${result.snapshot.corrections} correction(s), ${wasted} of ${streamed} streamed tokens wasted on corrected text`);
+    console.log(
+      `ReACT ${mode ?? 'unconstrained'}: ${result.snapshot.corrections} correction(s), ${wasted} of ${streamed} streamed tokens wasted on corrected text`,
+    );
     return { result, trace: trace.records, log };
   };
 
@@ -51,7 +63,10 @@ describe('decoding constraints against the scripted server', { timeout: 120_000 
     assert.equal(result.snapshot.corrections, 0);
     assert.ok(result.snapshot.constrainedRequests >= 2);
     const posts = server.requests.filter(q => q.path.endsWith('/completions'));
-    assert.ok(posts.every(q => typeof q.body.structured_outputs?.regex === 'string' && q.constraint?.met), 'every request carries a regex the script meets');
+    assert.ok(
+      posts.every(q => typeof q.body.structured_outputs?.regex === 'string' && q.constraint?.met),
+      'every request carries a regex the script meets',
+    );
     const requests = trace.filter(r => r.t === 'request');
     assert.ok(requests.every(r => r.t === 'request' && r.constraint?.server === 'vllm' && r.constraint.form === 'regex'));
     assert.equal(trace.filter(r => r.t === 'correction').length, 0);

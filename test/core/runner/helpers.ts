@@ -60,15 +60,18 @@ export async function realTools(corpusDir?: string): Promise<ToolRegistry> {
  * `scripts`) and the tools are made before the suite, the server is reset before each test (`resetEachTest`), and
  * both are closed after the suite even when a test failed. `tools` forwards to the registry made in `before`.
  */
-export function scriptedSuite(opts: { scripts?: ContinuationScript[]; resetEachTest?: boolean } = {}): { server: ScriptedServer; tools: ToolRegistry } {
+export function scriptedSuite(opts: { scripts?: ContinuationScript[]; resetEachTest?: boolean } = {}): {
+  server: ScriptedServer;
+  tools: ToolRegistry;
+} {
   const server = new ScriptedServer();
   let registry: ToolRegistry | undefined;
   const made = () => {
-    if (!registry) throw new Error('the tools are made in the suite\'s before hook');
+    if (!registry) throw new Error("the tools are made in the suite's before hook");
     return registry;
   };
   const tools: ToolRegistry = {
-    get: (name) => made().get(name),
+    get: name => made().get(name),
     catalog: () => made().catalog(),
     get problems() {
       return made().problems;
@@ -103,7 +106,7 @@ export function tempCorpus(): string {
   const dir = mkdtempSync(join(tmpdir(), 'art-corpus-'));
   writeFileSync(
     join(dir, 'milhouse.md'),
-    '# Milhouse Van Houten\n\nMilhouse Mussolini Van Houten is a recurring character in the Fox animated television series The Simpsons voiced by Pamela Hayden and created by Matt Groening.\n\nMilhouse is Bart Simpson\'s best friend. Milhouse was named after U.S. president Richard Nixon, whose middle name was Milhous.\n',
+    "# Milhouse Van Houten\n\nMilhouse Mussolini Van Houten is a recurring character in the Fox animated television series The Simpsons voiced by Pamela Hayden and created by Matt Groening.\n\nMilhouse is Bart Simpson's best friend. Milhouse was named after U.S. president Richard Nixon, whose middle name was Milhous.\n",
   );
   writeFileSync(join(dir, 'springfield.md'), '# Springfield\n\nSpringfield is the fictional town where The Simpsons live.\n');
   return dir;
@@ -123,12 +126,29 @@ export function fakeTool(name: string, run: (input: string, signal: AbortSignal)
 
 /** A tool that never answers on its own (it only stops when its signal aborts). */
 export const hangingTool = (name: string) =>
-  fakeTool(name, (_input, signal) => new Promise<ToolResult>(resolve => signal.addEventListener('abort', () => resolve({ ok: false, error: 'aborted' }))));
+  fakeTool(
+    name,
+    (_input, signal) => new Promise<ToolResult>(resolve => signal.addEventListener('abort', () => resolve({ ok: false, error: 'aborted' }))),
+  );
 
 /** Records every event of a runner, in order. */
 export function record(runner: Runner): { name: keyof RunnerEvents; payload: any }[] {
   const events: { name: keyof RunnerEvents; payload: any }[] = [];
-  for (const name of ['request', 'text', 'cut', 'correction', 'step', 'toolStart', 'toolEnd', 'toolDone', 'paused', 'resumed', 'retry', 'usage', 'end'] as const) {
+  for (const name of [
+    'request',
+    'text',
+    'cut',
+    'correction',
+    'step',
+    'toolStart',
+    'toolEnd',
+    'toolDone',
+    'paused',
+    'resumed',
+    'retry',
+    'usage',
+    'end',
+  ] as const) {
     runner.on(name, (payload: any) => events.push({ name, payload }));
   }
   return events;

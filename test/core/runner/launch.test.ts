@@ -13,7 +13,9 @@ describe('prepareRun: toolTimeoutMs', () => {
     test(`${ms}: a one-line error before anything runs (setTimeout would fire at once)`, async () => {
       await assert.rejects(
         prepareRun({ program: PROGRAM, mode: 'replay', task: 1, trusted: true, toolTimeoutMs: ms }),
-        (e: Error) => e instanceof LaunchError && /^toolTimeoutMs: a tool timeout is a whole number of milliseconds from 1 to \d+ \(about 24 days\), not /.test(e.message),
+        (e: Error) =>
+          e instanceof LaunchError &&
+          /^toolTimeoutMs: a tool timeout is a whole number of milliseconds from 1 to \d+ \(about 24 days\), not /.test(e.message),
       );
     });
   }
@@ -23,13 +25,23 @@ describe('prepareRun: toolTimeoutMs', () => {
     test(`${ms}: rejected by the options' declaration in one line`, async () => {
       await assert.rejects(
         prepareRun({ program: PROGRAM, mode: 'replay', task: 1, trusted: true, toolTimeoutMs: ms }),
-        (e: Error) => e instanceof LaunchError && /^launch attribute "toolTimeoutMs": expected an integer of at least 1, not /.test(e.message) && !e.message.includes('\n'),
+        (e: Error) =>
+          e instanceof LaunchError &&
+          /^launch attribute "toolTimeoutMs": expected an integer of at least 1, not /.test(e.message) &&
+          !e.message.includes('\n'),
       );
     });
   }
 
   test('the largest allowed timeout: tools run to their end, none times out', async () => {
-    const run = await prepareRun({ program: PROGRAM, mode: 'replay', task: 1, trusted: true, pauseAfterTool: false, toolTimeoutMs: MAX_TOOL_TIMEOUT_MS });
+    const run = await prepareRun({
+      program: PROGRAM,
+      mode: 'replay',
+      task: 1,
+      trusted: true,
+      pauseAfterTool: false,
+      toolTimeoutMs: MAX_TOOL_TIMEOUT_MS,
+    });
     const timedOut: string[] = [];
     run.runner.on('toolEnd', ({ call }) => void (call.timedOut && timedOut.push(call.tool)));
     try {

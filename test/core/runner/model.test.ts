@@ -53,7 +53,11 @@ describe('OpenAIModel against a local OpenAI-compatible server', { timeout: 120_
       assert.equal(result.text, ' [add] 2 + 2');
       assert.equal(server.requests[0].body.stop, undefined, 'stops are not sent to an endpoint that ignores them');
       await server.settled();
-      assert.equal(server.requests[0].aborted, true, `the request was aborted at the stop: ${JSON.stringify({ ...server.requests[0], body: undefined })}`);
+      assert.equal(
+        server.requests[0].aborted,
+        true,
+        `the request was aborted at the stop: ${JSON.stringify({ ...server.requests[0], body: undefined })}`,
+      );
       assert.ok(server.requests[0].tokensAfterCall <= 1, `at most one chunk past the call, got ${server.requests[0].tokensAfterCall}`);
     } finally {
       server.honourStop = true;
@@ -71,7 +75,7 @@ describe('OpenAIModel against a local OpenAI-compatible server', { timeout: 120_
     assert.equal(r.text, ' [add] 2 + 2');
     assert.equal(server.requests.length, 2);
     assert.equal(retries.length, 1);
-    assert.equal(retries[0].delayMs, 30, 'the server\'s retry-after-ms wins over the backoff');
+    assert.equal(retries[0].delayMs, 30, "the server's retry-after-ms wins over the backoff");
     assert.match(retries[0].reason, /429/);
     assert.ok(Date.now() - t0 >= 25);
   });
@@ -144,7 +148,13 @@ describe('OpenAIModel against a local OpenAI-compatible server', { timeout: 120_
     assert.equal(body.messages[0].role, 'system');
     assert.match(body.messages[0].content, /exact continuation/);
     assert.deepEqual(body.messages[1], { role: 'user', content: PROMPT });
-    const prefill = new OpenAIModel({ baseURL: server.baseURL, model: 'scripted', api: 'chat', chatPrefill: true, extraBody: { continue_final_message: true, add_generation_prompt: false } });
+    const prefill = new OpenAIModel({
+      baseURL: server.baseURL,
+      model: 'scripted',
+      api: 'chat',
+      chatPrefill: true,
+      extraBody: { continue_final_message: true, add_generation_prompt: false },
+    });
     const r2 = await prefill.complete({ prompt: PROMPT, stop: ['\n#'] });
     assert.equal(r2.text, ' [add] 2 + 2');
     const b2 = server.requests[1].body;
@@ -200,9 +210,18 @@ describe('retry policy and stop scanning', () => {
 
   test('backoff doubles and is capped', () => {
     const p = { maxRetries: 5, initialDelayMs: 100, maxDelayMs: 350 };
-    assert.equal(backoffDelay(1, p, undefined, () => 0), 100);
-    assert.equal(backoffDelay(2, p, undefined, () => 0), 200);
-    assert.equal(backoffDelay(3, p, undefined, () => 0), 350);
+    assert.equal(
+      backoffDelay(1, p, undefined, () => 0),
+      100,
+    );
+    assert.equal(
+      backoffDelay(2, p, undefined, () => 0),
+      200,
+    );
+    assert.equal(
+      backoffDelay(3, p, undefined, () => 0),
+      350,
+    );
   });
 
   test('a stop sequence split across chunks is never released', () => {

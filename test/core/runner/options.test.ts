@@ -61,7 +61,9 @@ describe('run options: validation', () => {
   });
 
   test('the label names the option as the shell spells it', () => {
-    assert.throws(() => parseRunOptions({ program: 'a', pythonTimeoutMs: 0 }, n => `--${RUN_OPTIONS[n].cli?.flag}`), { message: '--python-timeout-ms: expected an integer of at least 1, not 0' });
+    assert.throws(() => parseRunOptions({ program: 'a', pythonTimeoutMs: 0 }, n => `--${RUN_OPTIONS[n].cli?.flag}`), {
+      message: '--python-timeout-ms: expected an integer of at least 1, not 0',
+    });
     assert.equal(launchLabel('rerank'), 'launch attribute "rerank"');
   });
 });
@@ -81,7 +83,11 @@ describe('run options: derived artifacts', () => {
     assert.match(help, /--rerank +Rerank search results/);
     assert.match(help, /--interactive +pause after each tool call/);
     const withoutFlag = (Object.keys(RUN_OPTIONS) as RunOptionName[]).filter(n => !RUN_OPTIONS[n].cli);
-    assert.deepEqual(withoutFlag, ['program', 'pauseBeforeTool', 'stopOnEntry', 'trusted'], 'FILE is positional; the rest only mean something in a debugger');
+    assert.deepEqual(
+      withoutFlag,
+      ['program', 'pauseBeforeTool', 'stopOnEntry', 'trusted'],
+      'FILE is positional; the rest only mean something in a debugger',
+    );
   });
 
   test('settings fill options generically: unset ("") skipped, the default tool file only when changed', () => {
@@ -95,13 +101,16 @@ describe('run options: derived artifacts', () => {
       'lookup.wordList': '/tmp/words',
       'server.trace': 'verbose',
     };
-    assert.deepEqual(optionsFromSettings(k => settings[k]), {
-      baseURL: 'http://127.0.0.1:8000/v1',
-      temperature: 0,
-      rerank: true,
-      pythonTimeoutMs: 250,
-      wordList: '/tmp/words',
-    });
+    assert.deepEqual(
+      optionsFromSettings(k => settings[k]),
+      {
+        baseURL: 'http://127.0.0.1:8000/v1',
+        temperature: 0,
+        rerank: true,
+        pythonTimeoutMs: 250,
+        wordList: '/tmp/words',
+      },
+    );
     settings['tools.file'] = 'tools/mine.json';
     assert.equal(optionsFromSettings(k => settings[k]).tools, 'tools/mine.json');
   });
@@ -110,7 +119,15 @@ describe('run options: derived artifacts', () => {
 describe('run options reach the tools (launch configuration through prepareRun)', () => {
   const logs: string[] = [];
   const launch = async (config: Partial<RunConfig>): Promise<RunResult> => {
-    const run = await prepareRun({ program: PROGRAM, cwd: FIXTURES, trusted: true, pauseAfterTool: false, pauseOnToolError: false, log: l => logs.push(l), ...config });
+    const run = await prepareRun({
+      program: PROGRAM,
+      cwd: FIXTURES,
+      trusted: true,
+      pauseAfterTool: false,
+      pauseOnToolError: false,
+      log: l => logs.push(l),
+      ...config,
+    });
     try {
       return await run.runner.run();
     } finally {
@@ -123,7 +140,7 @@ describe('run options reach the tools (launch configuration through prepareRun)'
     return c;
   };
 
-  test('wordList: a custom word list changes lookup\'s answer (relative to cwd)', async () => {
+  test("wordList: a custom word list changes lookup's answer (relative to cwd)", async () => {
     const own = await launch({ task: LOOKUP, mode: 'replay', wordList: 'words.txt' });
     assert.equal(call(own, 'lookup').output, 'nwist');
     assert.equal(call(own, 'lookup').details?.wordList, join(FIXTURES, 'words.txt'));
@@ -149,7 +166,10 @@ describe('run options reach the tools (launch configuration through prepareRun)'
   test('rerank in replay mode: said to be unavailable, search keeps the BM25 order', async () => {
     logs.length = 0;
     const r = await launch({ task: SEARCH, mode: 'replay', corpus: 'corpus', rerank: true });
-    assert.ok(logs.some(l => /search reranking is unavailable in replay mode/.test(l)), logs.join('\n'));
+    assert.ok(
+      logs.some(l => /search reranking is unavailable in replay mode/.test(l)),
+      logs.join('\n'),
+    );
     assert.deepEqual(call(r, 'search').details?.rerank, { used: false });
   });
 
@@ -157,7 +177,12 @@ describe('run options reach the tools (launch configuration through prepareRun)'
     const server = new ScriptedServer();
     before(async () => {
       await server.start();
-      server.setScripts(ContinuationScript.parse(' [search] Who is Milhouse named after?\n#⟂1:⟦ Richard Nixon⟧\nQ2: [EOQ]\nAns: Richard Nixon\n----\nDescription: (More)', 'Q1:'));
+      server.setScripts(
+        ContinuationScript.parse(
+          ' [search] Who is Milhouse named after?\n#⟂1:⟦ Richard Nixon⟧\nQ2: [EOQ]\nAns: Richard Nixon\n----\nDescription: (More)',
+          'Q1:',
+        ),
+      );
     });
     after(() => ScriptedServer.closeAll());
 
@@ -175,7 +200,10 @@ describe('run options reach the tools (launch configuration through prepareRun)'
       assert.equal(r.reason, 'finished', r.error);
       const scoring = scores();
       assert.ok(scoring.length >= 2, `${scoring.length} scoring requests`);
-      assert.ok(scoring.some(q => q.prompt.includes('Milhouse was named after Richard Nixon') && q.prompt.endsWith('Question: Who is Milhouse named after?')), scoring.map(q => q.prompt.slice(-60)).join('\n'));
+      assert.ok(
+        scoring.some(q => q.prompt.includes('Milhouse was named after Richard Nixon') && q.prompt.endsWith('Question: Who is Milhouse named after?')),
+        scoring.map(q => q.prompt.slice(-60)).join('\n'),
+      );
       // The scripted server scores only what it generates, not the prompt: the reranker says so and keeps BM25's order.
       assert.match(String((call(r, 'search').details?.rerank as { reason?: string }).reason), /returned no log-probabilities/);
     });

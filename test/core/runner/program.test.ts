@@ -11,7 +11,10 @@ import { buildArtPrompt, taskHeader, taskOf } from '../../../core/runner/prompt'
 import { selectDemonstrations } from '../../../core/runner/selection';
 import { fixturePath, fakeTool } from './helpers';
 
-const tools = { get: (n: string) => (['code execute', 'generate python code'].includes(n.toLowerCase()) ? fakeTool(n, () => ({ ok: true, output: '' })) : undefined) };
+const tools = {
+  get: (n: string) =>
+    ['code execute', 'generate python code'].includes(n.toLowerCase()) ? fakeTool(n, () => ({ ok: true, output: '' })) : undefined,
+};
 
 describe('scanProgram: a program while it is being written', () => {
   test('a query is complete once its answer line starts, even as a bare `#`', () => {
@@ -38,11 +41,23 @@ describe('scanProgram: a program while it is being written', () => {
     const p = new ArtProtocol('prompt Input: 2+2\nQ1:', 'Input: 2+2\nQ1:', tools);
     const written = ' [think] add\n#1: four\nQ2: [code execute] Execute #1\n#2';
     const ds = p.detect(written);
-    assert.deepEqual(ds.map(d => (d.type === 'boundary' ? [d.label, !!d.call, d.cut] : [d.type])), [['Q1', false, 12], ['Q2', true, written.lastIndexOf('\n')]]);
+    assert.deepEqual(
+      ds.map(d => (d.type === 'boundary' ? [d.label, !!d.call, d.cut] : [d.type])),
+      [
+        ['Q1', false, 12],
+        ['Q2', true, written.lastIndexOf('\n')],
+      ],
+    );
     const call = ds[1].type === 'boundary' ? ds[1].call! : null;
     assert.equal(call?.input, 'Execute #1');
     assert.equal(call?.previousAnswer, 'four');
-    assert.deepEqual([...call!.answers!], [[0, '2+2'], [1, 'four']]);
+    assert.deepEqual(
+      [...call!.answers!],
+      [
+        [0, '2+2'],
+        [1, 'four'],
+      ],
+    );
     assert.equal(p.appendOutput('', call!, '4'), '\n#2: 4\n');
     assert.equal(p.appendOutput('', call!, 'a\nb'), '\n#2:\na\nb\n');
     assert.equal(p.appendOutput('', call!, null), '\n#2:');
@@ -55,7 +70,11 @@ describe('prompt building and task selection', () => {
   test('the prompt is the preamble, the demonstrations and the new task filled into the template', () => {
     const task = { taskName: 'Toy', description: 'Add numbers.', input: 'What is 2 + 3?' };
     const demos = selectDemonstrations([lib], task);
-    assert.deepEqual(demos.map(d => d.index), [0, 1], 'the template is not a demonstration');
+    assert.deepEqual(
+      demos.map(d => d.index),
+      [0, 1],
+      'the template is not a demonstration',
+    );
     const { prompt, header } = buildArtPrompt(lib, task, demos);
     assert.equal(header, 'Description: (Toy) Add numbers.\nInput: What is 2 + 3?\nQ1:');
     assert.ok(prompt.startsWith('In these examples, you are given a task description'));
@@ -68,7 +87,10 @@ describe('prompt building and task selection', () => {
     assert.equal(task.taskName, 'Elementary Math');
     assert.match(task.input, /^Omar's hens/);
     const demos = selectDemonstrations([lib], task, { exclude: [1] });
-    assert.deepEqual(demos.map(d => d.index), [0]);
+    assert.deepEqual(
+      demos.map(d => d.index),
+      [0],
+    );
   });
 
   test('a library without a template gets plain Description/Input lines; a typo in a template is kept', () => {
@@ -81,11 +103,18 @@ describe('prompt building and task selection', () => {
   test('lexical similarity picks the closest programs across libraries', () => {
     const str = parseArt(readFileSync(fixturePath('programs/string-operations.art'), 'utf8'));
     const cot = parseArt(readFileSync(fixturePath('programs/cot.art'), 'utf8'));
-    const task = { description: 'Take the letters at position 2 of the words in a list and concatenate them', input: 'Take the letters at position 2 of the words in "Ana Bo Cid" and concatenate them using a space.' };
+    const task = {
+      description: 'Take the letters at position 2 of the words in a list and concatenate them',
+      input: 'Take the letters at position 2 of the words in "Ana Bo Cid" and concatenate them using a space.',
+    };
     const picked = selectDemonstrations([cot, str, lib], task, { strategy: 'similar', k: 1 });
     assert.equal(picked.length, 1);
     assert.equal(picked[0].program.description?.taskName, 'Kth letter concatenation');
-    const sports = selectDemonstrations([cot, str, lib], { input: 'Is the following sentence plausible? "Lionel Messi scored a touchdown."' }, { strategy: 'similar', k: 1 });
+    const sports = selectDemonstrations(
+      [cot, str, lib],
+      { input: 'Is the following sentence plausible? "Lionel Messi scored a touchdown."' },
+      { strategy: 'similar', k: 1 },
+    );
     assert.equal(sports[0].program.description?.taskName, 'Sports Understanding');
   });
 });
@@ -97,7 +126,10 @@ describe('save as demonstration', () => {
   };
 
   test('a finished run becomes a program with canonical header lines', () => {
-    assert.equal(demonstrationText({ ...run, text: run.text.replace('Descripton', 'Description') }), 'Description: (Toy) Add numbers.\nInput: What is 2 + 3?\nQ1: [code execute] Execute 2 + 3\n#1: 5\nQ2: [EOQ]\nAns: 5');
+    assert.equal(
+      demonstrationText({ ...run, text: run.text.replace('Descripton', 'Description') }),
+      'Description: (Toy) Add numbers.\nInput: What is 2 + 3?\nQ1: [code execute] Execute 2 + 3\n#1: 5\nQ2: [EOQ]\nAns: 5',
+    );
   });
 
   test('an unfinished run cannot be saved', () => {

@@ -22,7 +22,10 @@ describe('ContinuationScript', () => {
   const s = ContinuationScript.parse(' [a] x\n#⟂1:⟦ 1⟧\nQ2: [b] y\n#⟂2:⟦ 2⟧\nQ3: [EOQ]\nAns: 2', 'Q1:');
 
   test('parses slots and call points', () => {
-    assert.deepEqual(s.parts.map(p => p.kind), ['model', 'slot', 'model', 'slot', 'model']);
+    assert.deepEqual(
+      s.parts.map(p => p.kind),
+      ['model', 'slot', 'model', 'slot', 'model'],
+    );
     assert.deepEqual(s.rest({ part: 0, offset: 0 }), { text: ' [a] x\n#1: 1\nQ2: [b] y\n#2: 2\nQ3: [EOQ]\nAns: 2', callEnds: [8, 24] });
   });
 
@@ -67,7 +70,10 @@ describe('ReplayModel: fixture programs step through with no endpoint, tools re-
       const ran = result.snapshot.calls[1].output!;
       assert.equal(Number(ran), Number(recorded), `code execute re-ran to ${ran} (recorded ${recorded})`);
       // The replayed program has the same steps as the recorded one.
-      assert.deepEqual(result.snapshot.steps.map(s => s.name), p.steps.map(s => s.name));
+      assert.deepEqual(
+        result.snapshot.steps.map(s => s.name),
+        p.steps.map(s => s.name),
+      );
     }
   });
 
@@ -80,8 +86,17 @@ describe('ReplayModel: fixture programs step through with no endpoint, tools re-
     const result = await runWithoutPauses(r, t.signal);
     assert.equal(result.reason, 'finished', result.error);
     assert.equal(result.answer, 'Richard Nixon');
-    assert.deepEqual(result.snapshot.calls.map(c => [c.tool, c.input]), [['Search', 'Milhouse'], ['Lookup', 'named after']]);
-    assert.ok(result.snapshot.calls.every(c => c.output && !c.error), 'the tools ran on the local corpus');
+    assert.deepEqual(
+      result.snapshot.calls.map(c => [c.tool, c.input]),
+      [
+        ['Search', 'Milhouse'],
+        ['Lookup', 'named after'],
+      ],
+    );
+    assert.ok(
+      result.snapshot.calls.every(c => c.output && !c.error),
+      'the tools ran on the local corpus',
+    );
     assert.equal(result.snapshot.text.split('\n').length, transcript.trim().split('\n').length);
   });
 

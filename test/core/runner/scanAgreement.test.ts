@@ -40,7 +40,10 @@ function variants(): { name: string; written: string }[] {
       // After `Ans:`, and in the middle of a program whose steps were written (the parser starts a new program at a
       // later `Input:`/`Description:` or a separator).
       out.push({ name: `after Ans, ${JSON.stringify(gap)} ${start}`, written: `${FIRST}${gap}${start}\nQ1: [EOQ]\nAns: x` });
-      out.push({ name: `after #1, ${JSON.stringify(gap)} ${start}`, written: ` [think step-by-step] add\n#1: four${gap}${start}\nInput: more\nQ1: [EOQ]\nAns: x` });
+      out.push({
+        name: `after #1, ${JSON.stringify(gap)} ${start}`,
+        written: ` [think step-by-step] add\n#1: four${gap}${start}\nInput: more\nQ1: [EOQ]\nAns: x`,
+      });
     }
   }
   return out;
@@ -79,7 +82,9 @@ describe('the scanner fed chunk by chunk', () => {
     FIRST,
     ' [generate python code] write\nmore words\n#1:\n# a comment\nx = 1\r\nQ2: [code execute] #1\n#2: 1\nQ3: [EOQ]\nAns: 1\n----\nInput: y',
     ' [search] who\n#1: a long answer\nover lines\n\nQ2: [EOQ]\nAns: done\nDescription: next',
-    ...variants().slice(0, 20).map(v => v.written),
+    ...variants()
+      .slice(0, 20)
+      .map(v => v.written),
   ];
 
   test('any chunking reads what the whole text reads, at every prefix', () => {

@@ -11,7 +11,11 @@ describe('LLM-backed tools', () => {
   test('code generate: its own prompt holds only the instruction and the previous answer', async () => {
     const model = fakeModel(() => '```python\nwords = "Savita Saeed".split()\nans = [w[2] for w in words]\nprint(ans)\n```');
     const r = await tool('code generate').run(
-      { instruction: 'What is the third letter of words in the list in #1?', previousAnswer: '["Savita", "Saeed"]', answers: new Map([[1, '["Savita", "Saeed"]']]) },
+      {
+        instruction: 'What is the third letter of words in the list in #1?',
+        previousAnswer: '["Savita", "Saeed"]',
+        answers: new Map([[1, '["Savita", "Saeed"]']]),
+      },
       ctx({ model }),
     );
     assert.ok(r.ok, JSON.stringify(r));
@@ -25,9 +29,15 @@ describe('LLM-backed tools', () => {
 
   test('generate python code uses the task input as the input of step 1 (answers #0)', async () => {
     const model = fakeModel(() => 'ans = 16 - 3 - 4\nprint(ans)');
-    const r = await tool('generate python code').run({ instruction: 'Write down the arithmetic as python code', answers: new Map([[0, "Janet's ducks lay 16 eggs per day."]]) }, ctx({ model }));
+    const r = await tool('generate python code').run(
+      { instruction: 'Write down the arithmetic as python code', answers: new Map([[0, "Janet's ducks lay 16 eggs per day."]]) },
+      ctx({ model }),
+    );
     assert.ok(r.ok);
-    assert.match(model.requests[0].prompt, /# Write down the arithmetic as python code\nInput:\nJanet's ducks lay 16 eggs per day\.\nPython code:\n$/);
+    assert.match(
+      model.requests[0].prompt,
+      /# Write down the arithmetic as python code\nInput:\nJanet's ducks lay 16 eggs per day\.\nPython code:\n$/,
+    );
   });
 
   test('code edit reads the code on the lines after the instruction', async () => {
@@ -40,7 +50,10 @@ describe('LLM-backed tools', () => {
 
   test('string index runs the generated code and answers with ans', async () => {
     const model = fakeModel(() => 'words = ["Savita", "Saeed", "Ramos", "Sato", "Yadav"]\nans = [w[2] for w in words]\nprint(ans)');
-    const r = await tool('string index').run({ instruction: 'What is the third letter of words in the list in #1?', previousAnswer: '["Savita", "Saeed", "Ramos", "Sato", "Yadav"]' }, ctx({ model }));
+    const r = await tool('string index').run(
+      { instruction: 'What is the third letter of words in the list in #1?', previousAnswer: '["Savita", "Saeed", "Ramos", "Sato", "Yadav"]' },
+      ctx({ model }),
+    );
     assert.ok(r.ok, JSON.stringify(r));
     assert.equal(r.output, '["v", "e", "m", "t", "d"]');
     assert.match(String(r.details?.code), /w\[2\]/);
@@ -53,7 +66,7 @@ describe('LLM-backed tools', () => {
     assert.deepEqual(JSON.parse(r.output), ['abc', 'acb', 'bac', 'bca', 'cab', 'cba']);
   });
 
-  test('generated code that fails is an error with the traceback\'s last line', async () => {
+  test("generated code that fails is an error with the traceback's last line", async () => {
     const model = fakeModel(() => 'ans = undefined_name[0]');
     const r = await tool('string edit').run({ instruction: 'Reverse it', previousAnswer: 'abc' }, ctx({ model }));
     assert.equal(r.ok, false);
@@ -66,7 +79,9 @@ describe('LLM-backed tools', () => {
       assert.equal(r.ok, false);
       assert.match(!r.ok ? r.error : '', new RegExp(`^no model configured for \\[${name}\\]`));
     }
-    const broken = fakeModel(() => { throw new Error('429 rate limited'); });
+    const broken = fakeModel(() => {
+      throw new Error('429 rate limited');
+    });
     const r = await tool('code generate').run({ instruction: 'do it' }, ctx({ model: broken }));
     assert.equal(!r.ok ? r.error : '', '[code generate] the model request failed: 429 rate limited');
     const empty = await tool('code generate').run({ instruction: 'do it' }, ctx({ model: fakeModel(() => '   ') }));

@@ -39,7 +39,10 @@ describe('code execute', () => {
   });
 
   test('#k in the instruction picks that answer', async () => {
-    const answers = new Map([[1, 'ans = 6 * 7'], [2, 'unrelated']]);
+    const answers = new Map([
+      [1, 'ans = 6 * 7'],
+      [2, 'unrelated'],
+    ]);
     const r = await codeExecute.run({ instruction: 'Execute the python code in #1', previousAnswer: 'unrelated', answers }, ctx());
     assert.ok(r.ok);
     assert.equal(r.output, '42');
@@ -76,7 +79,10 @@ describe('code execute', () => {
       const tool = createCodeExecuteTool({ pythonPath: bare });
       const noSympy = await tool.run({ instruction: 'x', previousAnswer: 'x = Symbol("x")\nans = solve_it(x - 2, x)[x]' }, ctx());
       assert.equal(noSympy.ok, false);
-      assert.match(!noSympy.ok ? noSympy.error : '', /cannot import what the ART prefix needs \(No module named 'sympy'\): install Debian's python3-sympy/);
+      assert.match(
+        !noSympy.ok ? noSympy.error : '',
+        /cannot import what the ART prefix needs \(No module named 'sympy'\): install Debian's python3-sympy/,
+      );
       const plain = await tool.run({ instruction: 'x', previousAnswer: 'ans = math.floor(7 / 2)' }, ctx());
       assert.ok(plain.ok, 'code without sympy names runs with math only');
       assert.equal(plain.output, '3');
@@ -87,14 +93,17 @@ describe('code execute', () => {
 });
 
 describe('execute', () => {
-  test('auto debugging (as in the ART library\'s code.art): the traceback is the answer', async () => {
+  test("auto debugging (as in the ART library's code.art): the traceback is the answer", async () => {
     const r = await execute.run({ instruction: 'Execute the following python code snippet.\nif x < 5:\n    pass' }, ctx());
     assert.ok(r.ok);
     assert.equal(r.output, 'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\nNameError: name \'x\' is not defined');
   });
 
   test('printed output; code in the instruction wins over the previous answer', async () => {
-    const r = await execute.run({ instruction: 'Execute the following python code snippet.\nx = set([1, 1, 2, 3])\nprint(x)', previousAnswer: 'print("no")' }, ctx());
+    const r = await execute.run(
+      { instruction: 'Execute the following python code snippet.\nx = set([1, 1, 2, 3])\nprint(x)', previousAnswer: 'print("no")' },
+      ctx(),
+    );
     assert.ok(r.ok);
     assert.equal(r.output, '{1, 2, 3}');
     const prev = await execute.run({ instruction: 'Execute the code', previousAnswer: 'print(sorted({3, 1}))' }, ctx());

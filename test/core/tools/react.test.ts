@@ -16,7 +16,10 @@ describe('ReACT Search / Lookup', () => {
   test('replays the Milhouse trace: every observation is what the trace shows', async () => {
     const tools = createReactTools({ corpusDir: CORPUS_DIR });
     const steps = traceObservations();
-    assert.deepEqual(steps.map(s => s.action), ['Search', 'Lookup']);
+    assert.deepEqual(
+      steps.map(s => s.action),
+      ['Search', 'Lookup'],
+    );
     for (const s of steps) {
       const tool = s.action === 'Search' ? tools.search : tools.lookup;
       const r = await tool.run({ instruction: s.input }, ctx());

@@ -14,15 +14,20 @@ let marker: string;
 before(async () => {
   workspace = await mkdtemp(join(tmpdir(), 'art-reg-'));
   marker = join(workspace, 'ran.txt');
-  await writeFile(join(workspace, '.art-tools.json'), JSON.stringify({
-    tools: [
-      { kind: 'command', name: 'touch marker', command: ['touch', marker] },
-      { kind: 'command', name: 'calculator', command: ['echo', 'user calculator'], description: 'A user tool replacing the built-in.' },
-      { kind: 'mcp', command: [process.execPath, join(REPO, 'test/fixtures/mcp-tools-server.mjs')], tools: { reverse: 'flip' } },
-    ],
-  }));
+  await writeFile(
+    join(workspace, '.art-tools.json'),
+    JSON.stringify({
+      tools: [
+        { kind: 'command', name: 'touch marker', command: ['touch', marker] },
+        { kind: 'command', name: 'calculator', command: ['echo', 'user calculator'], description: 'A user tool replacing the built-in.' },
+        { kind: 'mcp', command: [process.execPath, join(REPO, 'test/fixtures/mcp-tools-server.mjs')], tools: { reverse: 'flip' } },
+      ],
+    }),
+  );
 });
-after(async () => { await rm(workspace, { recursive: true, force: true }); });
+after(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
 
 describe('tool registry', () => {
   test('every built-in tool is there; names match case-insensitively with spaces folded', async () => {
@@ -64,7 +69,10 @@ describe('tool registry', () => {
       assert.equal(reg.get('calculator')?.info.origin, 'user');
       const r = await reg.get('calculator')!.run({ instruction: '1 + 1' }, ctx());
       assert.deepEqual(r.ok && r.output, 'user calculator');
-      const names = reg.catalog().all().map(t => t.name);
+      const names = reg
+        .catalog()
+        .all()
+        .map(t => t.name);
       for (const n of ['touch marker', 'flip', 'search', 'code execute']) assert.ok(names.includes(n), n);
       assert.equal(reg.catalog().get('Calculator')?.origin, 'user');
     } finally {
@@ -75,13 +83,22 @@ describe('tool registry', () => {
   test('untrusted: nothing runs, no MCP server starts, declared names still feed the catalog', async () => {
     // An MCP "server" that would leave a mark if it were started.
     const mcpMarker = join(workspace, 'mcp-started.txt');
-    await writeFile(join(workspace, 'untrusted-tools.json'), JSON.stringify({
-      tools: [
-        { kind: 'command', name: 'touch marker', command: ['touch', marker] },
-        { kind: 'mcp', command: ['touch', mcpMarker], tools: { reverse: 'flip' } },
-      ],
-    }));
-    const reg = await createToolRegistry({ workspaceRoot: workspace, corpusDir: CORPUS_DIR, pythonPath: PYTHON, toolsFile: 'untrusted-tools.json', trusted: false });
+    await writeFile(
+      join(workspace, 'untrusted-tools.json'),
+      JSON.stringify({
+        tools: [
+          { kind: 'command', name: 'touch marker', command: ['touch', marker] },
+          { kind: 'mcp', command: ['touch', mcpMarker], tools: { reverse: 'flip' } },
+        ],
+      }),
+    );
+    const reg = await createToolRegistry({
+      workspaceRoot: workspace,
+      corpusDir: CORPUS_DIR,
+      pythonPath: PYTHON,
+      toolsFile: 'untrusted-tools.json',
+      trusted: false,
+    });
     try {
       assert.deepEqual(reg.problems, []);
       for (const name of ['touch marker', 'flip', 'code execute', 'execute', 'search', 'calculator', 'Search', 'string edit']) {
@@ -95,7 +112,10 @@ describe('tool registry', () => {
       const { existsSync } = await import('node:fs');
       assert.equal(existsSync(marker), false, 'the command never ran');
       assert.equal(existsSync(mcpMarker), false, 'the MCP server was never started');
-      const names = reg.catalog().all().map(t => t.name);
+      const names = reg
+        .catalog()
+        .all()
+        .map(t => t.name);
       assert.ok(names.includes('flip') && names.includes('touch marker'));
       assert.equal(reg.catalog().get('flip')?.origin, 'user');
     } finally {

@@ -13,7 +13,9 @@ import { PYTHON, REPO, ctx } from './helpers';
 
 const SECRET = 'sk-art-test-0123456789';
 process.env.ART_TEST_SECRET = SECRET;
-after(() => { delete process.env.ART_TEST_SECRET; });
+after(() => {
+  delete process.env.ART_TEST_SECRET;
+});
 
 const fast = { timeoutMs: 4000, memoryBytes: 256 * 1024 * 1024 };
 
@@ -30,7 +32,10 @@ describe('python sandbox', () => {
     const r = await runPython({ code: 'blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 1024 * 1024))', pythonPath: PYTHON, limits: fast });
     assert.equal(r.status, 'memory');
     assert.equal(r.message, 'ran out of memory: the sandbox allows 256 MB');
-    const viaTool = await createExecuteTool({ pythonPath: PYTHON, limits: fast }).run({ instruction: 'x', previousAnswer: 'x = bytearray(10**12)' }, ctx());
+    const viaTool = await createExecuteTool({ pythonPath: PYTHON, limits: fast }).run(
+      { instruction: 'x', previousAnswer: 'x = bytearray(10**12)' },
+      ctx(),
+    );
     assert.equal(viaTool.ok, false);
     assert.match(!viaTool.ok ? viaTool.error : '', /^\[execute\] ran out of memory/);
   });
@@ -40,14 +45,21 @@ describe('python sandbox', () => {
     assert.equal(r.status, 'output-limit');
     assert.ok(r.stdout.length < 4200, `stdout has ${r.stdout.length} characters`);
     assert.match(r.stdout, /\[output truncated at 4096 bytes\]$/);
-    const tool = await createExecuteTool({ pythonPath: PYTHON, limits: { ...fast, maxOutputBytes: 4096 } }).run({ instruction: 'x', previousAnswer: 'while True: print("x")' }, ctx());
+    const tool = await createExecuteTool({ pythonPath: PYTHON, limits: { ...fast, maxOutputBytes: 4096 } }).run(
+      { instruction: 'x', previousAnswer: 'while True: print("x")' },
+      ctx(),
+    );
     assert.ok(tool.ok);
     assert.match(tool.output, /\[stopped after printing more than the output limit of 4096 bytes\]$/);
   });
 
   test('a secret in the parent environment is not visible', async () => {
     assert.equal(process.env.ART_TEST_SECRET, SECRET);
-    const r = await runPython({ code: 'import os\nprint(repr(os.environ.get("ART_TEST_SECRET")))\nprint(sorted(os.environ))', pythonPath: PYTHON, limits: fast });
+    const r = await runPython({
+      code: 'import os\nprint(repr(os.environ.get("ART_TEST_SECRET")))\nprint(sorted(os.environ))',
+      pythonPath: PYTHON,
+      limits: fast,
+    });
     assert.equal(r.status, 'ok');
     assert.equal(r.stdout.split('\n')[0], 'None');
     assert.doesNotMatch(r.stdout, new RegExp(SECRET));
@@ -60,7 +72,13 @@ describe('python sandbox', () => {
     const r = await runPython({ code: 'import socket\nsocket.create_connection(("127.0.0.1", 9), timeout=2)', pythonPath: PYTHON, limits: fast });
     assert.equal(r.status, 'exception');
     assert.deepEqual(r.exception, { type: 'PermissionError', message: 'network access is disabled in the ART sandbox' });
-    const s = await runPython({ code: 'import socket\nsocket.socket(socket.AF_INET, socket.SOCK_STREAM)', pythonPath: PYTHON, limits: fast, isolation: 'none', allowUnisolated: true });
+    const s = await runPython({
+      code: 'import socket\nsocket.socket(socket.AF_INET, socket.SOCK_STREAM)',
+      pythonPath: PYTHON,
+      limits: fast,
+      isolation: 'none',
+      allowUnisolated: true,
+    });
     assert.equal(s.exception?.message, 'network access is disabled in the ART sandbox');
     assert.equal(s.isolation.networkNamespace, false);
   });
@@ -70,7 +88,11 @@ describe('python sandbox', () => {
     // This machine (Linux, unshare present) must offer the namespace; elsewhere the guard above is the isolation.
     assert.equal(available, process.platform === 'linux' && existsSync('/usr/bin/unshare'));
     if (!available) return;
-    const r = await runPython({ code: 'import _socket\ns = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.settimeout(2)\ns.connect(("127.0.0.1", 9))', pythonPath: PYTHON, limits: fast });
+    const r = await runPython({
+      code: 'import _socket\ns = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.settimeout(2)\ns.connect(("127.0.0.1", 9))',
+      pythonPath: PYTHON,
+      limits: fast,
+    });
     assert.equal(r.status, 'exception');
     assert.equal(r.isolation.networkNamespace, true);
     // The namespace's own loopback may be up (bubblewrap) but the host's is out of reach.
@@ -133,7 +155,11 @@ describe('python sandbox isolation', () => {
         if (level === 'bwrap') assert.equal(r.stdout.trim(), 'denied FileNotFoundError');
         else assert.match(r.stdout, /hunter2/); // the README says: not isolated at this level
       }
-      const home2 = await runPython({ code: 'import os\nprint(os.listdir("/"))\nprint(os.path.exists("/root"), os.path.exists("/home"), os.path.exists("/work"))', pythonPath: PYTHON, limits: fast });
+      const home2 = await runPython({
+        code: 'import os\nprint(os.listdir("/"))\nprint(os.path.exists("/root"), os.path.exists("/home"), os.path.exists("/work"))',
+        pythonPath: PYTHON,
+        limits: fast,
+      });
       if (home2.isolation.level === 'bwrap') assert.equal(home2.stdout.trim().split('\n')[1], 'False False False');
     } finally {
       rmSync(home, { recursive: true, force: true });
@@ -176,8 +202,11 @@ describe('python sandbox isolation', () => {
         const marker = `${50 + Math.random()}`.slice(0, 9);
         const script = join(dir, `host-${level}.ts`);
         const code = `import os, time\nif os.fork() == 0:\n    os.setsid()\n    os.execv("/bin/sleep", ["sleep", "${marker}"])\ntime.sleep(30)`;
-        writeFileSync(script, `import { runPython } from ${JSON.stringify(join(REPO, 'core/tools/sandbox.ts'))};\n` +
-          `void runPython({ code: ${JSON.stringify(code)}, pythonPath: ${JSON.stringify(PYTHON)}, isolation: ${JSON.stringify(level)}, limits: { timeoutMs: 60000 } });\n`);
+        writeFileSync(
+          script,
+          `import { runPython } from ${JSON.stringify(join(REPO, 'core/tools/sandbox.ts'))};\n` +
+            `void runPython({ code: ${JSON.stringify(code)}, pythonPath: ${JSON.stringify(PYTHON)}, isolation: ${JSON.stringify(level)}, limits: { timeoutMs: 60000 } });\n`,
+        );
         const host = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO, stdio: 'ignore' });
         try {
           await waitFor(() => processesWith(`sleep\0${marker}`).length > 0, 10_000);
@@ -187,12 +216,19 @@ describe('python sandbox isolation', () => {
           assert.equal(scratch.length, level === 'bwrap' ? 0 : 1); // under bubblewrap the scratch folder is a tmpfs inside the sandbox
           host.kill('SIGKILL');
           await waitFor(() => tree.every(pid => !existsSync(`/proc/${pid}`) || zombie(pid)), 5000);
-          assert.deepEqual(tree.filter(pid => existsSync(`/proc/${pid}`) && !zombie(pid)), [], `${level}: processes left after the host was killed`);
+          assert.deepEqual(
+            tree.filter(pid => existsSync(`/proc/${pid}`) && !zombie(pid)),
+            [],
+            `${level}: processes left after the host was killed`,
+          );
           assert.deepEqual(processesWith(`sleep\0${marker}`), []);
           // A killed host cannot remove its scratch folder itself: the next sandbox run does.
           await runPython({ code: 'pass', pythonPath: PYTHON, limits: fast, isolation: level });
           await waitFor(() => !readdirSync(tmpdir()).some(n => n.startsWith(`art-python-${host.pid}-`)), 3000);
-          assert.deepEqual(readdirSync(tmpdir()).filter(n => n.startsWith(`art-python-${host.pid}-`)), []);
+          assert.deepEqual(
+            readdirSync(tmpdir()).filter(n => n.startsWith(`art-python-${host.pid}-`)),
+            [],
+          );
           t.diagnostic(`${level}: ${tree.length} processes ended with the host, no scratch folder left`);
         } finally {
           host.kill('SIGKILL');
@@ -207,7 +243,12 @@ describe('python sandbox isolation', () => {
     const name = `art-test-shm-${process.pid}`;
     const code = `import os\ntry:\n    with open("/dev/shm/${name}", "wb") as f:\n        for _ in range(48):\n            f.write(b"x" * (1024 * 1024))\n    print("wrote 48 MB")\nexcept OSError as e:\n    print("stopped", e.errno, os.path.getsize("/dev/shm/${name}") // (1024 * 1024))`;
     for (const level of await levels()) {
-      const r = await runPython({ code, pythonPath: PYTHON, limits: { ...fast, maxFileBytes: 128 * 1024 * 1024, tmpfsBytes: 16 * 1024 * 1024 }, isolation: level });
+      const r = await runPython({
+        code,
+        pythonPath: PYTHON,
+        limits: { ...fast, maxFileBytes: 128 * 1024 * 1024, tmpfsBytes: 16 * 1024 * 1024 },
+        isolation: level,
+      });
       t.diagnostic(`${level}: ${r.stdout.trim()}`);
       const m = /^stopped (\d+) (\d+)$/.exec(r.stdout.trim());
       assert.ok(m, `${level}: ${r.stdout}${r.stderr}`);
@@ -223,7 +264,8 @@ describe('python sandbox isolation', () => {
         t.diagnostic('unshare as root: no process limit (the kernel exempts root; the README says so)');
         continue;
       }
-      const code = 'import os\nkids = []\ntry:\n    for _ in range(500):\n        pid = os.fork()\n        if pid == 0:\n            import time; time.sleep(3); os._exit(0)\n        kids.append(pid)\nexcept OSError as e:\n    print("refused after", len(kids))\nfor k in kids:\n    os.kill(k, 9)';
+      const code =
+        'import os\nkids = []\ntry:\n    for _ in range(500):\n        pid = os.fork()\n        if pid == 0:\n            import time; time.sleep(3); os._exit(0)\n        kids.append(pid)\nexcept OSError as e:\n    print("refused after", len(kids))\nfor k in kids:\n    os.kill(k, 9)';
       const r = await runPython({ code, pythonPath: PYTHON, limits: fast, isolation: level });
       assert.match(r.stdout, /^refused after \d+/, `${level}: ${r.stdout}${r.stderr}`);
       assert.ok(Number(/\d+/.exec(r.stdout)![0]) < 64);
@@ -233,11 +275,17 @@ describe('python sandbox isolation', () => {
   test('where no network namespace can be made, code is refused unless allowed', async () => {
     const r = await runPython({ code: 'print(1)', pythonPath: PYTHON, limits: fast, isolation: 'none' });
     assert.equal(r.status, 'refused');
-    assert.match(r.message ?? '', /^was not run: Python sandbox: no namespace .*not isolated: the file system, the network.*allow it with the setting art\.allowUnisolatedCode or --allow-unisolated-code/);
+    assert.match(
+      r.message ?? '',
+      /^was not run: Python sandbox: no namespace .*not isolated: the file system, the network.*allow it with the setting art\.allowUnisolatedCode or --allow-unisolated-code/,
+    );
     const tool = await createExecuteTool({ pythonPath: PYTHON, limits: fast, isolation: 'none' }).run({ instruction: 'Run\nprint(1)' }, ctx());
     assert.equal(tool.ok, false);
     assert.match(!tool.ok ? tool.error : '', /^\[execute\] was not run: Python sandbox: no namespace/);
-    const allowed = await createExecuteTool({ pythonPath: PYTHON, limits: fast, isolation: 'none', allowUnisolated: true }).run({ instruction: 'Run\nprint(1)' }, ctx());
+    const allowed = await createExecuteTool({ pythonPath: PYTHON, limits: fast, isolation: 'none', allowUnisolated: true }).run(
+      { instruction: 'Run\nprint(1)' },
+      ctx(),
+    );
     assert.ok(allowed.ok);
     assert.equal(allowed.output, '1');
     assert.match(String(allowed.details?.sandbox), /^Python sandbox: no namespace .* Running code anyway/);

@@ -12,7 +12,10 @@ describe('corpus', () => {
   test('a markdown heading is the title and paragraphs are passages', () => {
     const d = splitDocument('a.md', '# Alpha\n\nFirst one.\nStill first.\n\nSecond one.\n');
     assert.equal(d.title, 'Alpha');
-    assert.deepEqual(d.passages.map(p => p.text), ['First one. Still first.', 'Second one.']);
+    assert.deepEqual(
+      d.passages.map(p => p.text),
+      ['First one. Still first.', 'Second one.'],
+    );
   });
 
   test('a long paragraph is cut at sentence ends', () => {
@@ -23,10 +26,11 @@ describe('corpus', () => {
   });
 
   test('sentences split at end punctuation but not inside "U.S. president"', () => {
-    assert.deepEqual(
-      splitSentences('He was named after U.S. president Nixon. Then "she" came! Is it 5 p.m. now?'),
-      ['He was named after U.S. president Nixon.', 'Then "she" came!', 'Is it 5 p.m. now?'],
-    );
+    assert.deepEqual(splitSentences('He was named after U.S. president Nixon. Then "she" came! Is it 5 p.m. now?'), [
+      'He was named after U.S. president Nixon.',
+      'Then "she" came!',
+      'Is it 5 p.m. now?',
+    ]);
   });
 
   test('the index is cached per folder and rebuilt when a file changes', async () => {

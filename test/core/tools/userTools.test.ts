@@ -22,7 +22,9 @@ before(async () => {
   workspace = await mkdtemp(join(tmpdir(), 'art-ws-'));
   server = createServer((req, res) => {
     let body = '';
-    req.on('data', c => { body += c; });
+    req.on('data', c => {
+      body += c;
+    });
     req.on('end', () => {
       const json = JSON.parse(body) as { instruction: string; previousAnswer: string | null };
       received.push(json);
@@ -83,7 +85,10 @@ describe('command tools', () => {
       assert.equal(!slow.ok && slow.timedOut, true);
       assert.equal(((await run('env', 'x')) as { output: string }).output, 'secret=absent mine=declared');
       const missing = await run('missing', 'x');
-      assert.match(!missing.ok ? missing.error : '', /^\[missing\] cannot run the command: "no-such-program-xyz" was not found.*\(fix "command" in \.art-tools\.json\)$/);
+      assert.match(
+        !missing.ok ? missing.error : '',
+        /^\[missing\] cannot run the command: "no-such-program-xyz" was not found.*\(fix "command" in \.art-tools\.json\)$/,
+      );
       assert.equal(reg.catalog().get('word  count')?.origin, 'user');
       assert.equal(reg.catalog().get('word count')?.description, 'Counts words.');
     } finally {
@@ -132,18 +137,29 @@ describe('http tools', () => {
 });
 
 describe('http tools and redirects (issue 8, item 7)', () => {
-  test('a 307 to another host is a tool error naming the location; the tool\'s headers never reach that host', async () => {
+  test("a 307 to another host is a tool error naming the location; the tool's headers never reach that host", async () => {
     const seen: Record<string, string | string[] | undefined>[] = [];
-    const other = createServer((req, res) => { seen.push(req.headers); req.resume(); res.end('stolen'); });
+    const other = createServer((req, res) => {
+      seen.push(req.headers);
+      req.resume();
+      res.end('stolen');
+    });
     await new Promise<void>(resolve => other.listen(0, '127.0.0.1', resolve));
     const target = `http://127.0.0.1:${(other.address() as AddressInfo).port}/collect`;
-    const redirector = createServer((req, res) => { req.resume(); res.writeHead(307, { location: target }); res.end(); });
+    const redirector = createServer((req, res) => {
+      req.resume();
+      res.writeHead(307, { location: target });
+      res.end();
+    });
     await new Promise<void>(resolve => redirector.listen(0, '127.0.0.1', resolve));
     const from = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/tool`;
     const reg = await registryWith([{ kind: 'http', name: 'moved', url: from, headers: { 'X-Api-Key': 'tool-secret-123' } }]);
     try {
       const r = await reg.get('moved')!.run({ instruction: 'x' }, ctx());
-      assert.equal(!r.ok ? r.error : '', `[moved] ${from} answered HTTP 307, a redirect to ${target}: redirects are not followed (fix "url" in the tool file to the final address)`);
+      assert.equal(
+        !r.ok ? r.error : '',
+        `[moved] ${from} answered HTTP 307, a redirect to ${target}: redirects are not followed (fix "url" in the tool file to the final address)`,
+      );
       assert.deepEqual(seen, []);
     } finally {
       await reg.dispose();
@@ -154,7 +170,7 @@ describe('http tools and redirects (issue 8, item 7)', () => {
 });
 
 describe('MCP tools', () => {
-  test('a stdio MCP server\'s tools become ART tools', async () => {
+  test("a stdio MCP server's tools become ART tools", async () => {
     const reg = await registryWith([{ kind: 'mcp', name: 'test server', command: [process.execPath, MCP_SERVER], prefix: 'mcp ' }]);
     try {
       assert.deepEqual(reg.problems, []);
@@ -186,7 +202,10 @@ describe('MCP tools', () => {
       assert.equal(((await reg.get('flip')!.run({ instruction: 'ab' }, ctx())) as { output: string }).output, 'ba');
       assert.equal(reg.get('add'), undefined);
       assert.equal(reg.problems.length, 2);
-      assert.match(reg.problems[0], /^\.art-tools\.json: the MCP server bad map has no tool "nope" \(fix "tools": it offers "reverse", "add", "broken", "env"\)$/);
+      assert.match(
+        reg.problems[0],
+        /^\.art-tools\.json: the MCP server bad map has no tool "nope" \(fix "tools": it offers "reverse", "add", "broken", "env"\)$/,
+      );
       assert.match(reg.problems[1], /^\.art-tools\.json: the MCP server no server did not start: .*\(fix "command" in \.art-tools\.json\)$/);
     } finally {
       await reg.dispose();
@@ -200,13 +219,31 @@ describe('tool file', () => {
     assert.deepEqual(bad('{ "tools": [ { "kind": "command", "name": "x", "command": "wc -w" } ] }'), [
       '.art-tools.json: tools[0].command: Invalid input: expected array, received string (fix: write the command as an array of strings, e.g. ["python3", "tool.py", "{input}"])',
     ]);
-    assert.match(bad('{ "tools": [ { "kind": "shell", "name": "x" } ] }')[0], /^\.art-tools\.json: tools\[0\]\.kind: .* \(fix: set "kind" to "command", "http" or "mcp"\)$/);
-    assert.match(bad('{ "tools": [ { "kind": "http", "name": "x", "url": "ftp://h/x" } ] }')[0], /tools\[0\]\.url: expected an http:\/\/ or https:\/\/ URL/);
-    assert.match(bad('{ "tools": [ { "kind": "command", "name": "x", "comand": ["a"], "command": ["a"] } ] }')[0], /tools\[0\]: Unrecognized key: "comand" \(fix: remove "comand", or check its spelling\)/);
-    assert.match(bad('{ "tools": [ { "kind": "command", "name": "a]b", "command": ["a"] } ] }')[0], /tools\[0\]\.name: a tool name cannot contain "\]" or a line break/);
+    assert.match(
+      bad('{ "tools": [ { "kind": "shell", "name": "x" } ] }')[0],
+      /^\.art-tools\.json: tools\[0\]\.kind: .* \(fix: set "kind" to "command", "http" or "mcp"\)$/,
+    );
+    assert.match(
+      bad('{ "tools": [ { "kind": "http", "name": "x", "url": "ftp://h/x" } ] }')[0],
+      /tools\[0\]\.url: expected an http:\/\/ or https:\/\/ URL/,
+    );
+    assert.match(
+      bad('{ "tools": [ { "kind": "command", "name": "x", "comand": ["a"], "command": ["a"] } ] }')[0],
+      /tools\[0\]: Unrecognized key: "comand" \(fix: remove "comand", or check its spelling\)/,
+    );
+    assert.match(
+      bad('{ "tools": [ { "kind": "command", "name": "a]b", "command": ["a"] } ] }')[0],
+      /tools\[0\]\.name: a tool name cannot contain "\]" or a line break/,
+    );
     assert.deepEqual(bad('{ "tools": [\n  { "kind": "command", "name": "x" "command": ["a"] } ] }').length, 1);
-    assert.match(bad('{ "tools": [\n  { "kind": "command", "name": "x" "command": ["a"] } ] }')[0], /^\.art-tools\.json at line 2, column \d+: invalid JSON: .* \(fix: correct the JSON syntax\)$/);
-    assert.match(bad('{ "tools": [ { "kind": "command", "name": "Dup", "command": ["a"] }, { "kind": "http", "name": "dup", "url": "http://x/" } ] }')[0], /tools\[1\]: the tool name "dup" is already declared at tools\[0\] \(fix: rename one of them\)/);
+    assert.match(
+      bad('{ "tools": [\n  { "kind": "command", "name": "x" "command": ["a"] } ] }')[0],
+      /^\.art-tools\.json at line 2, column \d+: invalid JSON: .* \(fix: correct the JSON syntax\)$/,
+    );
+    assert.match(
+      bad('{ "tools": [ { "kind": "command", "name": "Dup", "command": ["a"] }, { "kind": "http", "name": "dup", "url": "http://x/" } ] }')[0],
+      /tools\[1\]: the tool name "dup" is already declared at tools\[0\] \(fix: rename one of them\)/,
+    );
     for (const e of bad('{ "tools": [ { "kind": "command" } ], "extra": 1 }')) assert.doesNotMatch(e, /\n/);
   });
 
@@ -226,6 +263,9 @@ describe('tool file', () => {
     if (process.env.ART_UPDATE_SCHEMA === '1') await writeFile(file, expected);
     assert.equal(await readFile(file, 'utf8'), expected);
     const schema = JSON.parse(expected) as { properties: { tools: { items: { oneOf: { properties: { kind: { const: string } } }[] } } } };
-    assert.deepEqual(schema.properties.tools.items.oneOf.map(o => o.properties.kind.const), ['command', 'http', 'mcp']);
+    assert.deepEqual(
+      schema.properties.tools.items.oneOf.map(o => o.properties.kind.const),
+      ['command', 'http', 'mcp'],
+    );
   });
 });

@@ -9,11 +9,14 @@ import { AGENT, LIBRARY, apply, at, workspace } from './helpers';
 
 describe('code actions (in-process)', () => {
   const w = workspace();
-  const actionsAt = (uri: string, range: Range, only?: string[]) => codeActions(w.ctx, { textDocument: { uri }, range, context: { diagnostics: [] as LspDiagnostic[], only } })!;
+  const actionsAt = (uri: string, range: Range, only?: string[]) =>
+    codeActions(w.ctx, { textDocument: { uri }, range, context: { diagnostics: [] as LspDiagnostic[], only } })!;
   const point = (text: string, needle: string, delta = 0) => ({ start: at(text, needle, delta), end: at(text, needle, delta) });
 
   test('renumber is the preferred quick fix of step-out-of-order; applying it leaves the file clean', () => {
-    const broken = LIBRARY.replace('Q4: [compare] compare #3', 'Q5: [compare] compare #3').replace('#4: shorter', '#5: shorter').replace('Q5: [EOQ]', 'Q6: [EOQ]');
+    const broken = LIBRARY.replace('Q4: [compare] compare #3', 'Q5: [compare] compare #3')
+      .replace('#4: shorter', '#5: shorter')
+      .replace('Q5: [EOQ]', 'Q6: [EOQ]');
     const u = w.open('renumber.art', broken);
     const actions = actionsAt(u, point(broken, 'Q5: [compare]', 1));
     const fix = actions.find(a => a.isPreferred)!;
@@ -26,7 +29,7 @@ describe('code actions (in-process)', () => {
     assert.deepEqual(checkArt(parseArt(fixed)), []);
   });
 
-  test('a tool-name typo offers the tool\'s name', () => {
+  test("a tool-name typo offers the tool's name", () => {
     const broken = LIBRARY.replace('[code execute]', '[code exectue]');
     const u = w.open('typo.art', broken);
     const [action] = actionsAt(u, point(broken, 'exectue'));
@@ -49,7 +52,11 @@ describe('code actions (in-process)', () => {
     const [all] = actionsAt(u, point(broken, 'Input'), [CodeActionKind.SourceFixAll]);
     assert.equal(all.kind, FIX_ALL_KIND);
     const fixed = apply(broken, all.edit!.changes![u]);
-    assert.deepEqual(checkArt(parseArt(fixed)).map(d => d.code), ['empty-answer'], fixed); // the added `#1: ` is for the author to fill
+    assert.deepEqual(
+      checkArt(parseArt(fixed)).map(d => d.code),
+      ['empty-answer'],
+      fixed,
+    ); // the added `#1: ` is for the author to fill
     assert.match(fixed, /\[code execute\]/);
     assert.match(fixed, /#4: shorter\nQ5: \[EOQ\]\nAns: Lima/);
   });
@@ -62,7 +69,11 @@ describe('code actions (in-process)', () => {
     assert.ok(add, JSON.stringify(actions.map(a => a.title)));
     const fixed = apply(broken, add.edit!.changes![u]);
     assert.match(fixed, /\n {4}\(Answer \(:text "\[Answer\]"\)\)\)/);
-    assert.deepEqual(checkAgentFile(parseAgentFile(fixed)).map(d => d.code), ['unused-state', 'duplicate-text'], 'Ans is now unused, and the new state repeats its text');
+    assert.deepEqual(
+      checkAgentFile(parseAgentFile(fixed)).map(d => d.code),
+      ['unused-state', 'duplicate-text'],
+      'Ans is now unused, and the new state repeats its text',
+    );
   });
 
   test('an unknown document gives null', () => {

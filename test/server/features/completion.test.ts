@@ -13,7 +13,7 @@ describe('completion (in-process)', () => {
   const complete = (uri: string, text: string, needle: string, delta = 0, nth = 0) =>
     completion(w.ctx, { textDocument: { uri }, position: at(text, needle, delta, nth) });
 
-  test('after `[`: every built-in tool with its description, then the file\'s sub-step names, then EOQ', () => {
+  test("after `[`: every built-in tool with its description, then the file's sub-step names, then EOQ", () => {
     const typing = `${LIBRARY}\n----\nInput: banana\nQ1: [`;
     const u = w.open('typing.art', typing);
     const list = complete(u, typing, 'banana\nQ1: [', 'banana\nQ1: ['.length);
@@ -55,11 +55,17 @@ describe('completion (in-process)', () => {
 
   test('`#` in an instruction: the answers before it in the same program, with their text', () => {
     const list = complete(lib, LIBRARY, 'in #2', 4);
-    assert.deepEqual(list!.items.map(i => i.label), ['#1', '#2']);
+    assert.deepEqual(
+      list!.items.map(i => i.label),
+      ['#1', '#2'],
+    );
     assert.match((list!.items[1].documentation as MarkupContent).value, /city = "Lima"/);
     // The second program has only #1 before its `Ans:`.
     const second = w.open('second.art', 'Input: Chile\nQ1: [search] capital of Chile\n#1: Santiago\nQ2: [string edit] upper-case #');
-    assert.deepEqual(completion(w.ctx, { textDocument: { uri: second }, position: { line: 3, character: 30 } })!.items.map(i => i.label), ['#1']);
+    assert.deepEqual(
+      completion(w.ctx, { textDocument: { uri: second }, position: { line: 3, character: 30 } })!.items.map(i => i.label),
+      ['#1'],
+    );
   });
 
   test('at a line start after an answer: the next query, or [EOQ] with `Ans:`', () => {
@@ -80,7 +86,10 @@ describe('completion (in-process)', () => {
 
   test('.agent: the states of the agent where the behavior names one', () => {
     const list = complete(spec, AGENT, 'Tht Ans', 3);
-    assert.deepEqual(list!.items.map(i => i.label), ['Ques', 'Tht', 'Ans']);
+    assert.deepEqual(
+      list!.items.map(i => i.label),
+      ['Ques', 'Tht', 'Ans'],
+    );
     assert.match((list!.items[0].documentation as MarkupContent).value, /\[Question\]/);
   });
 

@@ -12,7 +12,10 @@ describe('formatting (in-process)', () => {
   test('.art: `Qk: [name]` spacing is normalised, answers are left alone; a formatted file gets no edit', () => {
     const messy = 'Input: x\nQ1:[ code   execute ]run it\n#1:   a  b\nQ2:  [EOQ]\nAns:18\n';
     const u = w.open('messy.art', messy);
-    assert.equal(apply(messy, formatting(w.ctx, { textDocument: { uri: u }, options })!), 'Input: x\nQ1: [code execute] run it\n#1: a  b\nQ2: [EOQ]\nAns: 18\n');
+    assert.equal(
+      apply(messy, formatting(w.ctx, { textDocument: { uri: u }, options })!),
+      'Input: x\nQ1: [code execute] run it\n#1: a  b\nQ2: [EOQ]\nAns: 18\n',
+    );
     const lib = w.open('library.art', LIBRARY);
     assert.deepEqual(formatting(w.ctx, { textDocument: { uri: lib }, options }), []);
   });

@@ -57,7 +57,12 @@ export interface Workspace {
   doc(uri: string): TextDocument;
 }
 
-const quiet = { info: () => {}, error: (m: string) => { throw new Error(`the server logged an error: ${m}`); } };
+const quiet = {
+  info: () => {},
+  error: (m: string) => {
+    throw new Error(`the server logged an error: ${m}`);
+  },
+};
 
 export function workspace(client: Partial<ClientFeatures> = {}, tools = new ToolCatalog()): Workspace {
   const docs = new Map<string, TextDocument>();

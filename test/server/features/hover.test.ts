@@ -11,16 +11,20 @@ describe('hover (in-process)', () => {
   const w = workspace();
   const lib = w.open('library.art', LIBRARY);
   const spec = w.open('qa.agent', AGENT);
-  const hoverAt = (uri: string, text: string, needle: string, delta = 0) => hover(w.ctx, { textDocument: { uri }, position: at(text, needle, delta) });
+  const hoverAt = (uri: string, text: string, needle: string, delta = 0) =>
+    hover(w.ctx, { textDocument: { uri }, position: at(text, needle, delta) });
 
-  test('a tool name: what the tool does, on the name\'s range', () => {
+  test("a tool name: what the tool does, on the name's range", () => {
     const h = hoverAt(lib, LIBRARY, '[search]', 2);
     assert.match(value(h), /^\*\*search\*\*: ART built-in tool\. The runner pauses here and runs the tool; its output becomes `#1:`\./);
     assert.deepEqual(h!.range, { start: at(LIBRARY, '[search]', 1), end: at(LIBRARY, '[search]', 7) });
   });
 
   test('a model sub-step: no tool runs', () => {
-    assert.equal(value(hoverAt(lib, LIBRARY, '[compare]', 2)), '**compare**: a sub-step answered by the model. No tool runs: the model writes `#4:` itself.');
+    assert.equal(
+      value(hoverAt(lib, LIBRARY, '[compare]', 2)),
+      '**compare**: a sub-step answered by the model. No tool runs: the model writes `#4:` itself.',
+    );
   });
 
   test('a `#k` reference: the query it answers and the answer', () => {

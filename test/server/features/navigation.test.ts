@@ -18,7 +18,7 @@ describe('navigation (in-process)', () => {
     assert.deepEqual(loc.range, { start: { line: lineOf(LIBRARY, '#2:'), character: 0 }, end: { line: lineOf(LIBRARY, '#2:'), character: 3 } });
   });
 
-  test('`#1` in the second program is not the first program\'s answer', () => {
+  test("`#1` in the second program is not the first program's answer", () => {
     const text = `${LIBRARY.split('----')[0]}----\nInput: Chile\nQ1: [search] capital of Chile\n#1: Santiago\nQ2: [string edit] upper-case #1\n#2: SANTIAGO\nQ3: [EOQ]\nAns: SANTIAGO\n`;
     const u = w.open('two.art', text);
     const loc = first(definition(w.ctx, { textDocument: { uri: u }, position: at(text, 'upper-case #1', 12) }));
@@ -27,7 +27,13 @@ describe('navigation (in-process)', () => {
 
   test('references of an answer: its mentions, with the declaration when asked', () => {
     const refs = references(w.ctx, { textDocument: { uri: lib }, position: at(LIBRARY, '#2:', 1), context: { includeDeclaration: true } })!;
-    assert.deepEqual(refs.map(r => [r.range.start.line, r.range.start.character]), [[lineOf(LIBRARY, '#2:'), 0], [lineOf(LIBRARY, 'in #2'), at(LIBRARY, 'in #2', 3).character]]);
+    assert.deepEqual(
+      refs.map(r => [r.range.start.line, r.range.start.character]),
+      [
+        [lineOf(LIBRARY, '#2:'), 0],
+        [lineOf(LIBRARY, 'in #2'), at(LIBRARY, 'in #2', 3).character],
+      ],
+    );
     const without = references(w.ctx, { textDocument: { uri: lib }, position: at(LIBRARY, '#2:', 1), context: { includeDeclaration: false } })!;
     assert.equal(without.length, 1);
   });
@@ -45,11 +51,17 @@ describe('navigation (in-process)', () => {
     const loc = first(definition(w.ctx, { textDocument: { uri: spec }, position: at(AGENT, 'Tht Ans', 1) }));
     assert.deepEqual(loc.range, { start: at(AGENT, '(Tht', 1), end: at(AGENT, '(Tht', 4) });
     const refs = references(w.ctx, { textDocument: { uri: spec }, position: at(AGENT, '(Tht', 2), context: { includeDeclaration: true } })!;
-    assert.deepEqual(refs.map(r => r.range.start), [at(AGENT, '(Tht', 1), at(AGENT, 'Tht Ans')]);
+    assert.deepEqual(
+      refs.map(r => r.range.start),
+      [at(AGENT, '(Tht', 1), at(AGENT, 'Tht Ans')],
+    );
   });
 
   test('nothing on plain text or an unknown document', () => {
     assert.equal(definition(w.ctx, { textDocument: { uri: lib }, position: at(LIBRARY, 'Input: Peru', 8) }), null);
-    assert.equal(references(w.ctx, { textDocument: { uri: 'file:///nowhere.art' }, position: { line: 0, character: 0 }, context: { includeDeclaration: true } }), null);
+    assert.equal(
+      references(w.ctx, { textDocument: { uri: 'file:///nowhere.art' }, position: { line: 0, character: 0 }, context: { includeDeclaration: true } }),
+      null,
+    );
   });
 });

@@ -46,7 +46,10 @@ describe('semantic tokens (in-process)', () => {
     const w = workspace();
     const u = w.open('library.art', LIBRARY);
     const range = { start: { line: 8, character: 0 }, end: { line: 11, character: 0 } };
-    assert.deepEqual(decode(LIBRARY, semanticTokens(w.ctx, { textDocument: { uri: u }, range })), ['8:5 code execute function+defaultLibrary', '10:5 compare label']);
+    assert.deepEqual(decode(LIBRARY, semanticTokens(w.ctx, { textDocument: { uri: u }, range })), [
+      '8:5 code execute function+defaultLibrary',
+      '10:5 compare label',
+    ]);
   });
 
   test('.agent: state definitions are declarations, uses in the behavior are not', () => {

@@ -12,15 +12,25 @@ describe('document symbols (in-process)', () => {
 
   test('.art: programs by task name, their steps as tool / model / end of queries', () => {
     const symbols = documentSymbols(w.ctx, { textDocument: { uri: lib } }) as DocumentSymbol[];
-    assert.deepEqual(symbols.map(s => [s.name, s.detail]), [['Capital', '5 steps'], ['Capital', '2 steps'], ['Prompt template', 'prompt template']]);
+    assert.deepEqual(
+      symbols.map(s => [s.name, s.detail]),
+      [
+        ['Capital', '5 steps'],
+        ['Capital', '2 steps'],
+        ['Prompt template', 'prompt template'],
+      ],
+    );
     const [first] = symbols;
-    assert.deepEqual(first.children!.map(c => [c.name, c.detail, c.kind]), [
-      ['Q1: [search]', 'tool · capital of Peru', SymbolKind.Function],
-      ['Q2: [generate python code]', 'tool · count the letters of the city in #1', SymbolKind.Function],
-      ['Q3: [code execute]', 'tool · Execute the python code in #2', SymbolKind.Function],
-      ['Q4: [compare]', 'model · compare #3 with 5', SymbolKind.Event],
-      ['Q5: [EOQ]', 'end of queries', SymbolKind.Constant],
-    ]);
+    assert.deepEqual(
+      first.children!.map(c => [c.name, c.detail, c.kind]),
+      [
+        ['Q1: [search]', 'tool · capital of Peru', SymbolKind.Function],
+        ['Q2: [generate python code]', 'tool · count the letters of the city in #1', SymbolKind.Function],
+        ['Q3: [code execute]', 'tool · Execute the python code in #2', SymbolKind.Function],
+        ['Q4: [compare]', 'model · compare #3 with 5', SymbolKind.Event],
+        ['Q5: [EOQ]', 'end of queries', SymbolKind.Constant],
+      ],
+    );
     // A program spans from its description to its `Ans:` line; the selection is the task name.
     assert.deepEqual(first.range, { start: { line: 0, character: 0 }, end: at(LIBRARY, 'Ans: Lima (4 letters)', 'Ans: Lima (4 letters)'.length) });
     assert.deepEqual(first.selectionRange, { start: at(LIBRARY, 'Capital', 0), end: at(LIBRARY, 'Capital', 7) });
@@ -41,12 +51,15 @@ describe('document symbols (in-process)', () => {
     const [agent] = documentSymbols(w.ctx, { textDocument: { uri: spec } }) as DocumentSymbol[];
     assert.equal(agent.name, 'qa');
     assert.equal(agent.detail, '3 states');
-    assert.deepEqual(agent.children!.map(c => [c.name, c.detail]), [
-      ['Ques', '"[Question]" :env-input'],
-      ['Tht', '"[Thought]"'],
-      ['Ans', '"[Answer]"'],
-      ['behavior', '(next Ques (until Tht Ans))'],
-    ]);
+    assert.deepEqual(
+      agent.children!.map(c => [c.name, c.detail]),
+      [
+        ['Ques', '"[Question]" :env-input'],
+        ['Tht', '"[Thought]"'],
+        ['Ans', '"[Answer]"'],
+        ['behavior', '(next Ques (until Tht Ans))'],
+      ],
+    );
   });
 
   test('an unknown document gives null', () => {

@@ -96,7 +96,10 @@ export async function run({ page, step, wb, workspace }) {
     await page.keyboard.press('Control+A');
     await page.keyboard.type('42');
     await page.keyboard.press('Enter');
-    await rows.filter({ hasText: /output\s*[=:]?\s*42/ }).first().waitFor({ timeout: 10_000 });
+    await rows
+      .filter({ hasText: /output\s*[=:]?\s*42/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
   });
 
   await step('F5 after the override: the replay stops where it left its recording and says why', async () => {

@@ -76,7 +76,9 @@ export function workbench(page, workspace) {
     },
     /** The line number (1-based) of the first line starting with `prefix` in a workspace file on disk. */
     lineOf(file, prefix) {
-      const i = readFileSync(join(workspace, file), 'utf8').split('\n').findIndex(l => l.startsWith(prefix));
+      const i = readFileSync(join(workspace, file), 'utf8')
+        .split('\n')
+        .findIndex(l => l.startsWith(prefix));
       if (i < 0) throw new Error(`no line starting with "${prefix}" in ${file}`);
       return i + 1;
     },

@@ -29,7 +29,10 @@ describe('activation', () => {
     const ext = vscode.extensions.getExtension<ArtStudioApi>(EXTENSION_ID)!;
     const editor = await open('clean.art');
     // Demonstrations only: the `%s` prompt template is not counted.
-    const programs = editor.document.getText().split('\n').filter(l => l.startsWith('Input:') && !l.includes('%s')).length;
+    const programs = editor.document
+      .getText()
+      .split('\n')
+      .filter(l => l.startsWith('Input:') && !l.includes('%s')).length;
     const text = await until(() => {
       const t = ext.exports.statusBar.text;
       return t.includes(`${programs} programs`) && ext.exports.statusBar.visible ? t : undefined;

@@ -6,7 +6,12 @@ import { artStudio, codeOf, hasCode, lacksCode, open, revertAndCloseAll, waitFor
 
 async function quickFixesFor(uri: vscode.Uri, diagnostic: vscode.Diagnostic): Promise<vscode.CodeAction[]> {
   const actions = await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>(
-    'vscode.executeCodeActionProvider', uri, diagnostic.range, vscode.CodeActionKind.QuickFix.value, 20);
+    'vscode.executeCodeActionProvider',
+    uri,
+    diagnostic.range,
+    vscode.CodeActionKind.QuickFix.value,
+    20,
+  );
   return (actions ?? []).filter((a): a is vscode.CodeAction => !(typeof (a as vscode.Command).command === 'string'));
 }
 
@@ -26,7 +31,9 @@ async function fixFor(uri: vscode.Uri, code: string, title: RegExp): Promise<vsc
 }
 
 describe('quick fixes', () => {
-  before(async () => { await artStudio(); });
+  before(async () => {
+    await artStudio();
+  });
   afterEach(revertAndCloseAll);
 
   it('renumbers a program whose steps are out of order', async () => {
@@ -35,9 +42,17 @@ describe('quick fixes', () => {
     await waitForDiagnostics(doc.uri, lacksCode('step-out-of-order'), 'step-out-of-order to disappear');
     const firstProgram = doc.getText().split(/^-{3,}$/m)[0];
     const queries = [...firstProgram.matchAll(/^Q(\d+):/gm)].map(m => Number(m[1]));
-    assert.deepEqual(queries, queries.map((_, i) => i + 1), 'queries are numbered 1, 2, 3, ...');
+    assert.deepEqual(
+      queries,
+      queries.map((_, i) => i + 1),
+      'queries are numbered 1, 2, 3, ...',
+    );
     const answers = [...firstProgram.matchAll(/^#(\d+):/gm)].map(m => Number(m[1]));
-    assert.deepEqual(answers, answers.map((_, i) => i + 1), 'answers follow their queries');
+    assert.deepEqual(
+      answers,
+      answers.map((_, i) => i + 1),
+      'answers follow their queries',
+    );
   });
 
   it('replaces a misspelt tool name with the tool', async () => {

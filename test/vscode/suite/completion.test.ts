@@ -7,10 +7,12 @@ import { artStudio, open, revertAndCloseAll } from './helpers';
 
 const label = (i: vscode.CompletionItem): string => (typeof i.label === 'string' ? i.label : i.label.label);
 const docText = (i: vscode.CompletionItem): string =>
-  [i.detail ?? '', typeof i.documentation === 'string' ? i.documentation : i.documentation?.value ?? ''].join('\n');
+  [i.detail ?? '', typeof i.documentation === 'string' ? i.documentation : (i.documentation?.value ?? '')].join('\n');
 
 describe('completion', () => {
-  before(async () => { await artStudio(); });
+  before(async () => {
+    await artStudio();
+  });
   afterEach(revertAndCloseAll);
 
   it('lists the tools after "[" in a new step, tools first', async () => {
@@ -22,7 +24,8 @@ describe('completion', () => {
     const at = doc.lineAt(doc.lineCount - 1).range.end;
     const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', doc.uri, at, '[');
     const labels = list.items.map(label);
-    for (const tool of ['search', 'generate python code', 'code execute']) assert.ok(labels.includes(tool), `"${tool}" missing from completion: ${labels.join(', ')}`);
+    for (const tool of ['search', 'generate python code', 'code execute'])
+      assert.ok(labels.includes(tool), `"${tool}" missing from completion: ${labels.join(', ')}`);
     assert.ok(labels.includes('think step-by-step'), `the file's own sub-step "think step-by-step" is missing: ${labels.join(', ')}`);
 
     const sorted = [...list.items].sort((a, b) => (a.sortText ?? label(a)).localeCompare(b.sortText ?? label(b)));

@@ -53,7 +53,10 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
 
   before(async () => {
     await vscode.workspace.fs.writeFile(workspaceUri(file), new TextEncoder().encode(LIBRARY));
-    await vscode.workspace.fs.writeFile(workspaceUri(demos), new TextEncoder().encode('Description: (Greeting) Say hello.\nInput: hi\nQ1: [EOQ]\nAns: hello\n'));
+    await vscode.workspace.fs.writeFile(
+      workspaceUri(demos),
+      new TextEncoder().encode('Description: (Greeting) Say hello.\nInput: hi\nQ1: [EOQ]\nAns: hello\n'),
+    );
     subscriptions.push(
       vscode.debug.registerDebugAdapterTrackerFactory('art', {
         createDebugAdapterTracker: () => ({ onDidSendMessage: (m: DapMessage) => void messages.push(m) }),
@@ -84,16 +87,25 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
       if (lenses.length < 4) await new Promise(r => setTimeout(r, 50));
     }
     const runLens = lenses.filter(l => l.command?.command === 'art.runProgram');
-    assert.deepEqual(runLens.map(l => l.command!.arguments![1]), [0, 1], 'one per program, not the template');
+    assert.deepEqual(
+      runLens.map(l => l.command!.arguments![1]),
+      [0, 1],
+      'one per program, not the template',
+    );
   });
 
   it('F5 with no launch.json debugs the program at the cursor; stop, inspect, override, continue to the answer', async () => {
     const editor = await open(file);
-    const line = editor.document.getText().split('\n').findIndex(l => l.startsWith('Input: Janet'));
+    const line = editor.document
+      .getText()
+      .split('\n')
+      .findIndex(l => l.startsWith('Input: Janet'));
     editor.selection = new vscode.Selection(line, 3, line, 3);
     const started = new Promise<vscode.DebugSession>(resolve => subscriptions.push(vscode.debug.onDidStartDebugSession(resolve)));
     const ended = new Promise<void>(resolve => subscriptions.push(vscode.debug.onDidTerminateDebugSession(() => resolve())));
-    const endEvent = new Promise<any>(resolve => subscriptions.push(vscode.debug.onDidReceiveDebugSessionCustomEvent(e => e.event === 'art/end' && resolve(e.body))));
+    const endEvent = new Promise<any>(resolve =>
+      subscriptions.push(vscode.debug.onDidReceiveDebugSessionCustomEvent(e => e.event === 'art/end' && resolve(e.body))),
+    );
 
     await vscode.commands.executeCommand('workbench.action.debug.start');
     const session = await started;
@@ -114,10 +126,21 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
     // A remote workbench (code-server) hands paths back as vscode-remote:// URIs.
     const path: string = frames.stackFrames[0].source.path;
     assert.equal(path.startsWith('/') ? path : vscode.Uri.parse(path).fsPath, editor.document.uri.fsPath);
-    assert.equal(frames.stackFrames[0].line - 1, editor.document.getText().split('\n').findIndex(l => l.startsWith('Q2: [code execute]')));
+    assert.equal(
+      frames.stackFrames[0].line - 1,
+      editor.document
+        .getText()
+        .split('\n')
+        .findIndex(l => l.startsWith('Q2: [code execute]')),
+    );
     const scopes = await session.customRequest('scopes', { frameId: frames.stackFrames[0].id });
     const toolScope = scopes.scopes.find((s: { name: string }) => s.name === 'Tool call');
-    const read = async () => Object.fromEntries((await session.customRequest('variables', { variablesReference: toolScope.variablesReference })).variables.map((v: { name: string; value: string }) => [v.name, v.value]));
+    const read = async () =>
+      Object.fromEntries(
+        (await session.customRequest('variables', { variablesReference: toolScope.variablesReference })).variables.map(
+          (v: { name: string; value: string }) => [v.name, v.value],
+        ),
+      );
     assert.equal((await read()).output, '18');
     await session.customRequest('setVariable', { variablesReference: toolScope.variablesReference, name: 'output', value: '41' });
     assert.equal((await read()).output, '41');
@@ -133,11 +156,17 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
     assert.equal(end.reason, 'departed');
     assert.match(end.error, /departed from its recording \(#2's output was set by hand\)/);
     assert.match(end.text, /\n#2: 42\n$/);
-    const output = messages.filter(m => m.event === 'output').map(m => m.body.output).join('');
+    const output = messages
+      .filter(m => m.event === 'output')
+      .map(m => m.body.output)
+      .join('');
     assert.match(output, /departs from its recording here/);
 
     // The program streamed into a read-only document of its own: highlighted as ART, never dirty, never checked.
-    const streamed = await until(() => vscode.workspace.textDocuments.find(d => d.uri.scheme === 'art-run' && d.getText().endsWith('#2: 42\n')), 'the streamed program');
+    const streamed = await until(
+      () => vscode.workspace.textDocuments.find(d => d.uri.scheme === 'art-run' && d.getText().endsWith('#2: 42\n')),
+      'the streamed program',
+    );
     assert.match(streamed.getText(), /^Description: \(Elementary Math\)[\s\S]*\n#2: 42\n/);
     assert.equal(streamed.languageId, 'art-run');
     assert.equal(streamed.isDirty, false);
@@ -147,7 +176,9 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
 
   it('Save as Demonstration appends a finished program to a library with one undoable edit', async () => {
     // Run the program to its end (Run: no stops), then save it.
-    const endEvent = new Promise<any>(resolve => subscriptions.push(vscode.debug.onDidReceiveDebugSessionCustomEvent(e => e.event === 'art/end' && resolve(e.body))));
+    const endEvent = new Promise<any>(resolve =>
+      subscriptions.push(vscode.debug.onDidReceiveDebugSessionCustomEvent(e => e.event === 'art/end' && resolve(e.body))),
+    );
     const ended = new Promise<void>(resolve => subscriptions.push(vscode.debug.onDidTerminateDebugSession(() => resolve())));
     await vscode.commands.executeCommand('art.runProgram', workspaceUri(file), 1);
     const end = await endEvent;
@@ -159,13 +190,16 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
     assert.ok(range, 'the program was inserted');
     const doc = await vscode.workspace.openTextDocument(target);
     assert.equal(doc.isDirty, true, 'inserted, not saved');
-    assert.match(doc.getText(), /^Description: \(Greeting\)[\s\S]*Ans: hello\n\nDescription: \(Elementary Math\)[\s\S]*\nQ2: \[code execute\][^\n]*\n#2: 18\nQ3: \[EOQ\]\nAns: 18\n$/);
+    assert.match(
+      doc.getText(),
+      /^Description: \(Greeting\)[\s\S]*Ans: hello\n\nDescription: \(Elementary Math\)[\s\S]*\nQ2: \[code execute\][^\n]*\n#2: 18\nQ3: \[EOQ\]\nAns: 18\n$/,
+    );
     await vscode.window.showTextDocument(doc);
     await vscode.commands.executeCommand('undo');
     await until(() => !doc.getText().includes('Elementary Math'), 'the edit undone');
   });
 
-  it('Open Trace reads the run\'s JSONL trace', async () => {
+  it("Open Trace reads the run's JSONL trace", async () => {
     const end = messages.filter(m => m.event === 'art/end' && m.body.reason === 'departed').at(-1)!.body;
     assert.ok(end.tracePath, 'the run wrote a trace');
     await vscode.commands.executeCommand('art.openTrace', vscode.Uri.file(end.tracePath));

@@ -5,12 +5,18 @@ import * as vscode from 'vscode';
 import { artStudio, codeOf, hasCode, lacksCode, lineStartingWith, open, positionOf, revertAndCloseAll, until, waitForDiagnostics } from './helpers';
 
 describe('diagnostics', () => {
-  before(async () => { await artStudio(); });
+  before(async () => {
+    await artStudio();
+  });
   afterEach(revertAndCloseAll);
 
   it('reports step-out-of-order and tool-name-typo in a broken .art file', async () => {
     const { document: doc } = await open('broken.art');
-    const ds = await waitForDiagnostics(doc.uri, ds => hasCode('step-out-of-order')(ds) && hasCode('tool-name-typo')(ds), 'step-out-of-order and tool-name-typo');
+    const ds = await waitForDiagnostics(
+      doc.uri,
+      ds => hasCode('step-out-of-order')(ds) && hasCode('tool-name-typo')(ds),
+      'step-out-of-order and tool-name-typo',
+    );
     const order = ds.find(d => codeOf(d) === 'step-out-of-order')!;
     assert.equal(order.severity, vscode.DiagnosticSeverity.Error);
     assert.equal(order.range.start.line, lineStartingWith(doc, 'Q3:'), 'step-out-of-order should sit on the first misnumbered query');
@@ -35,7 +41,7 @@ describe('diagnostics', () => {
     const at = positionOf(doc, '[serach]', 1);
     assert.ok(await editor.edit(e => e.replace(new vscode.Range(at, at.translate(0, 'serach'.length)), 'search')));
     const ds = await waitForDiagnostics(doc.uri, lacksCode('tool-name-typo'), 'tool-name-typo to disappear');
-    assert.ok(hasCode('step-out-of-order')(ds), 'the other program\'s error must stay');
+    assert.ok(hasCode('step-out-of-order')(ds), "the other program's error must stay");
   });
 
   it('shows the error count of a broken file in the status bar', async () => {
@@ -43,7 +49,9 @@ describe('diagnostics', () => {
     const { document: doc } = await open('broken.art');
     const ds = await waitForDiagnostics(doc.uri, hasCode('step-out-of-order'), 'step-out-of-order');
     const errors = ds.filter(d => d.severity === vscode.DiagnosticSeverity.Error).length;
-    await until(() => api.statusBar.text.endsWith(`$(error) ${errors}`) && api.statusBar.text.includes('2 programs'),
-      `"2 programs ... ${errors}" errors in the status bar (now "${api.statusBar.text}")`);
+    await until(
+      () => api.statusBar.text.endsWith(`$(error) ${errors}`) && api.statusBar.text.includes('2 programs'),
+      `"2 programs ... ${errors}" errors in the status bar (now "${api.statusBar.text}")`,
+    );
   });
 });

@@ -36,7 +36,12 @@ function describeDiagnostics(uri: vscode.Uri): string {
 }
 
 /** Resolves with the document's diagnostics as soon as `accept` holds for them (now or after a change event). */
-export function waitForDiagnostics(uri: vscode.Uri, accept: (ds: vscode.Diagnostic[]) => boolean, what: string, timeoutMs = 15_000): Promise<vscode.Diagnostic[]> {
+export function waitForDiagnostics(
+  uri: vscode.Uri,
+  accept: (ds: vscode.Diagnostic[]) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<vscode.Diagnostic[]> {
   return new Promise((resolve, reject) => {
     const check = (): boolean => {
       const ds = vscode.languages.getDiagnostics(uri);
@@ -50,15 +55,28 @@ export function waitForDiagnostics(uri: vscode.Uri, accept: (ds: vscode.Diagnost
     });
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what} in ${vscode.workspace.asRelativePath(uri)}; diagnostics now:\n  ${describeDiagnostics(uri)}`));
+      reject(
+        new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what} in ${vscode.workspace.asRelativePath(uri)}; diagnostics now:\n  ${describeDiagnostics(uri)}`,
+        ),
+      );
     }, timeoutMs);
-    const cleanup = (): void => { sub.dispose(); clearTimeout(timer); };
+    const cleanup = (): void => {
+      sub.dispose();
+      clearTimeout(timer);
+    };
     check();
   });
 }
 
-export const hasCode = (code: string) => (ds: vscode.Diagnostic[]): boolean => ds.some(d => codeOf(d) === code);
-export const lacksCode = (code: string) => (ds: vscode.Diagnostic[]): boolean => !ds.some(d => codeOf(d) === code);
+export const hasCode =
+  (code: string) =>
+  (ds: vscode.Diagnostic[]): boolean =>
+    ds.some(d => codeOf(d) === code);
+export const lacksCode =
+  (code: string) =>
+  (ds: vscode.Diagnostic[]): boolean =>
+    !ds.some(d => codeOf(d) === code);
 
 /**
  * Waits for a state that has no event of its own (extension activation, a status bar text), checking on each
@@ -103,5 +121,8 @@ export async function revertAndCloseAll(): Promise<void> {
 
 /** Plain text of a hover's contents. */
 export function hoverText(hovers: vscode.Hover[]): string {
-  return hovers.flatMap(h => h.contents).map(c => (typeof c === 'string' ? c : c.value)).join('\n');
+  return hovers
+    .flatMap(h => h.contents)
+    .map(c => (typeof c === 'string' ? c : c.value))
+    .join('\n');
 }

@@ -10,13 +10,17 @@ async function hoverAt(uri: vscode.Uri, at: vscode.Position): Promise<string> {
 
 async function definitionLines(uri: vscode.Uri, at: vscode.Position): Promise<{ uri: string; line: number }[]> {
   const result = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', uri, at);
-  return (result ?? []).map(r => ('targetUri' in r
-    ? { uri: r.targetUri.toString(), line: (r.targetSelectionRange ?? r.targetRange).start.line }
-    : { uri: r.uri.toString(), line: r.range.start.line }));
+  return (result ?? []).map(r =>
+    'targetUri' in r
+      ? { uri: r.targetUri.toString(), line: (r.targetSelectionRange ?? r.targetRange).start.line }
+      : { uri: r.uri.toString(), line: r.range.start.line },
+  );
 }
 
 describe('hover', () => {
-  before(async () => { await artStudio(); });
+  before(async () => {
+    await artStudio();
+  });
   afterEach(revertAndCloseAll);
 
   it('says a tool step is a tool and what it does', async () => {
@@ -40,7 +44,9 @@ describe('hover', () => {
 });
 
 describe('go to definition', () => {
-  before(async () => { await artStudio(); });
+  before(async () => {
+    await artStudio();
+  });
   afterEach(revertAndCloseAll);
 
   it('jumps from #1 to the answer #1:', async () => {

@@ -12,7 +12,9 @@ async function outline(uri: vscode.Uri): Promise<vscode.DocumentSymbol[]> {
 }
 
 describe('outline', () => {
-  before(async () => { await artStudio(); });
+  before(async () => {
+    await artStudio();
+  });
   afterEach(revertAndCloseAll);
 
   it('lists the programs of a task library by task name, with their steps', async () => {

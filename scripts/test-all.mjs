@@ -1,4 +1,4 @@
-// Every check of the project in one run: set-up, typecheck, unit tests, the corpus suite (the papers' examples and
+// Every check of the project in one run: set-up, typecheck, lint, unit tests, the corpus suite (the papers' examples and
 // the real ART library, test/corpus), grammar tests, the integration suite inside a real VS Code (code-server) and
 // the end-to-end suite on its workbench. Without the corpus beside the checkout (or ART_CORPUS) the corpus step
 // fails under CI=true and is reported NOT RUN otherwise (scripts/test.mjs says what is missing in one line). Each suite prints its own results; this script
@@ -92,6 +92,8 @@ const steps = [
   // The build first: it generates the grammars' parsers (and their .d.ts) that the typecheck reads.
   { name: 'build', cmd: process.execPath, args: ['scripts/build.mjs'], counts: single, limit: 300 },
   { name: 'typecheck', cmd: 'npx', args: ['tsc', '-p', '.'], counts: single, limit: 300 },
+  // ESLint and Prettier's check (npm run lint).
+  { name: 'lint', cmd: 'npm', args: ['run', '--silent', 'lint'], counts: single, limit: 300 },
   { name: 'unit', cmd: process.execPath, args: ['scripts/test.mjs', '--no-build'], counts: nodeTestCounts, limit: 900 },
   {
     name: 'corpus',

@@ -36,29 +36,34 @@ function mutate(text: string, r: () => number): string {
   const lines = text.split('\n');
   const pick = (n: number) => Math.floor(r() * n);
   switch (pick(7)) {
-    case 0: { // insert a piece
+    case 0: {
+      // insert a piece
       const at = pick(text.length + 1);
       return text.slice(0, at) + PIECES[pick(PIECES.length)] + text.slice(at);
     }
-    case 1: { // delete a range of characters
+    case 1: {
+      // delete a range of characters
       const at = pick(text.length + 1);
       return text.slice(0, at) + text.slice(at + 1 + pick(20));
     }
     case 2: // delete a line
       lines.splice(pick(lines.length), 1);
       return lines.join('\n');
-    case 3: { // duplicate a line
+    case 3: {
+      // duplicate a line
       const i = pick(lines.length);
       lines.splice(i, 0, lines[i]);
       return lines.join('\n');
     }
-    case 4: { // swap two lines
+    case 4: {
+      // swap two lines
       const i = pick(lines.length);
       const j = pick(lines.length);
       [lines[i], lines[j]] = [lines[j], lines[i]];
       return lines.join('\n');
     }
-    case 5: { // swap two characters
+    case 5: {
+      // swap two characters
       const i = pick(text.length);
       if (i + 1 >= text.length) return text;
       return text.slice(0, i) + text[i + 1] + text[i] + text.slice(i + 2);

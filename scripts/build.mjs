@@ -49,6 +49,8 @@ const options = {
   target: 'node18',
   format: 'cjs',
   external: ['vscode'],
+  // jsonc-parser's main entry is a UMD module whose require() calls esbuild cannot follow; its ESM build bundles.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   minify: !dev,
   sourcemap: dev ? 'inline' : false,
   logLevel: 'warning',

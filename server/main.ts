@@ -2,6 +2,7 @@
 // IPC when VS Code starts it (`--node-ipc`), or over a socket (`--socket=PORT`): createConnection reads the switch.
 // Every feature is a module over core; this file only wires them to the connection, each handler guarded.
 import {
+  DiagnosticSeverity,
   DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
   ErrorCodes,
@@ -17,6 +18,8 @@ import {
   type InitializeResult,
 } from 'vscode-languageserver/node';
 import { existsSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { LineIndex } from '../core/common/text';
 import { format } from 'node:util';
 import { basename } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -135,11 +138,26 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
 
   settings = new SettingsStore(connection, caps.workspace?.configuration === true, params.initializationOptions, log);
   publisher = new DiagnosticsPublisher(connection, documents, ctx.analyzer, settings, log);
-  tools = new WorkspaceTools(loadToolFile, log, () => {
-    ctx.analyzer.resetTools();
-    publisher.scheduleAll();
-    if (semanticRefresh) connection.languages.semanticTokens.refresh().catch(() => undefined);
-  });
+  tools = new WorkspaceTools(
+    loadToolFile,
+    log,
+    () => {
+      ctx.analyzer.resetTools();
+      publisher.scheduleAll();
+      if (semanticRefresh) connection.languages.semanticTokens.refresh().catch(() => undefined);
+    },
+    // The tool file's errors and warnings (a shell line built from the model's text) as diagnostics on it.
+    (path, text, problems) => {
+      const index = new LineIndex(text);
+      const diagnostics = problems.map(p => ({
+        range: { start: index.position(p.start), end: index.position(p.end) },
+        severity: p.severity === 'error' ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
+        source: 'art',
+        message: p.message,
+      }));
+      void connection.sendDiagnostics({ uri: pathToFileURL(path).toString(), diagnostics });
+    },
+  );
   const root = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? null;
   workspaceRoot = root ? uriToPath(root) : (params.rootPath ?? null);
   // Load the tool file now (with the settings pushed at start) so the first diagnostics already know its tools.

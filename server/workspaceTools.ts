@@ -4,10 +4,17 @@ import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from '../core/art';
+import type { ToolFileProblem } from '../core/tools/toolsFile';
 import { describeError, type Logger } from './guard';
 
-/** Reads a tool file: the user tools it declares and its problems (an absent file is no tools, no problems). */
-export type ToolFileLoader = (path: string) => Promise<{ tools: ToolInfo[]; problems: string[] }>;
+/**
+ * Reads a tool file: the user tools it declares and its problems (an absent file is no tools, no problems), with
+ * their places in its text when it was read.
+ */
+export type ToolFileLoader = (path: string) => Promise<{ tools: ToolInfo[]; problems: string[]; placed?: ToolFileProblem[]; text?: string }>;
+
+/** Publishes the tool file's problems as diagnostics on it (an empty list clears them). */
+export type ToolFilePublisher = (path: string, text: string, problems: readonly ToolFileProblem[]) => void;
 
 export function uriToPath(uri: string): string | null {
   try {
@@ -29,6 +36,7 @@ export class WorkspaceTools {
     private readonly log: Logger,
     /** Called after the catalog changed (re-check documents, refresh tokens). */
     private readonly changed: () => void,
+    private readonly publish: ToolFilePublisher = () => undefined,
   ) {}
 
   get catalog(): ToolCatalog {
@@ -77,6 +85,7 @@ export class WorkspaceTools {
         const r = await this.loader(this.path);
         tools = r.tools;
         for (const p of r.problems) this.log.error(`tool file ${this.path}: ${p}`);
+        this.publish(this.path, r.text ?? '', r.placed ?? []);
         if (tools.length) this.log.info(`tool file ${this.path}: ${tools.length} workspace tool${tools.length === 1 ? '' : 's'}`);
       } catch (e) {
         this.log.error(`tool file ${this.path}: ${describeError(e)}`);

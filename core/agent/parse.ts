@@ -1,7 +1,7 @@
 // From the s-expression tree to agents: `(define NAME (:states ...) (:behavior FORMULA))`. Never throws; every
 // form that is not where it belongs is a ParseProblem and the rest of the agent is still read.
 import type { Fix } from '../common/diagnostics';
-import { editDistance, type Span } from '../common/text';
+import { nearestName, type Span } from '../common/text';
 import type { AgentDef, AgentFile, Clause, Flag, Formula, FormulaOp, ParseProblem, StateDef } from './ast';
 import { readSExprs, type SExpr, type SKeyword, type SList } from './sexpr';
 
@@ -32,12 +32,7 @@ function clauseOf(list: SList): Clause {
 
 /** Replacement fix for a misspelt word among `choices` (within edit distance 2), or undefined. */
 export function nearestFix(word: string, span: Span, choices: readonly string[], prefix = ''): Fix[] | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const c of choices) {
-    const d = editDistance(word.toLowerCase(), c.toLowerCase(), 2);
-    if (d < bestDistance) [best, bestDistance] = [c, d];
-  }
+  const best = nearestName(word, choices)?.name;
   if (best === undefined || best === word) return undefined;
   return [{ title: `Change to '${prefix}${best}'`, preferred: true, edits: [{ span, newText: prefix + best }] }];
 }

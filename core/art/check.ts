@@ -3,7 +3,7 @@
 // server only exposes them).
 import type { Diagnostic, Fix, Severity } from '../common/diagnostics';
 import { sortDiagnostics } from '../common/diagnostics';
-import { editDistance, type Span } from '../common/text';
+import { nearestName, type Span } from '../common/text';
 import type { Answer, ArtDocument, Program, Step } from './ast';
 import { answerBefore, normalizeName } from './ast';
 import { ToolCatalog } from './knownTools';
@@ -300,14 +300,12 @@ function nearestTool(tools: ToolCatalog, written: string): string | null {
   best = null;
   const name = normalizeName(written);
   if (name.length >= 4 && !tools.has(name)) {
-    let bestDistance = 3;
-    for (const t of tools.all()) {
-      const d = editDistance(name, normalizeName(t.name), 2);
-      if (d > 0 && d < bestDistance) {
-        best = t.name;
-        bestDistance = d;
-      }
-    }
+    const near = nearestName(
+      name,
+      tools.all().map(t => t.name),
+      { fold: normalizeName },
+    );
+    if (near && near.distance > 0) best = near.name;
   }
   cache.byName.set(written, best);
   return best;

@@ -72,6 +72,32 @@ export class LineIndex {
   }
 }
 
+/**
+ * The candidate nearest to `word` within `max` edits (2 by default), compared after `fold` (lower case by default):
+ * the one fix for a misspelt keyword, flag, state or tool name. Ties go to the first candidate; undefined when none
+ * is close enough.
+ */
+export function nearestName(
+  word: string,
+  candidates: Iterable<string>,
+  opts: { max?: number; fold?: (s: string) => string } = {},
+): { name: string; distance: number } | undefined {
+  const max = opts.max ?? 2;
+  const fold = opts.fold ?? ((s: string) => s.toLowerCase());
+  const w = fold(word);
+  let best: { name: string; distance: number } | undefined;
+  for (const c of candidates) {
+    const d = editDistance(w, fold(c), max);
+    if (d <= max && (!best || d < best.distance)) best = { name: c, distance: d };
+  }
+  return best;
+}
+
+/** A copy of `o` without its undefined properties (so a spread of it keeps the defaults it would override). */
+export function withoutUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 /** Levenshtein distance, stopping early once it exceeds `max` (returns max + 1 then). */
 export function editDistance(a: string, b: string, max = Infinity): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;

@@ -7,6 +7,7 @@ import { buildArtPrompt, taskOf } from './prompt';
 import { Runner } from './runner';
 import { selectDemonstrations, type SelectionOptions, type TaskSpec } from './selection';
 import type { RunnerOptions } from './types';
+import { withoutUndefined } from '../common/text';
 
 export interface ArtRunSpec {
   /** The task library the demonstrations come from (the file being run). */
@@ -22,7 +23,7 @@ export interface ArtRunSpec {
 
 export function createArtRunner(spec: ArtRunSpec, opts: RunnerOptions): Runner {
   const base: Partial<TaskSpec> = spec.program !== undefined ? taskOf(spec.library, spec.program) : {};
-  const task: TaskSpec = { ...base, ...stripUndefined(spec.task ?? {}), input: spec.task?.input ?? base.input ?? '' };
+  const task: TaskSpec = { ...base, ...withoutUndefined(spec.task ?? {}), input: spec.task?.input ?? base.input ?? '' };
   if (!task.input.trim()) throw new Error('the task has no input: give one, or pick a program of the library');
   const exclude = [...(spec.selection?.exclude ?? []), ...(spec.program !== undefined ? [spec.program] : [])];
   const demos = selectDemonstrations([spec.library, ...(spec.otherLibraries ?? [])], task, { ...spec.selection, exclude });
@@ -36,8 +37,4 @@ export function createAgentRunner(spec: AgentRunSpec, opts: RunnerOptions): Runn
 
 export function createMultiToolRunner(spec: MultiToolRunSpec, opts: RunnerOptions): Runner {
   return new Runner(new MultiToolProtocol(spec, opts.tools), opts);
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CONSTRAIN_MODES } from './constraints';
 import { DEFAULT_WORD_LIST } from '../tools/lookup';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
+import { withoutUndefined } from '../common/text';
 
 /** A launch configuration or command line that cannot run: the message is one line that says what to fix. */
 export class LaunchError extends Error {}
@@ -300,7 +301,7 @@ export function launchAttributes(): { required: string[]; properties: Record<str
     const { type, enum: en, anyOf, default: def, ...rest } = valueSchema(name);
     if (!o.schema.safeParse(undefined).success) required.push(name);
     const settingNote = o.setting ? ` In VS Code, when left out: the setting art.${o.setting.key}.` : '';
-    properties[name] = stripUndefined({ type, anyOf, enum: en, ...rest, default: def, description: o.description + settingNote, ...o.manifest });
+    properties[name] = withoutUndefined({ type, anyOf, enum: en, ...rest, default: def, description: o.description + settingNote, ...o.manifest });
   }
   return { required, properties };
 }
@@ -313,7 +314,7 @@ export function optionSettings(): Record<string, JsonSchema> {
     const { type, enum: en, anyOf, default: def, ...rest } = valueSchema(name);
     const d = o.setting.default !== undefined ? o.setting.default : def;
     if (d === undefined) throw new Error(`run option ${name}: its setting art.${o.setting.key} needs a default`);
-    out[`art.${o.setting.key}`] = stripUndefined({
+    out[`art.${o.setting.key}`] = withoutUndefined({
       type,
       anyOf,
       enum: en,
@@ -404,8 +405,4 @@ function withoutPattern(j: Record<string, unknown>): Record<string, unknown> {
   // A setting's empty default ('' = not set) must stay valid in the Settings editor.
   const { pattern: _p, minLength: _m, ...rest } = j;
   return rest;
-}
-
-function stripUndefined<T extends Record<string, unknown>>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }

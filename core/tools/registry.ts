@@ -79,7 +79,7 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
   const connections: McpConnection[] = [];
 
   const loaded = await loadToolsFile(toolsPath, { displayName: fileName, required: opts.toolsFile !== undefined });
-  problems.push(...loaded.errors);
+  problems.push(...loaded.errors, ...(loaded.warnings ?? []));
 
   const userTools: Tool[] = [];
   const userInfos: ToolInfo[] = [];

@@ -29,6 +29,7 @@ import { constants as osConstants, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { runProcess } from './process';
 import { PYTHON_WRAPPER } from './pythonWrapper';
+import { withoutUndefined } from '../common/text';
 
 export const DEFAULT_PYTHON = '/usr/bin/python3';
 
@@ -305,7 +306,7 @@ const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
 
 /** Runs `req.code` with the limits; never throws. */
 export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
-  const limits: SandboxLimits = { ...DEFAULT_LIMITS, ...stripUndefined(req.limits ?? {}) };
+  const limits: SandboxLimits = { ...DEFAULT_LIMITS, ...withoutUndefined(req.limits ?? {}) };
   const cpuSeconds = limits.cpuSeconds ?? Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   const python = req.pythonPath ?? DEFAULT_PYTHON;
   const detected = await detect();
@@ -446,8 +447,4 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
     }
     return result;
   }
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

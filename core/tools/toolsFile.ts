@@ -2,8 +2,10 @@
 // an MCP server. Validated with zod; the same schema, converted to JSON Schema, is schemas/art-tools.schema.json
 // (editor completion through `contributes.jsonValidation`). Every loading error is one line naming the file, the
 // place in it and the fix.
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { z } from 'zod';
 import { normalizeName } from '../art/ast';
+import type { ToolInfo } from '../art/knownTools';
 import { readTextFile, TextFileError } from '../common/textFile';
 
 export const TOOLS_FILE_NAME = '.art-tools.json';
@@ -33,7 +35,9 @@ const cwd = z.string().min(1).describe('Working directory, relative to the works
 const argv = z
   .array(z.string())
   .min(1)
-  .describe('The program and its arguments, not run through a shell. Placeholders: {input}, {instruction}, {previousAnswer}.');
+  .describe(
+    'The program and its arguments, not run through a shell. Placeholders: {input}, {instruction}, {previousAnswer}. Safe form: each placeholder an argument of its own (["python3", "tool.py", "{input}"]) or the input on standard input; a shell line (["sh", "-c", "tool {input}"]) lets the model inject commands and is warned about. When the last argument is a placeholder, its value starts with "-" and the command runs no inline script (-c, -e), "--" is passed before it so the program does not read it as an option.',
+  );
 
 export const commandToolSchema = z
   .object({
@@ -119,6 +123,77 @@ export interface LoadedToolsFile {
   config: ToolsFile | null;
   /** One line each: `FILE: tools[1].command: problem (fix: ...)`. */
   errors: string[];
+  /** What is allowed but unsafe (a shell line built from the model's text), one line each like the errors. */
+  warnings?: string[];
+  /** Where in the file each error and warning is, for diagnostics on the tool file. */
+  problems?: ToolFileProblem[];
+  /** The file's text, when it was read (to place the problems). */
+  text?: string;
+}
+
+/** An error or warning of the tool file with its place in the text (offsets; end exclusive). */
+export interface ToolFileProblem {
+  severity: 'error' | 'warning';
+  message: string;
+  start: number;
+  end: number;
+}
+
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'cmd', 'cmd.exe', 'powershell', 'pwsh']);
+
+/** A command that hands a script with a placeholder to a shell (`["sh", "-c", "echo {input}"]`): the model's text becomes shell code. */
+export function buildsShellLine(command: readonly string[]): boolean {
+  const program = (command[0] ?? '').replace(/^.*[\\/]/, '').toLowerCase();
+  if (!SHELLS.has(program)) return false;
+  const script = command.findIndex(a => SCRIPT_FLAG.test(a));
+  // The script itself holds a placeholder; a placeholder passed after it as "$1" is the safe form.
+  return script >= 0 && /\{(?:input|instruction|previousAnswer)\}/.test(command[script + 1] ?? '');
+}
+
+/** The flag after which an interpreter takes its program text (`sh -c`, `python3 -c`, `node -e`, `cmd /c`). */
+export const SCRIPT_FLAG = /^(?:-c|-e|--eval|\/c|-command)$/i;
+
+/**
+ * How the tool is described in hover, completion and the runner: its own description, else what it does. One wording
+ * for the language server (which starts nothing) and the runner.
+ */
+export function describeTool(entry: ToolEntry, name: string): ToolInfo {
+  const input = INPUT_DOC[('input' in entry && entry.input) || 'instruction'];
+  switch (entry.kind) {
+    case 'command': {
+      const stdin = entry.stdin ?? !entry.command.some(a => /\{(?:input|instruction|previousAnswer)\}/.test(a));
+      const what = `Runs \`${entry.command.join(' ')}\`${stdin ? ' with the input on standard input' : ''}; the answer is what it prints.`;
+      return { name, origin: 'user', description: entry.description ?? what, input };
+    }
+    case 'http':
+      return {
+        name,
+        origin: 'user',
+        description: entry.description ?? `POSTs the step as JSON to ${safeOrigin(entry.url)}; the reply (text, or JSON "output") is the answer.`,
+        input,
+      };
+    default:
+      return {
+        name,
+        origin: 'user',
+        description: `A tool of the MCP server${entry.name ? ` "${entry.name}"` : ''} (\`${entry.command.join(' ')}\`).`,
+        input,
+      };
+  }
+}
+
+const INPUT_DOC: Record<string, string> = {
+  instruction: "The step's instruction.",
+  previousAnswer: 'The previous answer.',
+  both: "The step's instruction, a blank line, then the previous answer.",
+};
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 /** Reads and validates a tool file. A missing file is no error unless `required`. */
@@ -137,7 +212,7 @@ export async function loadToolsFile(path: string, opts: { displayName?: string; 
       : `${e.message} (fix: make it a regular JSON file)`;
     return { config: null, errors: [`${shown}: ${problem}`] };
   }
-  return parseToolsFile(text, shown);
+  return { ...parseToolsFile(text, shown), text };
 }
 
 export function parseToolsFile(text: string, shown: string): LoadedToolsFile {
@@ -152,31 +227,60 @@ export function parseToolsFile(text: string, shown: string): LoadedToolsFile {
       errors: [`${shown}${where}: invalid JSON: ${(e as Error).message.replace(/ in JSON at position \d+.*$/, '')} (fix: correct the JSON syntax)`],
     };
   }
+  const tree = parseTree(text);
+  const problems: ToolFileProblem[] = [];
+  const place = (path: PropertyKey[], severity: ToolFileProblem['severity'], message: string) => {
+    let node =
+      tree &&
+      findNodeAtLocation(
+        tree,
+        path.filter((p): p is string | number => typeof p !== 'symbol'),
+      );
+    for (let up = path.length; !node && tree && up > 0; up--)
+      node = findNodeAtLocation(
+        tree,
+        path.slice(0, up - 1).filter((p): p is string | number => typeof p !== 'symbol'),
+      );
+    problems.push({ severity, message, start: node?.offset ?? 0, end: node ? node.offset + node.length : 0 });
+  };
   const parsed = toolsFileSchema.safeParse(json);
   if (!parsed.success) {
-    return {
-      config: null,
-      errors: parsed.error.issues.map(issue => `${shown}: ${formatPath(issue.path)}: ${issue.message} (fix: ${fixFor(issue)})`),
-    };
+    const errors = parsed.error.issues.map(issue => {
+      const message = `${formatPath(issue.path)}: ${issue.message} (fix: ${fixFor(issue)})`;
+      place(issue.path, 'error', message);
+      return `${shown}: ${message}`;
+    });
+    return { config: null, errors, problems };
   }
   const errors: string[] = [];
+  const warnings: string[] = [];
   const seen = new Map<string, string>();
   parsed.data.tools.forEach((t, i) => {
     for (const name of staticNames(t)) {
       const key = normalizeName(name);
       const first = seen.get(key);
-      if (first) errors.push(`${shown}: tools[${i}]: the tool name "${name}" is already declared at ${first} (fix: rename one of them)`);
-      else seen.set(key, `tools[${i}]`);
+      if (first) {
+        const message = `tools[${i}]: the tool name "${name}" is already declared at ${first} (fix: rename one of them)`;
+        errors.push(`${shown}: ${message}`);
+        place(['tools', i, 'name'], 'error', message);
+      } else seen.set(key, `tools[${i}]`);
     }
     if (t.kind === 'http') {
       try {
         new URL(t.url);
       } catch {
-        errors.push(`${shown}: tools[${i}].url: "${t.url}" is not a valid URL (fix: write a full URL such as http://127.0.0.1:8080/tool)`);
+        const message = `tools[${i}].url: "${t.url}" is not a valid URL (fix: write a full URL such as http://127.0.0.1:8080/tool)`;
+        errors.push(`${shown}: ${message}`);
+        place(['tools', i, 'url'], 'error', message);
       }
     }
+    if (t.kind === 'command' && buildsShellLine(t.command)) {
+      const message = `tools[${i}].command: the model's text goes into a shell line, so a step can run any command (fix: pass each placeholder as an argument of its own, ["python3", "tool.py", "{input}"], or give the input on standard input)`;
+      warnings.push(`${shown}: ${message}`);
+      place(['tools', i, 'command'], 'warning', message);
+    }
   });
-  return { config: errors.length ? null : parsed.data, errors };
+  return { config: errors.length ? null : parsed.data, errors, warnings, problems };
 }
 
 /** Names known without starting anything: command and http tools, and MCP tools listed in `tools`. */

@@ -6,7 +6,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { ToolInfo } from '../art/knownTools';
 import { capText, deadline, errorMessage, fail, ok, stoppedResult } from './common';
 import { runProcess } from './process';
-import type { CommandToolConfig, HttpToolConfig } from './toolsFile';
+import { SCRIPT_FLAG, describeTool, type CommandToolConfig, type HttpToolConfig } from './toolsFile';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
 
 const COMMAND_TIMEOUT_MS = 30_000;
@@ -32,6 +32,7 @@ export function resolveCwd(workspaceRoot: string, cwd?: string): string {
 }
 
 const PLACEHOLDER = /\{(input|instruction|previousAnswer)\}/g;
+const WHOLE_PLACEHOLDER = /^\{(?:input|instruction|previousAnswer)\}$/;
 
 export function userInfo(name: string, description: string | undefined, inputDoc: string): ToolInfo {
   return { name, origin: 'user', description: description ?? `Workspace tool ${name}.`, input: inputDoc };
@@ -40,17 +41,20 @@ export function userInfo(name: string, description: string | undefined, inputDoc
 export function createCommandTool(cfg: CommandToolConfig, opts: { workspaceRoot: string; fileName: string }): Tool {
   const usesPlaceholder = cfg.command.some(a => a.match(PLACEHOLDER));
   const viaStdin = cfg.stdin ?? !usesPlaceholder;
-  const info = userInfo(
-    cfg.name,
-    cfg.description,
-    `Runs \`${cfg.command.join(' ')}\`${viaStdin ? ' with the input on standard input' : ''}; the output is what it prints.`,
-  );
+  const info = describeTool({ ...cfg, kind: 'command' }, cfg.name);
   return {
     info,
     async run(input: ToolInput, ctx: ToolContext): Promise<ToolResult> {
       const text = userToolInput(input, cfg.input);
       const values: Record<string, string> = { input: text, instruction: input.instruction, previousAnswer: input.previousAnswer ?? '' };
       const [program, ...args] = cfg.command.map(a => a.replace(PLACEHOLDER, (_, k: string) => values[k]));
+      // A last argument that is a placeholder and whose value starts with "-" (the model's text) would be read as an
+      // option: "--" ends the options first (not for a command with an inline script, nor one that has "--" already).
+      const last = cfg.command[cfg.command.length - 1];
+      const plain = !cfg.command.some(a => a === '--' || SCRIPT_FLAG.test(a)); // an inline script reads its own arguments
+      if (cfg.command.length > 1 && plain && WHOLE_PLACEHOLDER.test(last) && args[args.length - 1].startsWith('-')) {
+        args.splice(args.length - 1, 0, '--');
+      }
       const cwd = resolveCwd(opts.workspaceRoot, cfg.cwd);
       const timeoutMs = ctx.timeoutMs ?? cfg.timeoutMs ?? COMMAND_TIMEOUT_MS;
       const r = await runProcess({
@@ -83,11 +87,7 @@ export function createCommandTool(cfg: CommandToolConfig, opts: { workspaceRoot:
 }
 
 export function createHttpTool(cfg: HttpToolConfig): Tool {
-  const info = userInfo(
-    cfg.name,
-    cfg.description,
-    `POSTs {"instruction", "previousAnswer"} as JSON to ${new URL(cfg.url).origin}; the reply (text, or JSON "output") is the answer.`,
-  );
+  const info = describeTool({ ...cfg, kind: 'http' }, cfg.name);
   return {
     info,
     async run(input: ToolInput, ctx: ToolContext): Promise<ToolResult> {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
-import { parseToolsFile, toolsFileJsonSchema } from '../../../core/tools/toolsFile';
+import { describeTool, parseToolsFile, toolsFileJsonSchema } from '../../../core/tools/toolsFile';
 import { REPO, ctx } from './helpers';
 
 const SECRET = 'sk-user-tool-secret-42';
@@ -267,5 +267,62 @@ describe('tool file', () => {
       schema.properties.tools.items.oneOf.map(o => o.properties.kind.const),
       ['command', 'http', 'mcp'],
     );
+  });
+});
+
+describe('tool file safety and descriptions (issue 8, item 8; issue 7, item 5)', () => {
+  test('a shell line built from the model\'s text is warned about, at its "command"; the safe forms are not', () => {
+    const text = JSON.stringify(
+      {
+        tools: [
+          { kind: 'command', name: 'unsafe', command: ['sh', '-c', 'grep {input} notes.txt'] },
+          { kind: 'command', name: 'positional', command: ['sh', '-c', 'grep "$1" notes.txt', 'sh', '{input}'] },
+          { kind: 'command', name: 'plain', command: ['grep', '-F', '{input}', 'notes.txt'] },
+          { kind: 'command', name: 'stdin', command: ['bash', '-c', 'tr a-z A-Z'] },
+        ],
+      },
+      null,
+      2,
+    );
+    const loaded = parseToolsFile(text, '.art-tools.json');
+    assert.deepEqual(loaded.errors, []);
+    assert.equal(loaded.warnings?.length, 1);
+    assert.match(
+      loaded.warnings![0],
+      /^\.art-tools\.json: tools\[0\]\.command: the model's text goes into a shell line[^\n]*\(fix: pass each placeholder as an argument of its own/,
+    );
+    const [p] = loaded.problems!;
+    assert.equal(p.severity, 'warning');
+    assert.equal(text.slice(p.start, p.end).replace(/\s+/g, ''), '["sh","-c","grep{input}notes.txt"]');
+  });
+
+  test('an input that starts with "-" comes after "--" in the plain form, not where an inline script reads its arguments', async () => {
+    const reg = await registryWith([
+      { kind: 'command', name: 'args', command: ['printf', '%s|', '{input}'] },
+      { kind: 'command', name: 'script', command: ['sh', '-c', 'printf "%s|" "$@"', 'sh', '{input}'] },
+    ]);
+    try {
+      assert.deepEqual(reg.problems, []);
+      const run = async (name: string, instruction: string) => ((await reg.get(name)!.run({ instruction }, ctx())) as { output: string }).output;
+      assert.equal(await run('args', '-rf'), '--|-rf|', 'printf gets "--" first');
+      assert.equal(await run('args', 'plain'), 'plain|');
+      assert.equal(await run('script', '-rf'), '-rf|', 'the script gets its argument as it is');
+    } finally {
+      await reg.dispose();
+    }
+  });
+
+  test('hover (the tool file read statically) and the runner describe a user tool in the same words', async () => {
+    const entries = [
+      { kind: 'command' as const, name: 'count', command: ['wc', '-w'] },
+      { kind: 'command' as const, name: 'grep', command: ['grep', '{input}', 'f.txt'], input: 'both' as const },
+      { kind: 'http' as const, name: 'lookup api', url: 'http://127.0.0.1:9/tool' },
+    ];
+    const reg = await registryWith(entries);
+    try {
+      for (const e of entries) assert.deepEqual(reg.get(e.name)!.info, describeTool(e, e.name));
+    } finally {
+      await reg.dispose();
+    }
   });
 });

@@ -106,13 +106,16 @@ export async function run({ page, step, wb, workspace }) {
     await wb.focusEditor();
     await page.keyboard.press('F5');
     await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
-    // The notification offers to set a model endpoint (the recording cannot say what follows 42).
-    await page.locator('.notifications-toasts', { hasText: 'departed from its recording' }).first().waitFor({ timeout: 15_000 });
-    await page.locator('.notifications-toasts .monaco-button', { hasText: 'Set a Model Endpoint' }).first().waitFor({ timeout: 5_000 });
     // The streamed program (a read-only document beside the source) ends at the override: nothing replayed after it.
     await page.locator('.monaco-editor .view-lines', { hasText: '#2: 42' }).first().waitFor({ timeout: 15_000 });
     await wb.command('Debug Console: Focus on Debug Console View');
     await page.locator('.repl', { hasText: 'departs from its recording here' }).first().waitFor({ timeout: 15_000 });
+    // A notification offers to set a model endpoint (the recording cannot say what follows 42): in the toasts, or
+    // in the notification center when the toast was already put away.
+    await wb.command('Notifications: Show Notifications');
+    const notice = page.locator('.notifications-center, .notifications-toasts', { hasText: 'departed from its recording' }).first();
+    await notice.waitFor({ timeout: 15_000 });
+    await notice.locator('.monaco-button', { hasText: 'Set a Model Endpoint' }).first().waitFor({ timeout: 5_000 });
   });
 
   await step('the run leaves no mess: no dirty editor, no Problems entry from the run', async () => {

@@ -3,7 +3,9 @@
 // installed into code-server, as a user would; --dev loads it from this repository instead.
 // Scenarios are the modules in test/vscode/e2e/ (run in name order); each exports `title` and `run(t)`.
 // A failed step saves a screenshot to test-results/ and the run continues with the next scenario.
-// Usage: node test/vscode/e2e.mjs [--dev] [--no-build] [--only SUBSTRING] [--headed-shots]
+// Usage: node test/vscode/e2e.mjs [--dev] [--no-build] [--only SUBSTRING] [--pictures]
+// --pictures: also save the README's pictures (images/screenshots/*.png) where the scenarios take them, so the
+// pictures show what the suite just saw a person get.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +26,9 @@ import {
 } from '../../scripts/code-server.mjs';
 import { workbench } from './e2e/workbench.mjs';
 
-const { values: opts } = parseArgs({ options: { dev: { type: 'boolean' }, 'no-build': { type: 'boolean' }, only: { type: 'string' } } });
+const { values: opts } = parseArgs({
+  options: { dev: { type: 'boolean' }, 'no-build': { type: 'boolean' }, only: { type: 'string' }, pictures: { type: 'boolean' } },
+});
 const RESULTS = join(ROOT, 'test-results');
 const started = Date.now();
 
@@ -83,10 +87,19 @@ try {
     }
   };
 
+  /** A picture for the README (images/screenshots/NAME.png), taken only with --pictures. */
+  const picture = async name => {
+    if (!opts.pictures) return;
+    const dir = join(ROOT, 'images', 'screenshots');
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: join(dir, `${name}.png`) });
+    console.log(`     picture: images/screenshots/${name}.png`);
+  };
+
   for (const scenario of scenarios) {
     console.log(scenario.title);
     try {
-      await scenario.run({ page, step, wb, workspace });
+      await scenario.run({ page, step, wb, workspace, picture });
     } catch (e) {
       if (!e?.reported) {
         results.push({ name: `${scenario.title}: setup`, ok: false });

@@ -1,7 +1,7 @@
 // Editing a task library: open a broken file, read the problems, fix one from the light bulb, get tool completions.
 export const title = 'editing a broken task library';
 
-export async function run({ page, step, wb }) {
+export async function run({ page, step, wb, picture }) {
   const file = 'broken.art';
   await step('the workbench opens the test workspace', () => wb.ready(file));
 
@@ -25,6 +25,7 @@ export async function run({ page, step, wb }) {
     const fix = page.locator('.action-widget .monaco-list-row', { hasText: /renumber/i }).first();
     await fix.waitFor({ timeout: 15_000 });
     console.log('     light bulb:', await wb.rowTexts(page.locator('.action-widget .monaco-list-row')));
+    await picture('quick-fix');
     await fix.click();
     await page.locator('.editor-group-container.active .view-lines', { hasText: 'Q2: [string index]' }).waitFor({ timeout: 10_000 });
     await wb.problemRows('step-out-of-order').first().waitFor({ state: 'detached', timeout: 20_000 });

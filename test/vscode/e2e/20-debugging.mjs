@@ -30,7 +30,7 @@ Input: %s
 Q1:
 `;
 
-export async function run({ page, step, wb, workspace }) {
+export async function run({ page, step, wb, workspace, picture }) {
   writeFileSync(join(workspace, FILE), LIBRARY);
   const rows = page.locator('.debug-variables .monaco-list-row');
 
@@ -69,6 +69,7 @@ export async function run({ page, step, wb, workspace }) {
       }
     }
     console.log('     variables:', await wb.rowTexts(rows));
+    await picture('tool-call-stop');
   });
 
   await step('Set Value on output in the Variables view sets it to 42', async () => {

@@ -7,6 +7,7 @@ import { CliError } from './files';
 import { monitorCommand } from './monitor';
 import { parseTree } from './parseTree';
 import { runCommand } from './run';
+import { testCommand } from './test';
 
 const USAGE = `usage: art <command> [options]
 
@@ -18,6 +19,8 @@ commands:
                                 [--agent NAME] [--state S] [--format regex|gbnf]
   run FILE                      run a program or agent, printing it as it grows; exit 1 unless it finishes
                                 (art run --help lists its options)
+  test LIBRARY...               replay every demonstration program and compare its tools' outputs and answer with
+                                the recording; ends with "N passed, N failed", exit 1 on a failure  (art test --help)
   help                          this text
 
 Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.`;
@@ -67,6 +70,8 @@ export async function main(
       }
       case 'run':
         return await runCommand(rest, { write: io.write ?? (s => process.stdout.write(s)), err: io.err, stdin: process.stdin });
+      case 'test':
+        return await testCommand(rest, { out: io.out });
       case undefined:
       case 'help':
       case '--help':

@@ -22,6 +22,8 @@ export interface ReplayOptions {
   /** Recorded answers of tool steps by instruction, for LLM-backed tools' own prompts. */
   toolAnswers?: { instruction: string; answer: string }[];
   id?: string;
+  /** The last marker of a recording that stops without `[EOQ]` and `Ans:` (`#1:`), to say so when the replay reaches it. */
+  endsWithoutEoq?: string;
   /**
    * The model that goes on once the run departs from the recording (`depart()`); without it, a departed replay
    * ends the run with a DepartedError that says why.
@@ -34,6 +36,8 @@ export class ReplayModel implements ModelClient {
   readonly honoursStop = true;
   /** Why the run no longer follows the recording, once it does not. */
   private departure: string | null = null;
+  /** The recorded tool answers already given (recordedAnswer). */
+  private readonly usedAnswers = new Set<number>();
 
   constructor(
     readonly script: ContinuationScript,
@@ -53,7 +57,9 @@ export class ReplayModel implements ModelClient {
     const toolAnswers = p.steps
       .filter(s => s.name !== null && isTool(s.name) && s.answer && s.instruction.trim())
       .map(s => ({ instruction: s.instruction.trim(), answer: s.answer!.text }));
-    return new ReplayModel(new ContinuationScript('Q1:', parts), { id: `replay:program ${index + 1}`, toolAnswers, ...opts });
+    const last = p.steps.at(-1)!;
+    const endsWithoutEoq = p.ans || p.steps.some(s => s.isEoq) ? undefined : last.answer ? `#${last.answer.number}:` : `Q${last.number}:`;
+    return new ReplayModel(new ContinuationScript('Q1:', parts), { id: `replay:program ${index + 1}`, toolAnswers, endsWithoutEoq, ...opts });
   }
 
   /**
@@ -138,6 +144,17 @@ export class ReplayModel implements ModelClient {
     return { text: out, finishReason: cut ? 'length' : 'stop', usage: { promptTokens: 0, completionTokens: sent } };
   }
 
+  recordedAnswer(instruction: string): string | undefined {
+    if (this.departure !== null) return undefined;
+    const want = foldSpaces(instruction);
+    const all = this.opts.toolAnswers ?? [];
+    // Steps with the same instruction answer in order.
+    const i = all.findIndex((a, k) => !this.usedAnswers.has(k) && foldSpaces(a.instruction) === want);
+    if (i < 0) return [...all].reverse().find(a => foldSpaces(a.instruction) === want)?.answer;
+    this.usedAnswers.add(i);
+    return all[i].answer;
+  }
+
   async complete(req: CompletionRequest): Promise<CompletionResult> {
     const it = this.stream(req);
     for (;;) {
@@ -149,10 +166,18 @@ export class ReplayModel implements ModelClient {
   /** What the recorded model writes after `prompt`. */
   private continuation(prompt: string): string {
     const pos = this.script.locate(prompt);
-    if (pos) return this.script.rest(pos).text;
+    const rest = pos ? this.script.rest(pos).text : undefined;
+    if (rest) return rest;
+    const ended = this.opts.endsWithoutEoq;
+    const last = this.script.parts.at(-1);
+    if (ended && (pos || (last?.kind === 'model' && prompt.includes(last.text.replace(/\s+$/, '')))))
+      throw new Error(
+        `the recording ends at ${ended} with no [EOQ] and no Ans:, so the replay cannot go on: end the program with the next "Qk: [EOQ]" and "Ans: ..." lines, or run it with a model`,
+      );
+    if (rest !== undefined) return rest;
     // A tool's own prompt: answer with the recorded answer of the step it is about (the longest instruction found;
     // white space folded, and `#k` also tried as LLM tools rewrite it, "the input").
-    const fold = (t: string) => t.replace(/\s+/g, ' ').trim();
+    const fold = foldSpaces;
     const inPrompt = fold(prompt);
     let best: { instruction: string; answer: string } | undefined;
     for (const a of this.opts.toolAnswers ?? []) {
@@ -163,6 +188,8 @@ export class ReplayModel implements ModelClient {
     throw new Error('the replayed program does not continue this prompt (the text departs from the recording)');
   }
 }
+
+const foldSpaces = (t: string) => t.replace(/\s+/g, ' ').trim();
 
 /**
  * The recording of an ART program: the text after `Q1:` through `Ans:`, where each tool step's answer is a slot.

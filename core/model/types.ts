@@ -39,4 +39,9 @@ export interface ModelClient {
   stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void>;
   /** One-shot completion (LLM-backed tools, NLL scoring). */
   complete(req: CompletionRequest): Promise<CompletionResult>;
+  /**
+   * A replay's recorded answer of the tool step with this instruction, while the run follows its recording: a
+   * model-backed tool answers with it (marked as recorded) instead of asking a model that is not there.
+   */
+  recordedAnswer?(instruction: string): string | undefined;
 }

@@ -17,6 +17,7 @@ import { toolTimeoutProblem } from '../tools/common';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import { Constrainer } from './constraints';
 import { createAgentRunner, createArtRunner } from './create';
+import { libraryAsRun } from './prompt';
 import { Runner } from './runner';
 import { TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
 import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
@@ -175,7 +176,8 @@ function endpointModel(b: Base): ModelClient {
 }
 
 function makeArtRun(text: string, b: Base): Made {
-  const doc = parseArt(text);
+  // `%%` reads `%` in a library with a `%s` template (prompt.ts): lines and program indices are unchanged.
+  const doc = libraryAsRun(parseArt(text));
   const index = pickProgram(doc, b.options.task);
   const program = doc.programs[index];
   if (!program.input) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no Input: line to run`);

@@ -2,9 +2,26 @@
 // demonstrations separated by `----`, then the new task filled into the library's `%s` template (or a plain
 // `Description:`/`Input:` pair) ending in `Q1:`, where the model starts writing the program.
 import type { ArtDocument } from '../art/ast';
+import { parseArt } from '../art/parse';
 import type { Demonstration, TaskSpec } from './selection';
 
 export const SEPARATOR = '----';
+
+/** Whether the library is a Python format string: it ends in a `%s` template, which the reference fills with `%`. */
+export function isPythonFormat(library: ArtDocument): boolean {
+  return library.programs.some(p => p.template && /%s/.test(library.text.slice(p.span.start, p.span.end)));
+}
+
+/**
+ * The library as the model saw it. The ART reference fills a library's `%s` template with `prompt % (...)`, so
+ * `%%` in a library with a template reads `%` (in the prompt, in the recorded text a replay writes, in the code a
+ * step runs, in the Variables view); a library without a template is taken literally. Every run of a library goes
+ * through here. Lines are kept, so a step's line is the same in both texts.
+ */
+export function libraryAsRun(library: ArtDocument): ArtDocument {
+  if (!library.text.includes('%%') || !isPythonFormat(library)) return library;
+  return parseArt(library.text.replace(/%%/g, '%'));
+}
 
 export interface ArtPrompt {
   /** Everything the model continues. */

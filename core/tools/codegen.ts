@@ -122,6 +122,15 @@ async function generate(name: string, prompt: string, ctx: ToolContext, signal: 
   return { code, prompt };
 }
 
+/**
+ * In a replay that still follows its recording, a model-backed tool answers with the step's recorded answer (its
+ * inner generation was never recorded), marked as recorded in the call's details.
+ */
+function recorded(input: ToolInput, ctx: ToolContext): ToolResult | undefined {
+  const answer = ctx.model?.recordedAnswer?.(input.instruction);
+  return answer === undefined ? undefined : ok(answer, { recorded: true, model: ctx.model?.id });
+}
+
 const isResult = (x: GeneratedCode | ToolResult): x is ToolResult => 'ok' in x;
 
 /** `code generate` / `generate python code` / `code edit`: the answer is the code. */
@@ -129,6 +138,8 @@ function codeTool(name: 'code generate' | 'generate python code' | 'code edit'):
   return {
     info: builtinInfo(name),
     async run(input: ToolInput, ctx: ToolContext): Promise<ToolResult> {
+      const replayed = recorded(input, ctx);
+      if (replayed) return replayed;
       const { first, rest } = splitInstruction(input.instruction);
       let prompt: string;
       if (name === 'code edit') {
@@ -158,6 +169,8 @@ function stringTool(name: 'string edit' | 'string index' | 'string permutation',
   return {
     info: builtinInfo(name),
     async run(input: ToolInput, ctx: ToolContext): Promise<ToolResult> {
+      const replayed = recorded(input, ctx);
+      if (replayed) return replayed;
       const prompt = buildCodePrompt(header, input.instruction, stepInput(input));
       const d = deadline(ctx, DEFAULT_TIMEOUT_MS);
       try {

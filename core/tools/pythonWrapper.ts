@@ -2,7 +2,7 @@
 // resource limits (RLIMIT_NPROC only inside a user namespace, where it counts the sandbox's processes), guards the socket module, runs the optional prefix and then the user's code in a fresh
 // namespace, and reports on file descriptor 3 (one JSON object per line) so the user's own stdout/stderr stay
 // untouched: {"kind": "result", "found": bool, "name": str, "value": str} | {"kind": "exception", "type", "message"} |
-// {"kind": "prefix-error", "message"}. Tracebacks name the code `<stdin>` and omit the wrapper's frames, the way
+// {"kind": "prefix-error", "message"}. `value` is formatted as the ART reference shows results (see _art_format). Tracebacks name the code `<stdin>` and omit the wrapper's frames, the way
 // the ART corpus shows them.
 export const PYTHON_WRAPPER = String.raw`
 import json, os, sys, traceback
@@ -109,43 +109,33 @@ def _art_main():
         else:
             send({"kind": "result", "found": True, "name": found, "value": _art_format(namespace[found])})
 
-def _art_plain(x):
+def _art_number(x):
+    """A numpy or sympy number as a Python int or float (sympy's 15 digits become the shortest repr); else None."""
+    if type(x).__module__ == "numpy" and hasattr(x, "item") and getattr(x, "ndim", 1) == 0:
+        v = x.item()
+        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
     sympy = sys.modules.get("sympy")
-    if sympy is not None and isinstance(x, sympy.Basic):
-        if x.is_number:
-            if x.is_Integer:
-                return int(x)
-            try:
-                c = complex(x)
-                return c.real if c.imag == 0 else str(x)
-            except (TypeError, ValueError):
-                pass
-        return str(x)
-    if type(x).__module__ == "numpy":
+    if sympy is not None and isinstance(x, sympy.Basic) and x.is_number:
+        if x.is_Integer:
+            return int(x)
         try:
-            return _art_plain(x.tolist())
-        except Exception:
-            return str(x)
-    if isinstance(x, (list, tuple)):
-        return [_art_plain(i) for i in x]
-    if isinstance(x, dict):
-        return {str(k): _art_plain(v) for k, v in x.items()}
-    return x
+            c = complex(x)
+        except (TypeError, ValueError):
+            return None
+        return c.real if c.imag == 0 else None
+    return None
 
 def _art_format(value):
-    plain = _art_plain(value)
-    if isinstance(plain, str):
-        return plain
-    if isinstance(plain, bool) or plain is None:
-        return str(plain)
-    if isinstance(plain, (int, float)):
-        return repr(plain)
-    if isinstance(plain, (list, dict)):
-        try:
-            return json.dumps(plain, ensure_ascii=False)
-        except (TypeError, ValueError):
-            return str(value)
-    return str(plain)
+    """As the ART reference shows a result: Python's str() of it, a one-element list unwrapped, numpy arrays as
+    lists, and a numpy or sympy number rounded to a Python number (a container keeps its items' own str())."""
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist") and getattr(value, "ndim", 0) > 0:
+        value = value.tolist()
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    number = _art_number(value)
+    if number is not None:
+        return str(number)
+    return str(value)
 
 _art_main()
 `;

@@ -55,7 +55,7 @@ describe('LLM-backed tools', () => {
       ctx({ model }),
     );
     assert.ok(r.ok, JSON.stringify(r));
-    assert.equal(r.output, '["v", "e", "m", "t", "d"]');
+    assert.equal(r.output, "['v', 'e', 'm', 't', 'd']");
     assert.match(String(r.details?.code), /w\[2\]/);
   });
 
@@ -63,7 +63,7 @@ describe('LLM-backed tools', () => {
     const model = fakeModel(() => 'from itertools import permutations\nans = ["".join(p) for p in permutations("abc")]');
     const r = await tool('string permutation').run({ instruction: 'What are the possible permutations of "abc"?' }, ctx({ model }));
     assert.ok(r.ok);
-    assert.deepEqual(JSON.parse(r.output), ['abc', 'acb', 'bac', 'bca', 'cab', 'cba']);
+    assert.deepEqual(JSON.parse(r.output.replace(/'/g, '"')), ['abc', 'acb', 'bac', 'bca', 'cab', 'cba']);
   });
 
   test("generated code that fails is an error with the traceback's last line", async () => {

@@ -48,13 +48,34 @@ describe('code execute', () => {
     assert.equal(r.output, '42');
   });
 
-  test('without ans the printed output is the answer; lists come back as JSON', async () => {
+  test('without ans the printed output is the answer; lists come back as Python shows them', async () => {
     const printed = await codeExecute.run({ instruction: 'Execute', previousAnswer: '```python\nprint("v e m t d")\n```' }, ctx());
     assert.ok(printed.ok);
     assert.equal(printed.output, 'v e m t d');
     const list = await codeExecute.run({ instruction: 'Execute', previousAnswer: 'ans = [w[2] for w in ["Savita", "Saeed", "Ramos"]]' }, ctx());
     assert.ok(list.ok);
-    assert.equal(list.output, '["v", "e", "m"]');
+    assert.equal(list.output, "['v', 'e', 'm']");
+  });
+
+  test('results read as the ART reference shows them: str(), one-element lists unwrapped, numbers rounded', async () => {
+    const run = async (code: string) => {
+      const r = await codeExecute.run({ instruction: 'Execute', previousAnswer: code }, ctx());
+      assert.ok(r.ok, JSON.stringify(r));
+      return r.output;
+    };
+    assert.equal(await run('ans = ("a", 1)'), "('a', 1)");
+    assert.equal(await run('ans = ["only"]'), 'only');
+    assert.equal(await run('ans = [7]'), '7');
+    assert.equal(await run('ans = {"k": [1, 2]}'), "{'k': [1, 2]}");
+    assert.equal(await run('ans = 2 / 4'), '0.5');
+    requireDebianPackage('python3-sympy');
+    // A sympy number becomes a Python number; a container keeps sympy's own str() of its items.
+    assert.equal(await run('x = Symbol("x")\nans = solve_it(2 * x - 8.0, x)[x]'), '4.0');
+    assert.equal(await run('x = Symbol("x")\nans = solve_it(2 * x - 8.0, x)'), '{x: 4.00000000000000}');
+    assert.equal(await run('ans = Rational(6, 3)'), '2');
+    requireDebianPackage('python3-numpy');
+    assert.equal(await run('import numpy as np\nans = np.float64(7.385)'), '7.385');
+    assert.equal(await run('import numpy as np\nans = np.array([1, 2])'), '[1, 2]');
   });
 
   test('an exception is an error naming it; no code is an error', async () => {

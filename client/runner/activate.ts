@@ -10,6 +10,7 @@ import { ArtConfigurationProvider } from './configuration';
 import { join } from 'node:path';
 import { isRunnable, unitsOf } from './programs';
 import { DEBUG_TYPE } from './protocol';
+import { registerLibraryTests, type LibraryTests } from './libraryTests';
 import { ProgramStreams } from './streamEditor';
 import { TraceView } from './traceView';
 
@@ -22,6 +23,8 @@ export interface RunnerDeps {
 export interface RunnerApi {
   streams: ProgramStreams;
   traceView: TraceView;
+  /** Programs as tests: the Test Explorer's controller of the workspace's task libraries. */
+  tests: LibraryTests;
 }
 
 export const COMMANDS = {
@@ -42,11 +45,15 @@ let debugSessionModule: DebugSessionModule | undefined;
  * The session class from dist/debugAdapter.js (beside this bundle), loaded on first use: the runner and its
  * dependencies are most of the extension's code and a debug session is rarer than opening a file.
  */
-function loadDebugSession(): DebugSessionModule['ArtDebugSession'] {
+function loadRunnerBundle(): DebugSessionModule {
   // A computed path keeps esbuild from bundling the module into dist/client.js.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load of the runner's own bundle, by path
   debugSessionModule ??= require(join(__dirname, 'debugAdapter.js')) as DebugSessionModule;
-  return debugSessionModule.ArtDebugSession;
+  return debugSessionModule;
+}
+
+function loadDebugSession(): DebugSessionModule['ArtDebugSession'] {
+  return loadRunnerBundle().ArtDebugSession;
 }
 
 export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDeps): RunnerApi {
@@ -55,6 +62,15 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
   const streams = new ProgramStreams(deps.log, () => vscode.workspace.getConfiguration('art').get<boolean>('debug.streamToEditor', true));
   const traceView = new TraceView();
   const lenses = new RunCodeLenses(deps.client, deps.log);
+  // Programs as tests in the Test Explorer (the runner bundle is loaded when the explorer first asks).
+  const tests = registerLibraryTests(context, {
+    load: () => loadRunnerBundle().libraryTests,
+    log: deps.log,
+    toolOptions: uri => {
+      const o = deps.settings(uri).runOptions;
+      return { pythonPath: o.pythonPath as string | undefined, corpus: o.corpus as string | undefined, tools: o.tools as string | undefined };
+    },
+  });
 
   const factory: vscode.DebugAdapterDescriptorFactory = {
     createDebugAdapterDescriptor: () =>
@@ -126,5 +142,5 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView };
+  return { streams, traceView, tests };
 }

@@ -175,6 +175,21 @@ export async function testProgram(library: ArtDocument, index: number, opts: Lib
   };
 }
 
+/** A demonstration as a test: its index in the file, title and 0-based line (the Test Explorer's items). */
+export interface DemonstrationItem {
+  index: number;
+  title: string;
+  line: number;
+}
+
+/** The demonstrations of a library's text, as tests to list. */
+export function listDemonstrations(library: ArtDocument): DemonstrationItem[] {
+  return demonstrationIndices(library).map(index => {
+    const p = library.programs[index];
+    return { index, title: programTitle(p, index), line: lineOf(library.text, p.span.start) };
+  });
+}
+
 /** Tests every demonstration of a library, one after the other. */
 export async function testLibrary(library: ArtDocument, opts: LibraryTestOptions): Promise<ProgramTest[]> {
   const out: ProgramTest[] = [];

@@ -16,9 +16,10 @@ import { ReplayModel } from '../model/replay';
 import type { ModelClient } from '../model/types';
 import { toolTimeoutProblem } from '../tools/common';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
-import { existing, preambleBeside, transcriptBeside } from './companions';
+import { answerBeside, COT_EXTENSION, existing, isCotPrompt, preambleBeside, transcriptBeside } from './companions';
+import { cotRecording, fillCotPrompt } from './cotPrompt';
 import { Constrainer } from './constraints';
-import { createAgentRunner, createArtRunner } from './create';
+import { createAgentRunner, createArtRunner, createMultiToolRunner } from './create';
 import { Runner } from './runner';
 import { TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
 import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
@@ -43,7 +44,7 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
     trusted: boolean;
   };
 
-export type RunLanguage = 'art' | 'agent' | 'trace';
+export type RunLanguage = 'art' | 'agent' | 'multitool' | 'trace';
 
 export interface PreparedRun {
   runner: Runner;
@@ -51,7 +52,7 @@ export interface PreparedRun {
   /** Absolute path of the file run. */
   path: string;
   text: string;
-  /** The program (ART) or agent index in the file; -1 for a trace. */
+  /** The program (ART) or agent index in the file; 0 for a MultiTool-CoT prompt; -1 for a trace. */
   unit: number;
   title: string;
   /** ART: the run replays the file's own program, so step k of the run is the source program's `Qk:`. */
@@ -125,7 +126,14 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
     }
     const trace: TraceSink | undefined = writer;
     const base: Base = { tools, trace, config, options: o, root };
-    const made = language === 'art' ? makeArtRun(text, base) : language === 'agent' ? makeAgentRun(text, path, base) : makeTraceRun(text, path, base);
+    const made =
+      language === 'art'
+        ? makeArtRun(text, base)
+        : language === 'agent'
+          ? makeAgentRun(text, path, base)
+          : language === 'multitool'
+            ? makeCotRun(text, path, base)
+            : makeTraceRun(text, path, base);
     return { ...made, language, path, text, toolProblems: [...tools.notes, ...tools.problems], tracePath, dispose };
   } catch (e) {
     await dispose();
@@ -322,6 +330,46 @@ function readCompanion(path: string): string {
   }
 }
 
+/** A MultiTool-CoT prompt (`NAME.cot.txt`): replay mode replays `NAME.answer.txt` beside it. */
+function makeCotRun(text: string, path: string, b: Base): Made {
+  const fill = (question: string) => {
+    try {
+      return fillCotPrompt(text, question);
+    } catch (e) {
+      throw new LaunchError(`${path}: ${(e as Error).message}`);
+    }
+  };
+  let question = b.options.input?.trim();
+  let model: ModelClient;
+  if (b.options.mode === 'replay') {
+    const recording = existing(answerBeside(path));
+    if (!recording)
+      throw new LaunchError(
+        `replay mode replays a recorded answer, and ${basename(path)} has none beside it: add ${basename(answerBeside(path))} (the question on its first line, then the chain of thought), or run in generate mode`,
+      );
+    let recorded: ReturnType<typeof cotRecording>;
+    try {
+      recorded = cotRecording(readCompanion(recording), fill);
+    } catch (e) {
+      if (e instanceof LaunchError) throw e;
+      throw new LaunchError(`${recording}: ${(e as Error).message}`);
+    }
+    if (question && question.replace(/\s+/g, ' ') !== recorded.question)
+      throw new LaunchError(
+        `${basename(recording)} answers the question "${recorded.question}": leave the input empty to replay it, or run in generate mode to ask another`,
+      );
+    question = recorded.question;
+    const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
+    model = new ReplayModel(recorded.script, { chunkDelayMs: b.options.replayDelayMs, live, id: `replay:${basename(recording)}` });
+  } else {
+    if (!question) throw new LaunchError(`a MultiTool-CoT run needs an input: the question that fills the prompt's %s`);
+    model = endpointModel(b);
+  }
+  const runner = createMultiToolRunner(fill(question).spec, runnerOptions(b, model));
+  if (model instanceof ReplayModel) departOnEdit(runner, model, b);
+  return { runner, unit: 0, title: basename(path, COT_EXTENSION), ownProgram: false, model };
+}
+
 export function pickAgent(file: AgentFile, task: string | number | undefined): number {
   const named = (a: AgentDef, i: number) => `${i}: ${a.name || '(unnamed)'}`;
   if (!file.agents.length) throw new LaunchError('the file defines no agent');
@@ -354,12 +402,13 @@ function makeTraceRun(text: string, path: string, b: Base): Made {
 }
 
 function languageOf(path: string): RunLanguage {
+  if (isCotPrompt(path)) return 'multitool';
   const ext = extname(path).toLowerCase();
   if (ext === '.art') return 'art';
   if (ext === '.agent') return 'agent';
   if (ext === '.jsonl') return 'trace';
   throw new LaunchError(
-    `${path}: cannot run a '${ext || 'file without extension'}' file: give a task library (.art), an agent spec (.agent) or a run trace (.jsonl)`,
+    `${path}: cannot run a '${ext || 'file without extension'}' file: give a task library (.art), an agent spec (.agent), a MultiTool-CoT prompt (${COT_EXTENSION}) or a run trace (.jsonl)`,
   );
 }
 

@@ -51,7 +51,7 @@ const count = (min: number) => z.int().min(min).max(Number.MAX_SAFE_INTEGER);
 
 export const RUN_OPTIONS = {
   program: option(z.string().min(1), {
-    description: 'The task library (.art), agent spec (.agent) or run trace (.jsonl) to run.',
+    description: 'The task library (.art), agent spec (.agent), MultiTool-CoT prompt (.cot.txt) or run trace (.jsonl) to run.',
     manifest: { default: '${file}' },
   }),
   task: option(z.union([z.string(), count(0)]).optional(), {

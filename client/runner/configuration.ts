@@ -1,9 +1,10 @@
 // Debug configurations of type `art`: F5 on an `.art` or `.agent` file works with no launch.json (the program at
 // the cursor runs), settings fill what a configuration leaves out, and nothing starts in an untrusted workspace.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { answerBeside, isCotPrompt, transcriptBeside } from '../../core/runner/companions';
 import type { ArtSettings } from '../settings';
 import { isRunnable, unitAt, unitsOf } from './programs';
 import { DEBUG_TYPE, type ArtLaunchArguments } from './protocol';
@@ -94,11 +95,16 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
       void vscode.window.showErrorMessage(`ART Studio: ${chosen.title}: ${chosen.notRunnable}.`);
       return undefined;
     }
-    if (/\.agent$/i.test(program) && !config.input) {
+    // In replay mode, the run recorded beside the spec (core/runner/companions.ts) brings its own question.
+    const cot = isCotPrompt(program);
+    const recorded = config.mode === 'replay' && existsSync(cot ? answerBeside(program) : transcriptBeside(program));
+    if ((/\.agent$/i.test(program) || cot) && !config.input && !recorded) {
       const name = chosen?.title ?? (typeof config.task === 'string' ? config.task : undefined);
       const question = await vscode.window.showInputBox({
-        title: `Question for ${name ?? 'the agent'}`,
-        prompt: 'The agent answers this question (the launch configuration\'s "input").',
+        title: `Question for ${cot ? 'the MultiTool-CoT prompt' : (name ?? 'the agent')}`,
+        prompt: cot
+          ? 'The question fills the prompt\'s %s (the launch configuration\'s "input").'
+          : 'The agent answers this question (the launch configuration\'s "input").',
         ignoreFocusOut: true,
       });
       if (!question) return undefined;

@@ -2,6 +2,7 @@
 // task library and the agents of a spec. The CodeLenses, the dynamic debug configurations and F5 all use this one
 // list, so a program offered is a program that runs, and one that cannot run says why.
 import * as vscode from 'vscode';
+import { isCotPrompt } from '../../core/runner/companions';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { programsRequest } from '../protocol';
 
@@ -20,7 +21,7 @@ export interface RunUnit {
 const LSP_TIMEOUT_MS = 3000;
 
 export function isRunnable(doc: vscode.TextDocument): boolean {
-  return doc.languageId === 'art' || doc.languageId === 'art-agent' || /\.(art|agent)$/i.test(doc.uri.path);
+  return doc.languageId === 'art' || doc.languageId === 'art-agent' || /\.(art|agent)$/i.test(doc.uri.path) || isCotPrompt(doc.uri.path);
 }
 
 /**

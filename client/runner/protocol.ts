@@ -37,7 +37,7 @@ export namespace EndEvent {
     answer: string | null;
     error?: string;
     kind: RunKind;
-    language: 'art' | 'agent' | 'trace';
+    language: 'art' | 'agent' | 'multitool' | 'trace';
     /** The source file and the program's index in it. */
     program: string;
     unit: number;

@@ -26,13 +26,14 @@ export class SourceMap {
   private readonly art?: ArtDocument;
   private readonly agents?: AgentFile;
 
+  /** A MultiTool-CoT prompt has no steps in the file: its triggers are in the text the model writes. */
   constructor(
-    readonly language: 'art' | 'agent',
+    readonly language: 'art' | 'agent' | 'multitool',
     readonly text: string,
   ) {
     this.lines = new LineIndex(text);
     if (language === 'art') this.art = parseArt(text);
-    else this.agents = parseAgentFile(text);
+    else if (language === 'agent') this.agents = parseAgentFile(text);
   }
 
   static forPath(path: string, text: string): SourceMap | undefined {
@@ -63,7 +64,13 @@ export class SourceMap {
       }
       return { requested: line, message: 'An ART breakpoint stops at a step: put it on a `Qk:` line.' };
     }
-    for (const [ai, a] of this.agents!.agents.entries()) {
+    if (!this.agents)
+      return {
+        requested: line,
+        message:
+          'A MultiTool-CoT prompt stops at each trigger the model writes, not at a line of the prompt: use a function breakpoint on the tool name.',
+      };
+    for (const [ai, a] of this.agents.agents.entries()) {
       for (const s of a.states) {
         if (touches(s.span)) return { requested: line, line: this.lineOf(s.nameSpan.start), agent: ai, state: s.name };
       }

@@ -24,3 +24,15 @@ export function diagnoseFile(path: string, tools?: ToolCatalog): FileDiagnostic[
 export function formatDiagnostic(d: FileDiagnostic): string {
   return `${d.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.severity}: ${d.message} [${d.code}]`;
 }
+
+/** `checked 2 files: no problems` / `checked 1 file: 1 error, 2 warnings`. */
+export function checkSummary(files: number, all: readonly FileDiagnostic[]): string {
+  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
+  const count = (sev: FileDiagnostic['severity']) => all.filter(d => d.severity === sev).length;
+  const parts = [
+    count('error') && n(count('error'), 'error'),
+    count('warning') && n(count('warning'), 'warning'),
+    all.length - count('error') - count('warning') && n(all.length - count('error') - count('warning'), 'note'),
+  ].filter(Boolean);
+  return `checked ${n(files, 'file')}: ${parts.length ? parts.join(', ') : 'no problems'}`;
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `art` command line: check, parse and monitor (and run, see run.ts) over the core, for terminals and CI.
 import { parseArgs } from 'node:util';
-import { diagnoseFile, formatDiagnostic, type FileDiagnostic } from './check';
+import { checkSummary, diagnoseFile, formatDiagnostic, type FileDiagnostic } from './check';
 import { constrainCommand } from './constrain';
 import { CliError } from './files';
 import { monitorCommand } from './monitor';
@@ -12,7 +12,8 @@ import { testCommand } from './test';
 const USAGE = `usage: art <command> [options]
 
 commands:
-  check FILE...                 report problems; exit 1 when any error is found  [--json]
+  check FILE...                 report problems, then a one-line summary; exit 1 when any error is found
+                                [--json] [--quiet: no summary]
   parse FILE                    print the syntax tree                              [--json]
   monitor SPEC TRACE            check a trace against an agent spec; exit 1 when off-spec  [--agent NAME] [--json]
   constrain SPEC                print the decoding constraint of an agent from a state (default: the start of a run)
@@ -23,7 +24,8 @@ commands:
                                 the recording; ends with "N passed, N failed", exit 1 on a failure  (art test --help)
   help                          this text
 
-Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.`;
+Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.
+art run replays the recorded program unless a model endpoint is given (--base-url and --model) or --mode generate.`;
 
 type Out = { out: (s: string) => void; err: (s: string) => void; write?: (s: string) => void };
 
@@ -35,12 +37,19 @@ export async function main(
   try {
     switch (command) {
       case 'check': {
-        const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true });
+        const { values, positionals } = parseArgs({
+          args: rest,
+          options: { json: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' } },
+          allowPositionals: true,
+        });
         if (!positionals.length) throw new CliError('art check: give at least one .art or .agent file');
         const all: FileDiagnostic[] = [];
         for (const f of positionals) all.push(...diagnoseFile(f));
         if (values.json) io.out(JSON.stringify(all, null, 2));
-        else for (const d of all) io.out(formatDiagnostic(d));
+        else {
+          for (const d of all) io.out(formatDiagnostic(d));
+          if (!values.quiet) io.out(checkSummary(positionals.length, all));
+        }
         return all.some(d => d.severity === 'error') ? 1 : 0;
       }
       case 'parse': {

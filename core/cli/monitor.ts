@@ -1,6 +1,7 @@
 // `art monitor SPEC TRACE`: walk a trace through an agent's automaton and report the first violation and the
 // monitor's correction.
 import { checkAgentFile, compileAgent, findAgent, monitorText, parseAgentFile } from '../agent';
+import { LineIndex } from '../common/text';
 import { CliError, languageOf, readSource } from './files';
 
 export function monitorCommand(
@@ -26,7 +27,8 @@ export function monitorCommand(
   } else {
     const v = result.violation!;
     const found = v.found ? `state ${v.found}` : 'text that starts no state';
-    io.out(`${tracePath}: off-spec at offset ${v.offset}: found ${found}, expected ${v.expected.join(' or ')}`);
+    const at = new LineIndex(trace).position(v.offset);
+    io.out(`${tracePath}:${at.line + 1}:${at.character + 1}: off-spec: found ${found}, expected ${v.expected.join(' or ')}`);
     io.out('--- corrected ---');
     io.out(result.corrected);
   }

@@ -10,6 +10,7 @@ import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
 import { RUN_OPTIONS, cliOptions, fromCliText, isBooleanOption, parseRunOptions } from '../runner/options';
 import { StreamedText } from '../runner/streamedText';
 import type { RunResult, ToolCall } from '../runner/types';
+import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
 import { typedText } from '../runner/typedText';
 
@@ -24,7 +25,8 @@ export function runUsage(): string {
   const lines: [string, string][] = [['FILE', RUN_OPTIONS.program.description.replace(/\.$/, '')]];
   for (const { name, cli, spec } of cliOptions()) {
     const def = spec.schema.safeParse(undefined);
-    const shown = def.success && def.data !== undefined && !isBooleanOption(name) ? ` (default ${String(def.data)})` : '';
+    // --mode's default is the CLI's own: replay unless an endpoint is given (see runCommand).
+    const shown = def.success && def.data !== undefined && !isBooleanOption(name) && name !== 'mode' ? ` (default ${String(def.data)})` : '';
     lines.push([`--${cli.flag}${cli.arg ? ` ${cli.arg}` : ''}`, `${spec.description}${shown}`]);
   }
   for (const f of SHELL_FLAGS) lines.push([`--${f.flag}`, f.help]);
@@ -68,6 +70,9 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   }
   const env = io.env ?? process.env;
   const interactive = !!values.interactive;
+  // No mode given and no endpoint to generate with (--base-url and --model): replay, as VS Code does, and say so.
+  const replayByDefault = raw.mode === undefined && (raw.baseURL === undefined || raw.model === undefined);
+  if (replayByDefault) raw.mode = 'replay';
 
   let run: PreparedRun;
   try {
@@ -85,6 +90,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     throw e;
   }
 
+  if (replayByDefault) io.err('[art] replay mode: no model endpoint is set (give --base-url and --model, or --mode generate, to generate)');
   for (const p of run.toolProblems) io.err(`[art] tools: ${p}`);
   const printed = new StreamedText(s => {
     if (!values.quiet) io.write(s);
@@ -162,7 +168,7 @@ function overridePrompter(io: RunIo) {
       if (!call) return undefined;
       const shown =
         call.error !== undefined
-          ? `failed: ${call.error}`
+          ? `failed: ${withoutToolPrefix(call.tool, call.error)}`
           : `returned${call.durationMs !== undefined ? ` in ${call.durationMs} ms` : ''}:\n${call.output ?? ''}`;
       const keep = call.error !== undefined ? 'empty line: the model writes the output' : 'empty line keeps it';
       prompt(`\n── [${call.tool}] ${shown}\n── override (${keep}; "JSON string" for several lines)> `);

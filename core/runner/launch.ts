@@ -2,11 +2,12 @@
 // trace to replay), picks the task, builds the model (an OpenAI-compatible endpoint, or the replay model that
 // replays the program's recorded text) and the tool library, and opens the trace. Shared by the shells that run
 // programs: the debug adapter and `art run`. Every failure is a LaunchError with one line that says what to fix.
-import { extname, isAbsolute, resolve } from 'node:path';
+import { basename, extname, isAbsolute, resolve } from 'node:path';
 import { compileAgent } from '../agent/compile';
 import { checkAgentFile } from '../agent/check';
 import { parseAgentFile } from '../agent/parse';
 import type { AgentDef, AgentFile } from '../agent/ast';
+import type { CompiledAgent } from '../agent/compile';
 import { readTextFile, TextFileError } from '../common/textFile';
 import { normalizeName, programTitle, type ArtDocument } from '../art/ast';
 import { parseArt } from '../art/parse';
@@ -15,8 +16,10 @@ import { ReplayModel } from '../model/replay';
 import type { ModelClient } from '../model/types';
 import { toolTimeoutProblem } from '../tools/common';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
+import { answerBeside, COT_EXTENSION, existing, isCotPrompt, preambleBeside, transcriptBeside } from './companions';
+import { cotRecording, fillCotPrompt } from './cotPrompt';
 import { Constrainer } from './constraints';
-import { createAgentRunner, createArtRunner } from './create';
+import { createAgentRunner, createArtRunner, createMultiToolRunner } from './create';
 import { libraryAsRun } from './prompt';
 import { Runner } from './runner';
 import { TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
@@ -42,7 +45,7 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
     trusted: boolean;
   };
 
-export type RunLanguage = 'art' | 'agent' | 'trace';
+export type RunLanguage = 'art' | 'agent' | 'multitool' | 'trace';
 
 export interface PreparedRun {
   runner: Runner;
@@ -50,7 +53,7 @@ export interface PreparedRun {
   /** Absolute path of the file run. */
   path: string;
   text: string;
-  /** The program (ART) or agent index in the file; -1 for a trace. */
+  /** The program (ART) or agent index in the file; 0 for a MultiTool-CoT prompt; -1 for a trace. */
   unit: number;
   title: string;
   /** ART: the run replays the file's own program, so step k of the run is the source program's `Qk:`. */
@@ -124,7 +127,14 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
     }
     const trace: TraceSink | undefined = writer;
     const base: Base = { tools, trace, config, options: o, root };
-    const made = language === 'art' ? makeArtRun(text, base) : language === 'agent' ? makeAgentRun(text, base) : makeTraceRun(text, path, base);
+    const made =
+      language === 'art'
+        ? makeArtRun(text, base)
+        : language === 'agent'
+          ? makeAgentRun(text, path, base)
+          : language === 'multitool'
+            ? makeCotRun(text, path, base)
+            : makeTraceRun(text, path, base);
     return { ...made, language, path, text, toolProblems: [...tools.notes, ...tools.problems], tracePath, dispose };
   } catch (e) {
     await dispose();
@@ -247,7 +257,7 @@ export function pickProgram(doc: ArtDocument, task: string | number | undefined)
   throw new LaunchError(`no task named "${task}": the file has ${list()}`);
 }
 
-function makeAgentRun(text: string, b: Base): Made {
+function makeAgentRun(text: string, path: string, b: Base): Made {
   const file = parseAgentFile(text);
   const errors = checkAgentFile(file).filter(d => d.severity === 'error');
   if (errors.length)
@@ -255,16 +265,111 @@ function makeAgentRun(text: string, b: Base): Made {
       `the spec has ${errors.length} error(s), the first: ${errors[0].message} (fix them first; see the Problems view or 'art check')`,
     );
   const index = pickAgent(file, b.options.task);
-  const agent = file.agents[index];
-  const question = b.options.input?.trim();
-  if (!question) throw new LaunchError(`an agent run needs an input: the question for ${agent.name || 'the agent'}`);
-  if (b.options.mode === 'replay')
-    throw new LaunchError(
-      'replay mode replays a recorded program; an agent spec has none: run it in generate mode, or launch the .jsonl trace of an earlier run to replay it',
-    );
-  const model = endpointModel(b);
-  const runner = createAgentRunner({ agent: compileAgent(agent), question }, runnerOptions(b, model));
-  return { runner, unit: index, title: agent.name || `agent ${index}`, ownProgram: false, model };
+  const agent = compileAgent(file.agents[index]);
+  const title = file.agents[index].name || `agent ${index}`;
+  const preamble = agentPreamble(path, b);
+  let question = b.options.input?.trim();
+  let model: ModelClient;
+  if (b.options.mode === 'replay') {
+    const recording = existing(transcriptBeside(path));
+    if (!recording)
+      throw new LaunchError(
+        `replay mode replays a recorded run, and ${basename(path)} has none beside it: add ${basename(transcriptBeside(path))} (a transcript, the question on its first line), run in generate mode, or launch the .jsonl trace of an earlier run`,
+      );
+    const transcript = readCompanion(recording);
+    const recorded = recordedQuestion(agent, transcript, recording);
+    if (question && question !== recorded)
+      throw new LaunchError(
+        `${basename(recording)} answers the question "${recorded}": leave the input empty to replay it, or run in generate mode to ask another`,
+      );
+    question = recorded;
+    const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
+    try {
+      model = ReplayModel.fromAgentTranscript(agent, transcript, {
+        chunkDelayMs: b.options.replayDelayMs,
+        live,
+        id: `replay:${basename(recording)}`,
+      });
+    } catch (e) {
+      throw new LaunchError(`${recording}: ${(e as Error).message}`);
+    }
+  } else {
+    if (!question) throw new LaunchError(`an agent run needs an input: the question for ${title}`);
+    model = endpointModel(b);
+  }
+  const runner = createAgentRunner({ agent, question, preamble }, runnerOptions(b, model));
+  if (model instanceof ReplayModel) departOnEdit(runner, model, b);
+  return { runner, unit: index, title, ownProgram: false, model };
+}
+
+/** The `preamble` option's file, else NAME.preamble.txt beside the spec, else none. */
+function agentPreamble(specPath: string, b: Base): string | undefined {
+  const given = b.options.preamble;
+  const file = given ? (isAbsolute(given) ? given : resolve(b.root, given)) : existing(preambleBeside(specPath));
+  if (!file) return undefined;
+  if (given && !existing(file)) throw new LaunchError(`preamble: ${file} does not exist: give the text file of instructions and examples`);
+  return readCompanion(file);
+}
+
+/** The question a transcript answers: its first line without the first state's prompt text (`[Question]`). */
+function recordedQuestion(agent: CompiledAgent, transcript: string, path: string): string {
+  const first = agent.initial.length ? agent.states[agent.positions[agent.initial[0]].state] : undefined;
+  const line = transcript
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/, 1)[0]
+    .trim();
+  if (!first?.text || !line.startsWith(first.text))
+    throw new LaunchError(`${path}: the first line must be the question, starting with ${JSON.stringify(first?.text ?? '')}`);
+  return line.slice(first.text.length).trim();
+}
+
+function readCompanion(path: string): string {
+  try {
+    return readTextFile(path);
+  } catch (e) {
+    if (!(e instanceof TextFileError)) throw e;
+    throw new LaunchError(`${path}: ${e.message}`);
+  }
+}
+
+/** A MultiTool-CoT prompt (`NAME.cot.txt`): replay mode replays `NAME.answer.txt` beside it. */
+function makeCotRun(text: string, path: string, b: Base): Made {
+  const fill = (question: string) => {
+    try {
+      return fillCotPrompt(text, question);
+    } catch (e) {
+      throw new LaunchError(`${path}: ${(e as Error).message}`);
+    }
+  };
+  let question = b.options.input?.trim();
+  let model: ModelClient;
+  if (b.options.mode === 'replay') {
+    const recording = existing(answerBeside(path));
+    if (!recording)
+      throw new LaunchError(
+        `replay mode replays a recorded answer, and ${basename(path)} has none beside it: add ${basename(answerBeside(path))} (the question on its first line, then the chain of thought), or run in generate mode`,
+      );
+    let recorded: ReturnType<typeof cotRecording>;
+    try {
+      recorded = cotRecording(readCompanion(recording), fill);
+    } catch (e) {
+      if (e instanceof LaunchError) throw e;
+      throw new LaunchError(`${recording}: ${(e as Error).message}`);
+    }
+    if (question && question.replace(/\s+/g, ' ') !== recorded.question)
+      throw new LaunchError(
+        `${basename(recording)} answers the question "${recorded.question}": leave the input empty to replay it, or run in generate mode to ask another`,
+      );
+    question = recorded.question;
+    const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
+    model = new ReplayModel(recorded.script, { chunkDelayMs: b.options.replayDelayMs, live, id: `replay:${basename(recording)}` });
+  } else {
+    if (!question) throw new LaunchError(`a MultiTool-CoT run needs an input: the question that fills the prompt's %s`);
+    model = endpointModel(b);
+  }
+  const runner = createMultiToolRunner(fill(question).spec, runnerOptions(b, model));
+  if (model instanceof ReplayModel) departOnEdit(runner, model, b);
+  return { runner, unit: 0, title: basename(path, COT_EXTENSION), ownProgram: false, model };
 }
 
 export function pickAgent(file: AgentFile, task: string | number | undefined): number {
@@ -299,12 +404,13 @@ function makeTraceRun(text: string, path: string, b: Base): Made {
 }
 
 function languageOf(path: string): RunLanguage {
+  if (isCotPrompt(path)) return 'multitool';
   const ext = extname(path).toLowerCase();
   if (ext === '.art') return 'art';
   if (ext === '.agent') return 'agent';
   if (ext === '.jsonl') return 'trace';
   throw new LaunchError(
-    `${path}: cannot run a '${ext || 'file without extension'}' file: give a task library (.art), an agent spec (.agent) or a run trace (.jsonl)`,
+    `${path}: cannot run a '${ext || 'file without extension'}' file: give a task library (.art), an agent spec (.agent), a MultiTool-CoT prompt (${COT_EXTENSION}) or a run trace (.jsonl)`,
   );
 }
 

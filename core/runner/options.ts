@@ -52,7 +52,7 @@ const count = (min: number) => z.int().min(min).max(Number.MAX_SAFE_INTEGER);
 
 export const RUN_OPTIONS = {
   program: option(z.string().min(1), {
-    description: 'The task library (.art), agent spec (.agent) or run trace (.jsonl) to run.',
+    description: 'The task library (.art), agent spec (.agent), MultiTool-CoT prompt (.cot.txt) or run trace (.jsonl) to run.',
     manifest: { default: '${file}' },
   }),
   task: option(z.union([z.string(), count(0)]).optional(), {
@@ -64,9 +64,14 @@ export const RUN_OPTIONS = {
     description: "ART: a new input for the program (default: the program's own input). Agents: the question (asked for when missing in VS Code).",
     cli: { flag: 'input', arg: 'TEXT' },
   }),
+  preamble: option(path(), {
+    description:
+      'Agents: a text file sent before the question (instructions and few-shot examples, e.g. the ReACT prompt). Default: NAME.preamble.txt beside NAME.agent when there is one.',
+    cli: { flag: 'preamble', arg: 'FILE' },
+  }),
   mode: option(z.enum(['generate', 'replay']).default('generate'), {
     description:
-      'Generate with the model endpoint, or replay the model text recorded in the program (tools run again, no endpoint). In VS Code the default is "replay" until art.model.name is set.',
+      'Generate with the model endpoint, or replay the model text recorded in the program (an agent: NAME.transcript.txt beside NAME.agent; a MultiTool-CoT prompt: NAME.answer.txt beside NAME.cot.txt); tools run again, no endpoint. In VS Code the default is "replay" until art.model.name is set; art run replays unless --base-url and --model are given.',
     manifest: {
       enumDescriptions: [
         'Generate with the model endpoint (baseURL, model).',

@@ -92,3 +92,12 @@ export function referencedAnswer(input: ToolInput): string | undefined {
   }
   return input.previousAnswer;
 }
+
+/**
+ * A tool's error without the `[tool] ` its message starts with, for a line that names the tool already
+ * (`[string permutation] failed: ...`, not `[string permutation] failed: [string permutation] ...`).
+ */
+export function withoutToolPrefix(tool: string, error: string): string {
+  const prefix = `[${tool}]`;
+  return error.toLowerCase().startsWith(prefix.toLowerCase()) ? error.slice(prefix.length).trimStart() : error;
+}

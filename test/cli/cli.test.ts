@@ -40,10 +40,14 @@ const fifo = (name: string) => {
 };
 
 describe('art check', () => {
-  test('a clean library: no output, exit 0', () => {
-    const r = art('check', fixturePath('programs/arithmetic.art'), fixturePath('agents/react.agent'));
-    assert.equal(r.out, '');
+  test('a clean library: a one-line summary, exit 0; --quiet prints nothing', () => {
+    const files = [fixturePath('programs/arithmetic.art'), fixturePath('agents/react.agent')];
+    const r = art('check', ...files);
+    assert.equal(r.out, 'checked 2 files: no problems\n');
     assert.equal(r.code, 0);
+    const q = art('check', '--quiet', ...files);
+    assert.equal(q.out, '');
+    assert.equal(q.code, 0);
   });
 
   test('errors: path:line:col: severity: message [code], exit 1', () => {
@@ -51,7 +55,8 @@ describe('art check', () => {
     const r = art('check', f);
     assert.equal(r.code, 1);
     const lines = r.out.trim().split('\n');
-    assert.equal(lines.length, 2);
+    assert.equal(lines.length, 3);
+    assert.equal(lines[2], 'checked 1 file: 2 errors');
     assert.match(lines[0], new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:4:1: error: .+ \\[missing-answer\\]$`));
     assert.match(lines[1], /:11:1: error: .+ \[malformed-query\]$/);
   });
@@ -154,10 +159,15 @@ describe('art monitor', () => {
     assert.equal(out.corrected, broken.slice(0, out.violation.offset) + '[Action]');
   });
 
-  test('text output names the violation', () => {
+  test('text output names the violation at its line:column', () => {
     const r = art('monitor', spec, write('pre.txt', 'Hello\n' + trace));
     assert.equal(r.code, 1);
-    assert.match(r.out, /off-spec at offset 0: found text that starts no state, expected Ques/);
+    assert.match(r.out, /pre\.txt:1:1: off-spec: found text that starts no state, expected Ques/);
+    // Off-spec on the third line: the `[Action]` line is left out after the first thought.
+    const lines = trace.split('\n');
+    const skipped = [lines[0], lines[1], ...lines.slice(3)].join('\n');
+    const s = art('monitor', spec, write('skipped-line.txt', skipped));
+    assert.match(s.out, /skipped-line\.txt:3:1: off-spec: found state Act-Inp, expected Act/);
   });
 });
 

@@ -112,15 +112,29 @@ describe('debug adapter over stdio: an agent spec', () => {
     await c.close();
   });
 
-  test('an agent needs a question, and has no replay', async () => {
+  test('an agent needs a question, and a recording beside it to replay', async () => {
     for (const [args, message] of [
       [{ ...launchArgs, input: undefined, baseURL: 'http://127.0.0.1:9/v1' }, /needs an input: the question for react-agent/],
-      [{ ...launchArgs, mode: 'replay' }, /an agent spec has none/],
+      [{ ...launchArgs, mode: 'replay', input: undefined }, /react\.agent has none beside it: add react\.transcript\.txt/],
       [{ ...launchArgs, task: 'nope', baseURL: 'http://127.0.0.1:9/v1' }, /no agent named "nope": the file has 0: react-agent/],
     ] as const) {
       c = await ArtDebugClient.start({ cwd: work });
       await assert.rejects(c.launchWith(args), (e: unknown) => e instanceof Error && message.test(e.message));
       await c.close();
     }
+  });
+
+  test('the example agent replays its recorded run with no endpoint, stopping at each observation', async () => {
+    const example = join(__dirname, '../../examples/agents/react.agent');
+    c = await ArtDebugClient.start({ cwd: work });
+    const stopped = c.waitForEvent('stopped');
+    await c.launchWith({ program: example, mode: 'replay', corpus: join(__dirname, '../../examples/corpus') });
+    assert.equal(((await stopped) as DebugProtocol.StoppedEvent).body.reason, 'tool call');
+    const tool = await c.variables('Tool call');
+    assert.equal(tool.tool, 'Search');
+    assert.equal(tool.input, 'Mark Twain');
+    assert.match(tool.output, /^Samuel Langhorne Clemens/);
+    await c.terminateRequest();
+    await c.close();
   });
 });

@@ -1,0 +1,59 @@
+// Every shipped example replays to the end with no endpoint, through the built `art run` as a new user runs it
+// (no --mode: with no endpoint given, the CLI replays and says so): each program of examples/library.art, the
+// agent with the transcript recorded beside it, and the MultiTool-CoT prompt with its recorded answer.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { parseArt } from '../../core/art/parse';
+import { readFileSync } from 'node:fs';
+
+const ROOT = resolve(__dirname, '../..');
+const CLI = resolve(ROOT, 'dist/cli.js');
+
+function art(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const env = { ...process.env };
+    delete env.OPENAI_API_KEY;
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', d => (stdout += d));
+    child.stderr.on('data', d => (stderr += d));
+    child.on('error', fail);
+    child.on('close', code => done({ code, stdout, stderr }));
+  });
+}
+
+const library = parseArt(readFileSync(resolve(ROOT, 'examples/library.art'), 'utf8'));
+const programs = library.programs.flatMap((p, i) => (p.template ? [] : [{ i, name: p.description?.taskName ?? `program ${i}`, ans: p.ans?.text }]));
+
+describe('every shipped example replays to the end', () => {
+  test('the library has programs to replay', () => assert.ok(programs.length >= 4));
+
+  for (const p of programs) {
+    test(`examples/library.art: ${p.name}`, async () => {
+      const r = await art(['run', 'examples/library.art', '--task', String(p.i), '--quiet']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /^\[art\] replay mode: no model endpoint is set \(give --base-url and --model/m);
+      assert.doesNotMatch(r.stderr, /failed/, 'no tool failed');
+      assert.equal(r.stdout.trim(), `Answer: ${p.ans?.trim()}`);
+    });
+  }
+
+  test('examples/agents/react.agent with react.transcript.txt', async () => {
+    const r = await art(['run', 'examples/agents/react.agent']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /failed/);
+    assert.match(r.stdout, /\[Observation\] \(Result 2 \/ 2\) His pen name comes from a riverboat call/);
+    assert.match(r.stdout, /\nAnswer: A riverboat call meaning two fathoms deep\n$/);
+  });
+
+  test('examples/word-problems.cot.txt with word-problems.answer.txt', async () => {
+    const r = await art(['run', 'examples/word-problems.cot.txt']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /failed/);
+    assert.match(r.stdout, /6 \* 45 <<Calculator>> 270 books\. .* 270 - 38 <<Calculator>> 232 books\./);
+    assert.match(r.stdout, /\nAnswer: .*So the answer is 232\.\n$/);
+  });
+});

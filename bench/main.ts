@@ -4,6 +4,7 @@
 import { benchArt } from './art';
 import { benchLsp } from './lsp';
 import { benchRunner } from './runner';
+import { benchScale } from './scale';
 
 type Bench = () => Promise<Record<string, string | number>> | Record<string, string | number>;
 
@@ -11,6 +12,7 @@ const areas: Record<string, Bench> = {
   art: benchArt,
   lsp: benchLsp,
   runner: benchRunner,
+  scale: benchScale,
 };
 
 async function main() {

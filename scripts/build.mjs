@@ -36,10 +36,24 @@ const entries = {
   client: 'client/extension.ts',
   server: 'server/main.ts',
   cli: 'core/cli/main.ts',
+  'cli-run': 'core/cli/commands.ts',
   debugAdapter: 'client/debugAdapterMain.ts',
 };
 const entryPoints = Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(join(root, src))));
 const dev = args.has('--dev');
+/**
+ * `art run` and `art test` are a bundle of their own (core/cli/commands.ts): core/cli/main.ts loads it with `await import('./commands')`, which this plugin
+ * turns into a require of dist/cli-run.js, so the commands that do not run anything (check, parse, monitor,
+ * constrain) neither load nor compile the runner, the model client, mathjs, MiniSearch and the MCP SDK.
+ */
+const lazyCliRun = {
+  name: 'lazy-cli-run',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/run$/ }, a =>
+      a.kind === 'dynamic-import' && a.importer.endsWith(join('core', 'cli', 'main.ts')) ? { path: './cli-run.js', external: true } : undefined,
+    );
+  },
+};
 const options = {
   absWorkingDir: root,
   entryPoints,
@@ -55,6 +69,7 @@ const options = {
   sourcemap: dev ? 'inline' : false,
   logLevel: 'warning',
   banner: { js: '' },
+  plugins: [lazyCliRun],
 };
 if (args.has('--watch')) {
   const ctx = await esbuild.context(options);

@@ -60,6 +60,8 @@ export class Analyzer {
   private readonly latest = new Map<string, Analysis>();
   /** Length of the text each incremental parser last saw (a big jump means: go in chunks again). */
   private readonly lastLength = new Map<string, number>();
+  /** The analysis under way for each document (at most one: the chunks of two would interleave). */
+  private readonly running = new Map<string, { version: number; promise: Promise<Analysis | null> }>();
 
   /** Edited regions since each document's last analysis (fed by the document manager's update hook). */
   readonly edits = new EditRegions();
@@ -104,6 +106,45 @@ export class Analyzer {
   async analyze(document: TextDocument, superseded: () => boolean): Promise<Analysis | null> {
     const hit = this.cached(document);
     if (hit) return hit;
+    // One analysis per document and version at a time: a second caller shares the one under way.
+    const running = this.running.get(document.uri);
+    if (running && running.version === document.version) return running.promise;
+    const promise = this.analyzeNow(document, superseded).finally(() => {
+      if (this.running.get(document.uri)?.promise === promise) this.running.delete(document.uri);
+    });
+    this.running.set(document.uri, { version: document.version, promise });
+    return promise;
+  }
+
+  /**
+   * Waits, without blocking the server, until `document`'s current version has an analysis, so that a request
+   * is answered from the analysis already made instead of recomputing it from the text in one blocking go: a
+   * large first analysis runs in chunks (see `analyze`) and other requests are answered between them. Returns
+   * false when `cancelled()` turns true first. A small edit to an analysed document is left to `current()`
+   * (incremental: only the edited program is parsed again).
+   */
+  async settle(document: TextDocument, cancelled: () => boolean): Promise<boolean> {
+    if (!languageOf(document.uri, document.languageId)) return true;
+    for (;;) {
+      if (cancelled()) return false;
+      if (this.cached(document)) return true;
+      const running = this.running.get(document.uri);
+      const seen = this.lastLength.get(document.uri);
+      if (!running && seen !== undefined && Math.abs(document.getText().length - seen) <= CHUNK_CHARS) return true;
+      const version = document.version;
+      // The analysis goes on when this request is cancelled (the diagnostics will want it); only a newer version stops it.
+      const work = running && running.version === version ? running.promise : this.analyze(document, () => document.version !== version);
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<void>(resolve => (timer = setInterval(() => cancelled() && resolve(), 20)));
+      try {
+        await Promise.race([work, gaveUp]);
+      } finally {
+        clearInterval(timer);
+      }
+    }
+  }
+
+  private async analyzeNow(document: TextDocument, superseded: () => boolean): Promise<Analysis | null> {
     const kind = languageOf(document.uri, document.languageId);
     if (!kind) return null;
     if (kind === 'agent') return this.current(document);

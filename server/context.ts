@@ -11,6 +11,8 @@ export interface ClientFeatures {
   markdownCompletion: boolean;
   definitionLinks: boolean;
   hierarchicalSymbols: boolean;
+  /** The most folding ranges the client keeps (`foldingRange.rangeLimit`; VS Code: 5,000), when it says. */
+  foldingRangeLimit?: number;
 }
 
 export interface ServerContext {

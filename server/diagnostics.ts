@@ -80,6 +80,8 @@ export class DiagnosticsPublisher {
     let analysis: Analysis | null;
     try {
       analysis = await this.analyzer.analyze(document, superseded);
+      // A request may have started the analysis this run shared and given up on it: run it again unless superseded.
+      while (!analysis && !superseded()) analysis = await this.analyzer.analyze(document, superseded);
     } catch (e) {
       // A bug in core must not leave stale diagnostics on screen nor take the server down.
       this.log.error(`[diagnostics] analysing ${uri} failed: ${describeError(e)}`);

@@ -12,11 +12,13 @@ export function foldingRanges(ctx: ServerContext, params: FoldingRangeParams): F
   const { document } = t;
   const out: FoldingRange[] = [];
   const seen = new Set<number>();
+  const limit = ctx.client.foldingRangeLimit ?? Infinity;
   const fold = (s: Span, kind?: FoldingRangeKind) => {
     const start = document.positionAt(s.start).line;
-    let end = document.positionAt(s.end).line;
+    const endAt = document.positionAt(s.end);
+    let end = endAt.line;
     // A span that ends with its line break ends on the previous line.
-    if (end > start && document.positionAt(s.end).character === 0) end--;
+    if (end > start && endAt.character === 0) end--;
     if (end <= start || seen.has(start)) return; // one range per start line (clients keep only one)
     seen.add(start);
     out.push(kind ? { startLine: start, endLine: end, kind } : { startLine: start, endLine: end });
@@ -25,6 +27,8 @@ export function foldingRanges(ctx: ServerContext, params: FoldingRangeParams): F
     const doc = t.analysis.doc;
     if (doc.preamble) fold(doc.preamble.span, FoldingRangeKind.Comment);
     for (const p of doc.programs) {
+      // Ranges come in line order here: past the client's limit the rest would be dropped by the client anyway.
+      if (out.length >= limit) break;
       fold(p.span, FoldingRangeKind.Region);
       if (p.description) fold(p.description.span);
       if (p.input) fold(p.input.span);
@@ -60,5 +64,6 @@ export function foldingRanges(ctx: ServerContext, params: FoldingRangeParams): F
       formula(a.behavior);
     }
   }
-  return out.sort((a, b) => a.startLine - b.startLine);
+  out.sort((a, b) => a.startLine - b.startLine);
+  return out.length > limit ? out.slice(0, limit) : out;
 }

@@ -1,5 +1,5 @@
 // Every handler runs guarded: a bug or bad input gives "no result" and a log line, never a crashed server.
-import { ResponseError, type CancellationToken } from 'vscode-languageserver';
+import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver';
 
 export interface Logger {
   info(message: string): void;
@@ -13,7 +13,8 @@ export function describeError(e: unknown): string {
 
 /**
  * Wraps a request handler: exceptions and rejections become `fallback`, logged with the handler's name. A
- * ResponseError is the handler's deliberate answer (the protocol's error for the request) and passes through.
+ * ResponseError is the handler's deliberate answer (the protocol's error for the request) and passes through, as
+ * does RequestCancelled for a request cancelled before it ran.
  */
 export function guard<P, R, F>(
   name: string,
@@ -23,7 +24,8 @@ export function guard<P, R, F>(
 ): (params: P, token: CancellationToken) => Promise<R | F> {
   return async (params, token) => {
     try {
-      if (token?.isCancellationRequested) return fallback;
+      // A request the client cancelled before it ran gets the protocol's answer for that, not an empty result.
+      if (token?.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
       return await handler(params, token);
     } catch (e) {
       if (e instanceof ResponseError) throw e;

@@ -6,6 +6,7 @@ import {
   DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
   ErrorCodes,
+  LSPErrorCodes,
   ProposedFeatures,
   ResponseError,
   StreamMessageReader,
@@ -117,9 +118,15 @@ recordEdit = (before, changes) => ctx.analyzer.edits.record(before, changes);
 
 /** Before `initialize` a request gets the protocol's ServerNotInitialized error (-32002), not an empty answer. */
 let initialized = false;
-function afterInit<P, R>(handler: (params: P, token: CancellationToken) => R | Promise<R>): (params: P, token: CancellationToken) => R | Promise<R> {
-  return (params, token) => {
+function afterInit<P, R>(handler: (params: P, token: CancellationToken) => R | Promise<R>): (params: P, token: CancellationToken) => Promise<R> {
+  return async (params, token) => {
     if (!initialized) throw new ResponseError(ErrorCodes.ServerNotInitialized, 'the server is not initialized: send "initialize" first');
+    // A request on a document being analysed waits for that analysis (which yields between its chunks, so other
+    // requests are answered meanwhile) and is answered from it, never by a second, blocking analysis of its own.
+    const uri = (params as { textDocument?: { uri?: unknown } })?.textDocument?.uri;
+    const document = typeof uri === 'string' ? documents.get(uri) : undefined;
+    if (document && !(await ctx.analyzer.settle(document, () => token.isCancellationRequested)))
+      throw new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
     return handler(params, token);
   };
 }
@@ -132,6 +139,8 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
   client.markdownCompletion = caps.textDocument?.completion?.completionItem?.documentationFormat?.includes('markdown') === true;
   client.definitionLinks = caps.textDocument?.definition?.linkSupport === true;
   client.hierarchicalSymbols = caps.textDocument?.documentSymbol?.hierarchicalDocumentSymbolSupport === true;
+  const rangeLimit = caps.textDocument?.foldingRange?.rangeLimit;
+  client.foldingRangeLimit = typeof rangeLimit === 'number' && rangeLimit > 0 ? rangeLimit : undefined;
   watchedByClient = caps.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
   configurationRegistration = caps.workspace?.didChangeConfiguration?.dynamicRegistration === true;
   semanticRefresh = caps.workspace?.semanticTokens?.refreshSupport === true;

@@ -32,6 +32,14 @@ interface Token {
   modifiers: number;
 }
 
+function spansLines(text: string, s: Span): boolean {
+  for (let i = s.start; i < s.end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) return true;
+  }
+  return false;
+}
+
 export function semanticTokens(ctx: ServerContext, params: SemanticTokensParams | SemanticTokensRangeParams): SemanticTokens {
   const empty = { data: [] };
   const t = target(ctx, params.textDocument.uri);
@@ -58,14 +66,16 @@ export function semanticTokens(ctx: ServerContext, params: SemanticTokensParams 
       for (const r of stateRefs(a.behavior)) if (defined.has(r.name)) tokens.push({ span: r.span, type: type('enumMember'), modifiers: 0 });
     }
   }
-  tokens.sort((a, b) => a.span.start - b.span.start);
+  // `.art` tokens come in document order (programs, then their steps, are in order): only a spec's need sorting.
+  if (!isArt(t)) tokens.sort((a, b) => a.span.start - b.span.start);
   const builder = new SemanticTokensBuilder();
+  const text = document.getText();
   for (const tok of tokens) {
     if (!touches(tok.span, window)) continue;
     const start = document.positionAt(tok.span.start);
-    const end = document.positionAt(tok.span.end);
-    if (end.line !== start.line) continue; // names never span lines; be safe
-    builder.push(start.line, start.character, end.character - start.character, tok.type, tok.modifiers);
+    const length = tok.span.end - tok.span.start;
+    if (spansLines(text, tok.span)) continue; // names never span lines; be safe
+    builder.push(start.line, start.character, length, tok.type, tok.modifiers);
   }
   return builder.build();
 }

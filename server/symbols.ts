@@ -1,4 +1,5 @@
-// Outline. `.art`: one symbol per program (its task name) with its steps as children. `.agent`: one symbol per
+// Outline. `.art`: one symbol per program (its task name) with its steps as children (programs only in a very
+// large library, see OUTLINE_MAX_STEPS). `.agent`: one symbol per
 // agent with its states and its behavior as children.
 import { SymbolKind, type DocumentSymbol, type DocumentSymbolParams, type SymbolInformation } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -31,22 +32,33 @@ function symbol(
   return { name: name || ' ', detail, kind, range: toRange(document, span), selectionRange: toRange(document, sel), children };
 }
 
+/**
+ * Above this many steps in a library the outline lists its programs without their steps: an outline of 60,000
+ * programs with 300,000 steps took seconds to build and send, and nobody reads it step by step.
+ */
+export const OUTLINE_MAX_STEPS = 20_000;
+
 function artSymbols(ctx: ServerContext, document: TextDocument, doc: ArtDocument): DocumentSymbol[] {
   const tools = ctx.tools();
+  let total = 0;
+  for (const p of doc.programs) total += p.steps.length;
+  const withSteps = total <= OUTLINE_MAX_STEPS;
   return doc.programs.map((p, i) => {
-    const steps = p.steps.map(s => {
-      const end = s.answer ? Math.max(s.span.end, s.answer.span.end) : s.span.end;
-      const eoq = s.isEoq || isEoqName(s.name);
-      const isTool = s.name !== null && !eoq && tools.has(s.name);
-      return symbol(
-        document,
-        `Q${s.number}: [${s.name ?? ''}]`,
-        eoq ? SymbolKind.Constant : isTool ? SymbolKind.Function : SymbolKind.Event,
-        { start: s.span.start, end },
-        s.bracketSpan ?? s.marker,
-        eoq ? 'end of queries' : `${isTool ? 'tool' : 'model'}${s.instruction ? ` · ${firstLine(s.instruction, 50)}` : ''}`,
-      );
-    });
+    const steps = !withSteps
+      ? undefined
+      : p.steps.map(s => {
+          const end = s.answer ? Math.max(s.span.end, s.answer.span.end) : s.span.end;
+          const eoq = s.isEoq || isEoqName(s.name);
+          const isTool = s.name !== null && !eoq && tools.has(s.name);
+          return symbol(
+            document,
+            `Q${s.number}: [${s.name ?? ''}]`,
+            eoq ? SymbolKind.Constant : isTool ? SymbolKind.Function : SymbolKind.Event,
+            { start: s.span.start, end },
+            s.bracketSpan ?? s.marker,
+            eoq ? 'end of queries' : `${isTool ? 'tool' : 'model'}${s.instruction ? ` · ${firstLine(s.instruction, 50)}` : ''}`,
+          );
+        });
     const header = p.description ?? p.input;
     const selection = p.description?.taskNameSpan ?? header?.marker ?? p.span;
     const detail = p.template ? 'prompt template' : `${p.steps.length} step${p.steps.length === 1 ? '' : 's'}`;

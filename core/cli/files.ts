@@ -10,7 +10,16 @@ export class CliError extends Error {
     readonly exitCode = 2,
   ) {
     super(message);
+    this.name = 'CliError';
   }
+}
+
+/**
+ * A CliError from any bundle: `art run` is a bundle of its own (dist/cli-run.js) with its own copy of the class,
+ * so `instanceof` alone would miss its errors.
+ */
+export function isCliError(e: unknown): e is CliError {
+  return e instanceof CliError || (e instanceof Error && e.name === 'CliError' && typeof (e as CliError).exitCode === 'number');
 }
 
 export function languageOf(path: string): Language {

@@ -3,11 +3,9 @@
 import { parseArgs } from 'node:util';
 import { checkSummary, diagnoseFile, formatDiagnostic, type FileDiagnostic } from './check';
 import { constrainCommand } from './constrain';
-import { CliError } from './files';
+import { CliError, isCliError } from './files';
 import { monitorCommand } from './monitor';
 import { parseTree } from './parseTree';
-import { runCommand } from './run';
-import { testCommand } from './test';
 
 const USAGE = `usage: art <command> [options]
 
@@ -77,10 +75,16 @@ export async function main(
           throw new CliError('art constrain: give one agent spec: art constrain SPEC [--agent NAME] [--state S] [--format regex|gbnf]');
         return constrainCommand(positionals[0], values, io);
       }
-      case 'run':
+      case 'run': {
+        // The runner brings the model client, mathjs, MiniSearch and the MCP SDK: loaded only for `run` (the build
+        // makes it a bundle of its own, dist/cli-run.js, so `check` and `parse` do not even compile it).
+        const { runCommand } = await import('./commands');
         return await runCommand(rest, { write: io.write ?? (s => process.stdout.write(s)), err: io.err, stdin: process.stdin });
-      case 'test':
+      }
+      case 'test': {
+        const { testCommand } = await import('./commands');
         return await testCommand(rest, { out: io.out });
+      }
       case undefined:
       case 'help':
       case '--help':
@@ -91,7 +95,7 @@ export async function main(
         throw new CliError(`art: unknown command '${command}': run 'art help' for the commands`);
     }
   } catch (e) {
-    if (e instanceof CliError) {
+    if (isCliError(e)) {
       io.err(e.message);
       return e.exitCode;
     }

@@ -24,6 +24,12 @@ export class LineIndex {
   readonly lineStarts: number[];
   constructor(readonly text: string) {
     const starts = [0];
+    if (text.indexOf('\r') < 0) {
+      // The usual case, only \n: indexOf scans far faster than a loop over every character.
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+      this.lineStarts = starts;
+      return;
+    }
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c === 10) starts.push(i + 1);

@@ -205,3 +205,30 @@ describe('art errors', () => {
     });
   }
 });
+
+describe('commands load only what they use', () => {
+  /** The files of the CLI's bundles a command loaded (from require.cache at exit). */
+  const loaded = (...args: string[]) => {
+    const hook = write(
+      'loaded-hook.js',
+      "process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(Object.keys(require.cache))));\n",
+    );
+    const r = spawnSync(process.execPath, ['--require', hook, CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
+    const line = r.stderr.split('\n').find(l => l.startsWith('LOADED '));
+    assert.ok(line, r.stderr);
+    return (JSON.parse(line.slice('LOADED '.length)) as string[]).map(f => f.split(/[\\/]/).pop());
+  };
+  const library = () => write('lean.art', 'Input: x\nQ1: [search] y\n#1: z\nQ2: [EOQ]\nAns: z\n');
+
+  test('check and parse do not load the runner bundle (model client, tools, MCP SDK)', () => {
+    for (const command of ['check', 'parse']) {
+      const files = loaded(command, library());
+      assert.ok(files.includes('cli.js'), `${command}: ${files.join(', ')}`);
+      assert.ok(!files.includes('cli-run.js'), `${command} loaded the runner: ${files.join(', ')}`);
+    }
+  });
+
+  test('run loads it', () => {
+    assert.ok(loaded('run', library(), '--mode', 'replay').includes('cli-run.js'));
+  });
+});

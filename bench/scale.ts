@@ -1,0 +1,149 @@
+// Performance at scale (issue 13), each figure printed against its target:
+//   - `art check --json` as a whole process (spawn → exit, output to /dev/null) on 1, 10 and 50 MB, with the
+//     process's peak memory (the CLI refuses files over 100 MB, so 200 MB is measured in process only);
+//   - parse+check in process and the memory the tree keeps, on 1, 10, 50 and 200 MB (it must grow linearly);
+//   - the language server over stdio on a large library (`ART_BENCH_LSP_MB`, default 50): first diagnostics, then
+//     every request an editor sends on open, each timed, and how long a hover on another document waited
+//     meanwhile (the longest wait of any request behind another), and the server's peak memory.
+// `npm run bench -- scale` (sizes: ART_BENCH_SCALE_MB=1,10,50,200).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkArt, parseArt } from '../core/art';
+import { LspClient, ROOT, fileUri } from '../test/server/lspClient';
+import { buildLibrary } from './library';
+
+const MB = 1024 * 1024;
+const round = (x: number, d = 0) => Number(x.toFixed(d));
+const gc = () => (globalThis as { gc?: () => void }).gc?.();
+
+/** Peak resident memory of a child node process, read from a --require hook at its exit. */
+function runCli(file: string, hook: string, out: string): { ms: number; peakMb: number } {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, ['--require', hook, join(ROOT, 'dist/cli.js'), 'check', '--json', file], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ART_BENCH_RSS_OUT: out },
+    encoding: 'utf8',
+  });
+  const ms = performance.now() - t;
+  if (r.status !== 0 && r.status !== 1) throw new Error(`art check failed (${r.status}): ${r.stderr}`);
+  return { ms, peakMb: Number(readFileSync(out, 'utf8')) / 1024 };
+}
+
+/** Peak resident memory (VmHWM) of a running process, in MB, or NaN where /proc is not there. */
+function peakRssMb(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+export async function benchScale(): Promise<Record<string, string | number>> {
+  const rows: Record<string, string | number> = {};
+  const sizes = (process.env.ART_BENCH_SCALE_MB ?? '1,10,50,200').split(',').filter(Boolean).map(Number);
+  const dir = mkdtempSync(join(tmpdir(), 'art-bench-'));
+  try {
+    const hook = join(dir, 'rss-hook.js');
+    writeFileSync(
+      hook,
+      "process.on('exit', () => require('fs').writeFileSync(process.env.ART_BENCH_RSS_OUT, String(process.resourceUsage().maxRSS)));\n",
+    );
+    const out = join(dir, 'rss');
+    for (const size of sizes) {
+      let text: string | null = buildLibrary(size * MB);
+      const mb = text.length / MB;
+      if (text.length <= 100 * MB) {
+        const file = join(dir, `lib-${size}.art`);
+        writeFileSync(file, text);
+        runCli(file, hook, out); // warm the file cache
+        const runs = [0, 1, 2].map(() => runCli(file, hook, out)).sort((a, b) => a.ms - b.ms);
+        const best = runs[0];
+        const tag = `cli check --json ${size} MB (process)`;
+        rows[`${tag}: ms (best of 3)`] = round(best.ms);
+        rows[`${tag}: MB/s${size === 10 ? ', target >= 20' : ''}`] = round(mb / (best.ms / 1000), 1);
+        rows[`${tag}: peak RSS MB`] = round(best.peakMb);
+        rmSync(file);
+      }
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const t = performance.now();
+      let doc: ReturnType<typeof parseArt> | null = parseArt(text);
+      const diagnostics = checkArt(doc).length;
+      const ms = performance.now() - t;
+      gc();
+      const kept = (process.memoryUsage().heapUsed - before) / MB;
+      const tag = `parse+check ${size} MB (in process)`;
+      rows[`${tag}: ms`] = round(ms);
+      rows[`${tag}: MB/s`] = round(mb / (ms / 1000), 1);
+      rows[`${tag}: heap kept (text + tree) MB`] = round(kept);
+      rows[`${tag}: programs / diagnostics`] = `${doc.programs.length} / ${diagnostics}`;
+      doc = null;
+      text = null;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  Object.assign(rows, await benchLspAtScale(Number(process.env.ART_BENCH_LSP_MB ?? 50)));
+  return rows;
+}
+
+async function benchLspAtScale(size: number): Promise<Record<string, string | number>> {
+  const text = buildLibrary(size * MB);
+  const rows: Record<string, string | number> = {};
+  const tag = `lsp ${size} MB`;
+  const client = await LspClient.start({ settings: { diagnostics: { debounceMs: 0 } } });
+  try {
+    const small = fileUri(join(ROOT, 'bench-small.art'));
+    await client.open(small, 'Input: x\nQ1: [search] y\n#1: z\nQ2: [EOQ]\nAns: z\n');
+    const uri = fileUri(join(ROOT, `bench-${size}mb.art`));
+
+    /** Runs `work` while hovering on the small document every 10 ms; returns its time and the longest hover. */
+    const whileHovering = async <T>(work: () => Promise<T>): Promise<{ ms: number; longestWait: number; result: T }> => {
+      let done = false;
+      const t = performance.now();
+      const p = work().finally(() => (done = true));
+      let longestWait = 0;
+      while (!done) {
+        await new Promise(r => setTimeout(r, 10));
+        const h = performance.now();
+        await client.request('textDocument/hover', { textDocument: { uri: small }, position: { line: 1, character: 6 } });
+        longestWait = Math.max(longestWait, performance.now() - h);
+      }
+      const result = await p;
+      return { ms: performance.now() - t, longestWait, result };
+    };
+    let worstWait = 0;
+    const open = await whileHovering(() => client.open(uri, text, 'art', 1, 300_000));
+    worstWait = Math.max(worstWait, open.longestWait);
+    rows[`${tag}: open → first diagnostics ms, target < 5000`] = round(open.ms);
+    rows[`${tag}: diagnostics published`] = open.result.diagnostics.length;
+
+    const lines = text.split('\n');
+    const line = lines.findIndex((l, i) => i > lines.length / 2 && /^Q\d+: \[/.test(l));
+    const position = { line, character: 5 };
+    const td = { textDocument: { uri } };
+    const requests: [string, string, unknown, number][] = [
+      ['documentSymbol', 'textDocument/documentSymbol', td, 1000],
+      ['foldingRange', 'textDocument/foldingRange', td, 500],
+      ['semanticTokens/full', 'textDocument/semanticTokens/full', td, 500],
+      ['art/programs', 'art/programs', td, 500],
+      ['hover', 'textDocument/hover', { ...td, position }, 500],
+    ];
+    for (const [name, method, params, target] of requests) {
+      const r = await whileHovering(() => client.request<unknown>(method, params));
+      worstWait = Math.max(worstWait, r.longestWait);
+      rows[`${tag}: ${name} ms, target < ${target}`] = round(r.ms);
+      rows[`${tag}: ${name}: longest hover wait meanwhile ms, target < 50`] = round(r.longestWait);
+    }
+    rows[`${tag}: longest wait of a request behind another ms, target < 50`] = round(worstWait);
+    const peak = peakRssMb(client.process.pid!);
+    rows[`${tag}: server peak RSS MB, target <= 8x file = ${round(8 * (Buffer.byteLength(text) / MB))}`] = round(peak);
+    rows[`${tag}: server peak RSS / file size`] = round(peak / (Buffer.byteLength(text) / MB), 1);
+  } finally {
+    await client.stop();
+  }
+  return rows;
+}

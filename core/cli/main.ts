@@ -7,6 +7,7 @@ import { CliError } from './files';
 import { monitorCommand } from './monitor';
 import { parseTree } from './parseTree';
 import { runCommand } from './run';
+import { evalCommand } from './eval';
 
 const USAGE = `usage: art <command> [options]
 
@@ -18,6 +19,9 @@ commands:
                                 [--agent NAME] [--state S] [--format regex|gbnf]
   run FILE                      run a program or agent, printing it as it grows; exit 1 unless it finishes
                                 (art run --help lists its options)
+  eval LIBRARY --data DATA.jsonl
+                                run every example of a dataset, write the results JSONL and print the accuracy;
+                                resumes from the results file (art eval --help lists its options)
   help                          this text
 
 Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.`;
@@ -67,6 +71,8 @@ export async function main(
       }
       case 'run':
         return await runCommand(rest, { write: io.write ?? (s => process.stdout.write(s)), err: io.err, stdin: process.stdin });
+      case 'eval':
+        return await evalCommand(rest, { write: io.write ?? (s => process.stdout.write(s)), err: io.err });
       case undefined:
       case 'help':
       case '--help':

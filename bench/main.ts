@@ -2,6 +2,7 @@
 // Pass area names to run some only: `npm run bench -- art lsp runner`. Run through scripts/bench.mjs, which
 // bundles this file like the shipped code.
 import { benchArt } from './art';
+import { benchEval } from './eval';
 import { benchLsp } from './lsp';
 import { benchRunner } from './runner';
 import { benchScale } from './scale';
@@ -10,6 +11,7 @@ type Bench = () => Promise<Record<string, string | number>> | Record<string, str
 
 const areas: Record<string, Bench> = {
   art: benchArt,
+  eval: benchEval,
   lsp: benchLsp,
   runner: benchRunner,
   scale: benchScale,

@@ -20,6 +20,9 @@ commands:
                                 (art run --help lists its options)
   test LIBRARY...               replay every demonstration program and compare its tools' outputs and answer with
                                 the recording; ends with "N passed, N failed", exit 1 on a failure  (art test --help)
+  eval LIBRARY --data DATA.jsonl
+                                run every example of a dataset, write the results JSONL and print the accuracy;
+                                resumes from the results file (art eval --help lists its options)
   help                          this text
 
 Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.
@@ -84,6 +87,10 @@ export async function main(
       case 'test': {
         const { testCommand } = await import('./commands');
         return await testCommand(rest, { out: io.out });
+      }
+      case 'eval': {
+        const { evalCommand } = await import('./commands');
+        return await evalCommand(rest, { write: io.write ?? (s => process.stdout.write(s)), err: io.err });
       }
       case undefined:
       case 'help':

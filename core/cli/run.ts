@@ -7,7 +7,8 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
-import { RUN_OPTIONS, cliOptions, fromCliText, isBooleanOption, parseRunOptions } from '../runner/options';
+import { RUN_OPTIONS, cliOptions, fromCliText, isBooleanOption, parseRunOptions, type RunOptions } from '../runner/options';
+import { normaliseAnswer, vote } from '../runner/eval';
 import { StreamedText } from '../runner/streamedText';
 import type { RunResult, ToolCall } from '../runner/types';
 import { withoutToolPrefix } from '../tools/common';
@@ -75,8 +76,14 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   if (replayByDefault) raw.mode = 'replay';
 
   let run: PreparedRun;
+  let samples = 1;
   try {
     const options = parseRunOptions(raw, name => (name === 'program' ? 'FILE' : `--${RUN_OPTIONS[name].cli?.flag ?? name}`));
+    samples = options.samples;
+    if (samples > 1) {
+      if (interactive) throw new LaunchError('--samples runs several programs at once: it cannot be --interactive');
+      return await runSamples(options, samples, env, io);
+    }
     run = await prepareRun({
       ...options,
       apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
@@ -155,6 +162,46 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     `art run: the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`,
   );
   return 1;
+}
+
+/** Self-consistency: `samples` programs at once (each prepared like a single run, no trace), then the vote. */
+async function runSamples(options: RunOptions, samples: number, env: NodeJS.ProcessEnv, io: RunIo): Promise<number> {
+  if (options.trace) throw new LaunchError('--trace writes one run: leave it out with --samples');
+  const runs = await Promise.all(
+    Array.from({ length: samples }, () =>
+      prepareRun({
+        ...options,
+        apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+        trusted: true,
+      }),
+    ),
+  );
+  for (const p of runs[0].toolProblems) io.err(`[art] tools: ${p}`);
+  const stop = () => runs.forEach(r => r.runner.stop());
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, stop);
+  let results: RunResult[];
+  try {
+    results = await Promise.all(runs.map(r => r.runner.run()));
+  } finally {
+    for (const s of signals) process.removeListener(s, stop);
+    await Promise.all(runs.map(r => r.dispose()));
+  }
+  const answers = results.map(r => (r.reason === 'finished' ? r.answer : null));
+  results.forEach((r, i) =>
+    io.err(
+      `[art] sample ${i + 1}: ${r.reason === 'finished' ? `answer ${JSON.stringify(r.answer)}` : `${r.reason}${r.error ? `: ${r.error}` : ''}`}`,
+    ),
+  );
+  const answer = vote(answers);
+  if (answer === null) {
+    io.err(`art run: none of the ${samples} samples finished with an answer`);
+    return 1;
+  }
+  const agree = answers.filter(a => a !== null && normaliseAnswer(a) === normaliseAnswer(answer)).length;
+  io.write(`Answer: ${answer}\n`);
+  io.err(`[art] vote: ${agree} of ${samples} samples`);
+  return 0;
 }
 
 /** Reads one override line per pause from stdin (lines typed ahead are kept for the next pauses). */

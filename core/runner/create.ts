@@ -5,7 +5,7 @@ import { ArtProtocol } from './artProtocol';
 import { MultiToolProtocol, type MultiToolRunSpec } from './multitoolProtocol';
 import { buildArtPrompt, taskOf } from './prompt';
 import { Runner } from './runner';
-import { selectDemonstrations, type SelectionOptions, type TaskSpec } from './selection';
+import { selectDemonstrations, type Demonstration, type SelectionOptions, type TaskSpec } from './selection';
 import type { RunnerOptions } from './types';
 import { withoutUndefined } from '../common/text';
 
@@ -19,6 +19,8 @@ export interface ArtRunSpec {
   /** The new task; with `program`, overrides its fields (e.g. a new input). */
   task?: Partial<TaskSpec>;
   selection?: SelectionOptions;
+  /** The demonstrations, chosen beforehand (core/runner/taskSelection.ts): `selection` is then not used. */
+  demonstrations?: Demonstration[];
 }
 
 export function createArtRunner(spec: ArtRunSpec, opts: RunnerOptions): Runner {
@@ -26,7 +28,7 @@ export function createArtRunner(spec: ArtRunSpec, opts: RunnerOptions): Runner {
   const task: TaskSpec = { ...base, ...withoutUndefined(spec.task ?? {}), input: spec.task?.input ?? base.input ?? '' };
   if (!task.input.trim()) throw new Error('the task has no input: give one, or pick a program of the library');
   const exclude = [...(spec.selection?.exclude ?? []), ...(spec.program !== undefined ? [spec.program] : [])];
-  const demos = selectDemonstrations([spec.library, ...(spec.otherLibraries ?? [])], task, { ...spec.selection, exclude });
+  const demos = spec.demonstrations ?? selectDemonstrations([spec.library, ...(spec.otherLibraries ?? [])], task, { ...spec.selection, exclude });
   const { prompt, header } = buildArtPrompt(spec.library, task, demos);
   return new Runner(new ArtProtocol(prompt, header, opts.tools), opts);
 }

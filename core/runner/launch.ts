@@ -20,7 +20,8 @@ import { answerBeside, COT_EXTENSION, existing, isCotPrompt, preambleBeside, tra
 import { cotRecording, fillCotPrompt } from './cotPrompt';
 import { Constrainer } from './constraints';
 import { createAgentRunner, createArtRunner, createMultiToolRunner } from './create';
-import { libraryAsRun } from './prompt';
+import { libraryAsRun, taskOf } from './prompt';
+import { chooseDemonstrations, folderLibraries } from './taskSelection';
 import { Runner } from './runner';
 import { TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
 import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
@@ -71,23 +72,33 @@ export interface PreparedRun {
 
 const UNTRUSTED = 'this workspace is not trusted: nothing runs in Restricted Mode (trust the workspace to run programs)';
 
-export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
+/**
+ * What every run of one configuration shares: the validated options, the tool library and how to make the model and
+ * the runner options. `art eval` runs many programs over one session; prepareRun makes one run of it.
+ */
+export interface RunSession {
+  options: RunOptions;
+  /** The folder relative paths resolve against. */
+  root: string;
+  tools: ToolRegistry;
+  /** The endpoint's model (a LaunchError when baseURL or model is missing). */
+  endpointModel(): ModelClient;
+  /** The runner's options for one run with `model`, writing to `trace`. */
+  runnerOptions(model: ModelClient, trace?: TraceSink): RunnerOptions;
+  /** Stops MCP servers. */
+  dispose(): Promise<void>;
+}
+
+/** Validates the configuration and loads the tools. */
+export async function openSession(config: RunConfig): Promise<RunSession> {
   if (!config.trusted) throw new LaunchError(UNTRUSTED);
   const o = parseRunOptions(config);
   const root = resolve(o.cwd ?? process.cwd());
   const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
-  const path = at(o.program);
-  const text = config.text ?? readProgram(path);
-  const language = languageOf(path);
-  const mode = o.mode;
-  // Reranking scores passages with the model's log-probabilities; the replay model has none.
-  if (o.rerank && mode === 'replay' && language !== 'trace')
-    config.log?.('search reranking is unavailable in replay mode (the recorded text has no log-probabilities): search keeps the BM25 order');
   // Checked here, where the timeout enters the runner, whatever the caller validated: past 2^31-1 ms, setTimeout
   // would fire at once and every tool would time out.
   const timeoutProblem = o.toolTimeoutMs === undefined ? undefined : toolTimeoutProblem(o.toolTimeoutMs);
   if (timeoutProblem) throw new LaunchError(`toolTimeoutMs: ${timeoutProblem}`);
-
   let tools: ToolRegistry;
   try {
     tools = await createToolRegistry({
@@ -103,19 +114,49 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
         maxFileBytes: o.pythonMaxFileBytes,
       },
       corpusDir: o.corpus,
-      searchRerank: o.rerank && mode === 'generate',
+      searchRerank: o.rerank && o.mode === 'generate',
       allowUnisolatedCode: o.allowUnisolatedCode,
       wordListPath: o.wordList ? at(o.wordList) : undefined,
     });
   } catch (e) {
     throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);
   }
+  const base = (trace?: TraceSink): Base => ({ tools, trace, config, options: o, root });
+  return {
+    options: o,
+    root,
+    tools,
+    endpointModel: () => endpointModel(base()),
+    runnerOptions: (model, trace) => runnerOptions(base(trace), model),
+    dispose: () => tools.dispose(),
+  };
+}
+
+export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
+  const session = await openSession(config);
+  const o = session.options;
+  const { root, tools } = session;
+  const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
+  const path = at(o.program);
+  let text: string;
+  let language: RunLanguage;
+  try {
+    text = config.text ?? readProgram(path);
+    language = languageOf(path);
+  } catch (e) {
+    await session.dispose();
+    throw e;
+  }
+  const mode = o.mode;
+  // Reranking scores passages with the model's log-probabilities; the replay model has none.
+  if (o.rerank && mode === 'replay' && language !== 'trace')
+    config.log?.('search reranking is unavailable in replay mode (the recorded text has no log-probabilities): search keeps the BM25 order');
 
   let writer: TraceWriter | undefined;
   const tracePath = o.trace ? at(o.trace) : undefined;
   const dispose = async () => {
     writer?.close();
-    await tools.dispose();
+    await session.dispose();
   };
   try {
     if (tracePath) {
@@ -129,7 +170,7 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
     const base: Base = { tools, trace, config, options: o, root };
     const made =
       language === 'art'
-        ? makeArtRun(text, base)
+        ? await makeArtRun(text, path, base)
         : language === 'agent'
           ? makeAgentRun(text, path, base)
           : language === 'multitool'
@@ -185,7 +226,7 @@ function endpointModel(b: Base): ModelClient {
   return new OpenAIModel({ baseURL: o.baseURL, model: o.model, apiKey: b.config.apiKey, api: o.api });
 }
 
-function makeArtRun(text: string, b: Base): Made {
+async function makeArtRun(text: string, path: string, b: Base): Promise<Made> {
   // `%%` reads `%` in a library with a `%s` template (prompt.ts): lines and program indices are unchanged.
   const doc = libraryAsRun(parseArt(text));
   const index = pickProgram(doc, b.options.task);
@@ -201,7 +242,11 @@ function makeArtRun(text: string, b: Base): Made {
   } else {
     model = endpointModel(b);
   }
-  const runner = createArtRunner({ library: doc, program: index, task: input !== undefined ? { input } : undefined }, runnerOptions(b, model));
+  const demonstrations = await selectForRun(doc, path, index, input, model, b);
+  const runner = createArtRunner(
+    { library: doc, program: index, task: input !== undefined ? { input } : undefined, demonstrations },
+    runnerOptions(b, model),
+  );
   if (model instanceof ReplayModel) departOnEdit(runner, model, b);
   return {
     runner,
@@ -236,6 +281,42 @@ function departOnEdit(runner: Runner, model: ReplayModel, b: Base): void {
         : `The run departs from its recording here (${why}): replay mode has no model to go on with, so the run stops at the next request (set a model endpoint to go on live).`,
     );
   });
+}
+
+/**
+ * The demonstrations by the run option `select` (undefined: every program of the file but the one run). The folder's
+ * other .art files are the candidates of the other strategies; `best-cluster` tries each on the programs of the file
+ * with the run program's task name (their inputs and answers), the run program left out.
+ */
+async function selectForRun(doc: ArtDocument, path: string, index: number, input: string | undefined, model: ModelClient, b: Base) {
+  const strategy = b.options.select;
+  if (strategy === 'same-file') return undefined;
+  if (b.options.mode === 'replay' && (strategy === 'llm' || strategy === 'best-cluster'))
+    throw new LaunchError(`select "${strategy}" asks the model: run in generate mode (replay mode has no model to ask)`);
+  const task = { ...taskOf(doc, index), ...(input !== undefined ? { input } : {}) };
+  const program = doc.programs[index];
+  const name = normalizeName(program.description?.taskName ?? '');
+  const labelled = doc.programs
+    .filter((p, i) => i !== index && name && normalizeName(p.description?.taskName ?? '') === name && p.input && p.ans)
+    .map(p => ({ input: p.input!.text, target: p.ans!.text }));
+  if (strategy === 'best-cluster' && !labelled.length)
+    throw new LaunchError(
+      `select "best-cluster" needs labelled examples: the file has no other program of the task "${program.description?.taskName ?? programTitle(program, index)}" (art eval --select best-cluster uses the dataset's)`,
+    );
+  try {
+    return await chooseDemonstrations({
+      strategy,
+      libraries: folderLibraries(path, doc),
+      task,
+      model,
+      labelled,
+      runnerOptions: { ...runnerOptions({ ...b, trace: undefined }, model), log: undefined },
+      exclude: [index],
+      explain: line => b.config.log?.(`select ${strategy}: ${line}`),
+    });
+  } catch (e) {
+    throw new LaunchError(`select "${strategy}": ${(e as Error).message}`);
+  }
 }
 
 /** The program a `task` names: a 0-based index, or a task name (its `(Task name)` or title), case-insensitively. */

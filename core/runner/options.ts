@@ -6,6 +6,7 @@
 // through parseRunOptions, so a bad value gives one line naming the option and what it expects.
 import { z } from 'zod';
 import { CONSTRAIN_MODES } from './constraints';
+import { SELECT_STRATEGIES } from './selection';
 import { DEFAULT_WORD_LIST } from '../tools/lookup';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
 import { withoutUndefined } from '../common/text';
@@ -257,6 +258,25 @@ export const RUN_OPTIONS = {
       description:
         'Decoding constraints for program and agent runs: "auto" detects vLLM, SGLang or llama.cpp server and sends what it understands; "off" sends none (the decoding monitor still checks and corrects).',
     },
+  }),
+  select: option(z.enum(SELECT_STRATEGIES).default('same-file'), {
+    description:
+      'ART: which demonstrations go into the prompt: every program of the file ("same-file"), the most similar programs of the .art files in its folder by BM25 ("similar") or by asking the model whether each task is similar ("llm", scored by the log-probability of "Yes" where the endpoint returns logprobs), or the programs of the folder\'s file that answers a few labelled examples best ("best-cluster": art eval\'s first examples; art run: the programs of the file with the same task name).',
+    manifest: {
+      enumDescriptions: [
+        'Every program of the file being run.',
+        "The 5 programs of the folder's .art files most similar to the task (BM25 over task name, description and input).",
+        'The 5 programs of the folder\'s .art files the model judges most similar (a similarity prompt; log-probability of "Yes").',
+        "Every program of the folder's .art file whose programs answer a few labelled examples best.",
+      ],
+    },
+    cli: { flag: 'select', arg: 'same-file|similar|llm|best-cluster' },
+  }),
+  samples: option(count(1).max(64).default(1), {
+    description:
+      'Self-consistency: run this many programs at once and vote on the normalised answer (use a temperature above 0). Command line only (art run, art eval): the debugger runs one program.',
+    launch: false,
+    cli: { flag: 'samples', arg: 'N' },
   }),
   replayDelayMs: option(count(0).default(0), {
     description: 'Replay mode: milliseconds between streamed chunks, to watch the program grow.',

@@ -18,6 +18,10 @@ export interface Demonstration {
   program: Program;
 }
 
+/** Every task selection strategy (the run option `select`). */
+export const SELECT_STRATEGIES = ['same-file', 'similar', 'llm', 'best-cluster'] as const;
+export type SelectStrategy = (typeof SELECT_STRATEGIES)[number];
+
 export interface SelectionOptions {
   /** `same-file` (default): every program of the first library; `similar`: the k most similar of all libraries. */
   strategy?: 'same-file' | 'similar';

@@ -66,6 +66,8 @@ export interface ScriptedServerOptions {
   identity?: 'vllm' | 'vllm-legacy' | 'sglang' | 'llama.cpp' | null;
   /** Answer 400 to any request that carries a decoding constraint (a server that does not know the field). */
   rejectConstraints?: boolean;
+  /** Wait this long before answering each completion request (a busy endpoint's fixed latency). Default 0. */
+  requestDelayMs?: number;
 }
 
 export class ScriptedServer {
@@ -76,6 +78,7 @@ export class ScriptedServer {
   callPauseMs: number;
   identity: ScriptedServerOptions['identity'];
   rejectConstraints: boolean;
+  requestDelayMs: number;
   private scripts: ContinuationScript[] = [];
   private faults: Fault[] = [];
   private server: Server | null = null;
@@ -97,6 +100,7 @@ export class ScriptedServer {
     this.callPauseMs = opts.callPauseMs ?? 0;
     this.identity = opts.identity ?? null;
     this.rejectConstraints = opts.rejectConstraints ?? false;
+    this.requestDelayMs = opts.requestDelayMs ?? 0;
   }
 
   /** Scripts tried in order; the first whose recording lines up with a prompt answers it. */
@@ -194,6 +198,7 @@ export class ScriptedServer {
       unaligned: false,
     };
     this.requests.push(rec);
+    if (this.requestDelayMs > 0) await wait(this.requestDelayMs);
     const constraint = constraintOf(body);
     if (constraint && this.rejectConstraints) {
       rec.status = 400;

@@ -1,0 +1,135 @@
+// `art eval` as a user runs it: the built CLI (dist/cli.js) in a child process over examples/data/arithmetic.jsonl
+// and examples/library.art, against the scripted OpenAI-compatible server, whose scripted model uses the
+// calculator (re-executed for real) and answers one example wrong. Checks the accuracy, the results file, the
+// plain progress lines in a pipe, and that a run stopped half-way resumes without running a finished example again
+// (counted at the server).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '../support/processes';
+import { ScriptedServer } from '../support/scriptedServer';
+import { ContinuationScript } from '../../core/model/script';
+
+const CLI = join(__dirname, '../../dist/cli.js');
+const LIBRARY = join(__dirname, '../../examples/library.art');
+const DATA = join(__dirname, '../../examples/data/arithmetic.jsonl');
+const work = mkdtempSync(join(tmpdir(), 'art-cli-eval-'));
+
+const examples = readFileSync(DATA, 'utf8')
+  .trim()
+  .split('\n')
+  .map(l => JSON.parse(l) as { id: string; input: string; target: string });
+
+/** The scripted model's program per example: a calculator step, then the answer (wrong for "pages"). */
+const SOLUTIONS: Record<string, [string, string]> = {
+  eggs: ['16 - 3 - 4', '9'],
+  pens: ['3 * 7', '21'],
+  train: ['60 * 2.5', '150'],
+  apples: ['12 - 12 / 3', '8'],
+  pages: ['240 / 30', '6'],
+  shelves: ['5 * 14 + 9', '79'],
+};
+const scripts = examples.map(e => {
+  const [expr, answer] = SOLUTIONS[e.id];
+  return ContinuationScript.parse(
+    ` [calculator] ${expr}\n#⟂1:⟦ ${answer}⟧\nQ2: [EOQ]\nAns: ${answer}\n----\nDescription: more`,
+    `Input: ${e.input}\nQ1:`,
+  );
+});
+
+/** Runs of each example at the server: requests whose prompt ends with the example's new task (a run's first request). */
+const runsAtServer = (server: ScriptedServer) =>
+  Object.fromEntries(examples.map(e => [e.id, server.requests.filter(r => r.prompt.endsWith(`Input: ${e.input}\nQ1:`)).length]));
+
+function art(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: work, env: { ...process.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', d => (stdout += d));
+    child.stderr.on('data', d => (stderr += d));
+    child.on('error', reject);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', code => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    onStart?.(child);
+  });
+}
+
+const readLines = (path: string) =>
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter(l => l.trim())
+        .map(l => JSON.parse(l))
+    : [];
+
+describe('art eval', () => {
+  let server: ScriptedServer;
+  before(async () => {
+    assert.ok(existsSync(CLI), 'build first: node scripts/build.mjs (dist/cli.js)');
+    server = await new ScriptedServer({ tokenDelayMs: 0 }).start();
+    server.setScripts(...scripts);
+  });
+  after(() => ScriptedServer.closeAll());
+
+  const base = () => [LIBRARY, '--data', DATA, '--task', 'Elementary Math', '--base-url', server.baseURL, '--model', 'scripted'];
+
+  test('scores every example, writes the results file and plain progress lines in a pipe', async () => {
+    server.reset();
+    const out = join(work, 'all.jsonl');
+    const r = await art(['eval', ...base(), '--out', out, '--concurrency', '3']);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = readLines(out);
+    assert.deepEqual(lines.map(l => l.id).sort(), examples.map(e => e.id).sort());
+    const pages = lines.find(l => l.id === 'pages');
+    assert.equal(pages.answer, '6');
+    assert.equal(pages.exact, false);
+    assert.equal(pages.substring, false);
+    const eggs = lines.find(l => l.id === 'eggs');
+    assert.deepEqual([eggs.answer, eggs.exact, eggs.substring, eggs.toolCalls, eggs.end, eggs.error], ['9', true, true, 1, 'finished', null]);
+    assert.ok(eggs.tokens.prompt > 0 && eggs.tokens.completion > 0 && eggs.durationMs >= 0, JSON.stringify(eggs));
+    assert.match(r.stdout, /exact match: +5\/6 = 83\.3% \(95% CI 43\.6%–97\.0%\)/);
+    assert.match(r.stdout, /tool calls: +6 in 6\/6 examples \(100\.0% used a tool\)/);
+    assert.match(r.stdout, /failures: +wrong answer 1/);
+    // No terminal: one plain line per example, no bar's carriage returns or escape codes.
+    const progress = r.stdout.split('\n').filter(l => /^\[\d\/6\] /.test(l));
+    assert.equal(progress.length, 6, r.stdout);
+    assert.match(progress[5], /^\[6\/6\] \w+: (ok|wrong) .*\| [\d.]+ ex\/s \| ETA 0 s \| accuracy 83\.3%$/);
+    assert.ok(!r.stdout.includes('\r') && !r.stdout.includes('\u001b['), 'no carriage return or escape code');
+    assert.deepEqual(Object.values(runsAtServer(server)), [1, 1, 1, 1, 1, 1]);
+  });
+
+  test('stopped half-way (SIGINT), the same command resumes and runs no finished example again', async () => {
+    server.reset();
+    server.tokenDelayMs = 15; // a few hundred ms per example
+    const out = join(work, 'resume.jsonl');
+    const first = await art(['eval', ...base(), '--out', out, '--concurrency', '1'], child => {
+      void waitFor(() => readLines(out).length >= 2, 30_000).then(() => child.kill('SIGINT'));
+    });
+    assert.equal(first.code, 130, first.stderr);
+    assert.match(first.stderr, /stopped with \d of 6 examples done: run the same command again to resume/);
+    const done = readLines(out).map(l => l.id);
+    assert.ok(done.length >= 2 && done.length < 6, `done after the stop: ${done}`);
+    server.tokenDelayMs = 0;
+    const second = await art(['eval', ...base(), '--out', out, '--concurrency', '2']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stderr, new RegExp(`${done.length} already in .*, ${6 - done.length} to run`));
+    const all = readLines(out);
+    assert.deepEqual(all.map(l => l.id).sort(), examples.map(e => e.id).sort(), 'each example once in the results');
+    const runs = runsAtServer(server);
+    for (const id of done) assert.equal(runs[id], 1, `${id} finished before the stop and ran again: ${JSON.stringify(runs)}`);
+    assert.match(second.stdout, /exact match: +5\/6/);
+  });
+
+  test('a dataset line that is not an example is one line naming the file and line', async () => {
+    const r = await art(['eval', LIBRARY, '--data', join(__dirname, 'eval.test.ts'), '--task', '0']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^art eval: .*eval\.test\.ts:1: not JSON: each line must be an object \{"input": \.\.\., "target": \.\.\.\}\n$/);
+  });
+});

@@ -31,7 +31,7 @@ const none = { get: () => undefined };
 /** The arithmetic fixture's "Elementary Math" program replayed; code execute answers `answer`. */
 async function artRun(answer: string): Promise<LooseRecord[]> {
   const doc = parseArt(readFileSync(fixturePath('programs/arithmetic.art'), 'utf8'));
-  const index = doc.programs.findIndex(p => /\(Elementary Math\)/.test(JSON.stringify(p.description)));
+  const index = doc.programs.findIndex(p => /Elementary Math/.test(JSON.stringify(p.description)));
   assert.ok(index >= 0);
   const tools = withTools(none, {
     'generate python code': fakeTool('generate python code', () => ({ ok: true, output: 'ans = 18\nprint(ans)' })),

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { applyTrace, createLanguageClient } from './languageClient';
-import { activateRunner } from './runner/activate';
+import { activateRunner, type RunnerApi } from './runner/activate';
 import { readSettings } from './settings';
 import { ArtStatusBar } from './statusBar';
 
@@ -15,6 +15,8 @@ export interface ArtStudioApi {
   readonly serverReady: Promise<void>;
   readonly statusBar: ArtStatusBar;
   readonly timings: { activateMs: number; serverReadyMs?: number };
+  /** The runner's views: the streamed programs, the trace view, the run history and the agent diagrams. */
+  readonly runner: RunnerApi;
 }
 
 let client: LanguageClient | undefined;
@@ -66,11 +68,11 @@ export function activate(context: vscode.ExtensionContext): ArtStudioApi {
   });
 
   // The runner: the inline `art` debug adapter, its configurations, CodeLenses, trace view and commands.
-  activateRunner(context, { client: languageClient, log, settings: readSettings });
+  const runner = activateRunner(context, { client: languageClient, log, settings: readSettings });
 
   timings.activateMs = performance.now() - started;
   log.info(`Activated in ${timings.activateMs.toFixed(1)} ms; starting the language server`);
-  return { client: languageClient, serverReady, statusBar, timings };
+  return { client: languageClient, serverReady, statusBar, timings, runner };
 }
 
 export async function deactivate(): Promise<void> {

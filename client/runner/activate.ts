@@ -7,9 +7,11 @@ import type { ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
 import { API_KEY_SECRET, openTrace, overrideToolOutput, saveAsDemonstration, setApiKey } from './commands';
 import { ArtConfigurationProvider } from './configuration';
+import { AgentDiagrams, SHOW_DIAGRAM_COMMAND } from './diagram';
 import { join } from 'node:path';
 import { isRunnable, unitsOf } from './programs';
 import { DEBUG_TYPE } from './protocol';
+import { registerRunsCommands, RunsView } from './runsView';
 import { ProgramStreams } from './streamEditor';
 import { TraceView } from './traceView';
 
@@ -22,6 +24,8 @@ export interface RunnerDeps {
 export interface RunnerApi {
   streams: ProgramStreams;
   traceView: TraceView;
+  runs: RunsView;
+  diagrams: AgentDiagrams;
 }
 
 export const COMMANDS = {
@@ -29,6 +33,8 @@ export const COMMANDS = {
   saveDemonstration: 'art.saveDemonstration',
   openTrace: 'art.openTrace',
   overrideToolOutput: 'art.overrideToolOutput',
+  compareRuns: 'art.compareRuns',
+  showAgentDiagram: SHOW_DIAGRAM_COMMAND,
   run: RUN_COMMAND,
   debug: DEBUG_COMMAND,
 } as const;
@@ -55,6 +61,8 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
   const streams = new ProgramStreams(deps.log, () => vscode.workspace.getConfiguration('art').get<boolean>('debug.streamToEditor', true));
   const traceView = new TraceView();
   const lenses = new RunCodeLenses(deps.client, deps.log);
+  const runs = new RunsView(deps.settings);
+  const diagrams = new AgentDiagrams(deps.log);
 
   const factory: vscode.DebugAdapterDescriptorFactory = {
     createDebugAdapterDescriptor: () =>
@@ -112,7 +120,19 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.overrideToolOutput, (text?: string) => overrideToolOutput(text)),
     vscode.commands.registerCommand(COMMANDS.saveDemonstration, (target?: vscode.Uri) => saveAsDemonstration(streams, target)),
     vscode.commands.registerCommand(COMMANDS.openTrace, (uri?: vscode.Uri) => openTrace(traceView, streams, uri)),
+    runs,
+    diagrams,
+    ...registerRunsCommands(runs, uri => openTrace(traceView, streams, uri)),
+    vscode.commands.registerCommand(COMMANDS.showAgentDiagram, () => diagrams.show()),
     streams.onDidEndRun(run => {
+      // A run kept in the history: its summary (program, task, answer, tokens, time) beside its trace.
+      if (run.tracePath) {
+        try {
+          runs.recordEnded(run.tracePath, run.program, run.unit);
+        } catch (e) {
+          deps.log.warn(`run history: ${(e as Error).message}`);
+        }
+      }
       deps.log.info(
         `${run.sessionName} ended (${run.reason})${run.answer !== null ? `: answer ${run.answer}` : ''}${run.tracePath ? `; trace ${run.tracePath}` : ''}`,
       );
@@ -126,5 +146,5 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView };
+  return { streams, traceView, runs, diagrams };
 }

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { applyTrace, createLanguageClient } from './languageClient';
-import { activateRunner } from './runner/activate';
+import { activateRunner, type RunnerApi } from './runner/activate';
 import type { LibraryTests } from './runner/libraryTests';
 import { readSettings } from './settings';
 import { ArtStatusBar } from './statusBar';
@@ -18,6 +18,8 @@ export interface ArtStudioApi {
   readonly timings: { activateMs: number; serverReadyMs?: number };
   /** Programs as tests (the Test Explorer's controller and the last outcomes). */
   readonly tests: LibraryTests;
+  /** The runner's views: the streamed programs, the trace view, the run history and the agent diagrams. */
+  readonly runner: RunnerApi;
 }
 
 let client: LanguageClient | undefined;
@@ -73,7 +75,7 @@ export function activate(context: vscode.ExtensionContext): ArtStudioApi {
 
   timings.activateMs = performance.now() - started;
   log.info(`Activated in ${timings.activateMs.toFixed(1)} ms; starting the language server`);
-  return { client: languageClient, serverReady, statusBar, timings, tests: runner.tests };
+  return { client: languageClient, serverReady, statusBar, timings, tests: runner.tests, runner };
 }
 
 export async function deactivate(): Promise<void> {

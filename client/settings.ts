@@ -10,6 +10,9 @@ export interface ArtSettings {
   serverTrace: TraceSetting;
   debounceMs: number;
   toolsFile: string;
+  /** The run history folder (relative paths: to the workspace folder) and whether a .gitignore keeps it out of git. */
+  runsFolder: string;
+  runsGitignore: boolean;
   /** The run options that have a setting (core/runner/options.ts), those that are set: launch defaults. */
   runOptions: Partial<Record<RunOptionName, unknown>>;
 }
@@ -20,6 +23,8 @@ export function readSettings(scope?: vscode.ConfigurationScope): ArtSettings {
     serverTrace: c.get<TraceSetting>('server.trace', 'off'),
     debounceMs: c.get<number>('diagnostics.debounceMs', 150),
     toolsFile: c.get<string>('tools.file', '.art-tools.json'),
+    runsFolder: c.get<string>('runs.folder', '.art/runs'),
+    runsGitignore: c.get<boolean>('runs.gitignore', true),
     runOptions: optionsFromSettings(key => c.get(key)),
   };
 }

@@ -7,10 +7,12 @@ import type { ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
 import { API_KEY_SECRET, openTrace, overrideToolOutput, saveAsDemonstration, setApiKey } from './commands';
 import { ArtConfigurationProvider } from './configuration';
+import { AgentDiagrams, SHOW_DIAGRAM_COMMAND } from './diagram';
 import { join } from 'node:path';
 import { isRunnable, unitsOf } from './programs';
 import { DEBUG_TYPE } from './protocol';
 import { registerLibraryTests, type LibraryTests } from './libraryTests';
+import { registerRunsCommands, RunsView } from './runsView';
 import { ProgramStreams } from './streamEditor';
 import { TraceView } from './traceView';
 
@@ -25,6 +27,8 @@ export interface RunnerApi {
   traceView: TraceView;
   /** Programs as tests: the Test Explorer's controller of the workspace's task libraries. */
   tests: LibraryTests;
+  runs: RunsView;
+  diagrams: AgentDiagrams;
 }
 
 export const COMMANDS = {
@@ -32,6 +36,8 @@ export const COMMANDS = {
   saveDemonstration: 'art.saveDemonstration',
   openTrace: 'art.openTrace',
   overrideToolOutput: 'art.overrideToolOutput',
+  compareRuns: 'art.compareRuns',
+  showAgentDiagram: SHOW_DIAGRAM_COMMAND,
   run: RUN_COMMAND,
   debug: DEBUG_COMMAND,
 } as const;
@@ -71,6 +77,8 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       return { pythonPath: o.pythonPath as string | undefined, corpus: o.corpus as string | undefined, tools: o.tools as string | undefined };
     },
   });
+  const runs = new RunsView(deps.settings);
+  const diagrams = new AgentDiagrams(deps.log);
 
   const factory: vscode.DebugAdapterDescriptorFactory = {
     createDebugAdapterDescriptor: () =>
@@ -128,7 +136,19 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.overrideToolOutput, (text?: string) => overrideToolOutput(text)),
     vscode.commands.registerCommand(COMMANDS.saveDemonstration, (target?: vscode.Uri) => saveAsDemonstration(streams, target)),
     vscode.commands.registerCommand(COMMANDS.openTrace, (uri?: vscode.Uri) => openTrace(traceView, streams, uri)),
+    runs,
+    diagrams,
+    ...registerRunsCommands(runs, uri => openTrace(traceView, streams, uri)),
+    vscode.commands.registerCommand(COMMANDS.showAgentDiagram, () => diagrams.show()),
     streams.onDidEndRun(run => {
+      // A run kept in the history: its summary (program, task, answer, tokens, time) beside its trace.
+      if (run.tracePath) {
+        try {
+          runs.recordEnded(run.tracePath, run.program, run.unit);
+        } catch (e) {
+          deps.log.warn(`run history: ${(e as Error).message}`);
+        }
+      }
       deps.log.info(
         `${run.sessionName} ended (${run.reason})${run.answer !== null ? `: answer ${run.answer}` : ''}${run.tracePath ? `; trace ${run.tracePath}` : ''}`,
       );
@@ -142,5 +162,5 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView, tests };
+  return { streams, traceView, tests, runs, diagrams };
 }

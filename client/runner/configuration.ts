@@ -1,10 +1,11 @@
 // Debug configurations of type `art`: F5 on an `.art` or `.agent` file works with no launch.json (the program at
 // the cursor runs), settings fill what a configuration leaves out, and nothing starts in an untrusted workspace.
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { answerBeside, isCotPrompt, transcriptBeside } from '../../core/runner/companions';
+import { newRunId, prepareRunsFolder, runFiles } from '../../core/runner/history';
 import type { ArtSettings } from '../settings';
 import { isRunnable, unitAt, unitsOf } from './programs';
 import { DEBUG_TYPE, type ArtLaunchArguments } from './protocol';
@@ -16,7 +17,7 @@ export interface ConfigurationDeps {
   client?: LanguageClient;
   log?: vscode.LogOutputChannel;
   settings: (scope?: vscode.ConfigurationScope) => ArtSettings;
-  /** Folder where runs write their traces by default. */
+  /** Folder where runs outside any workspace folder write their traces (in a workspace: the runs folder). */
   traceDir?: vscode.Uri;
 }
 
@@ -76,9 +77,17 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     for (const [name, value] of Object.entries(s.runOptions)) filled[name] ??= value;
     // A fresh install has no model: it replays the examples' recorded programs.
     config.mode ??= config.model ? 'generate' : 'replay';
-    if (config.trace === undefined && this.deps.traceDir) {
-      mkdirSync(this.deps.traceDir.fsPath, { recursive: true });
-      config.trace = join(this.deps.traceDir.fsPath, `run-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    if (config.trace === undefined) {
+      // Every run goes in the workspace's run history (art.runs.folder); outside a workspace, in the extension's storage.
+      const workspaceRoot = folder?.uri.fsPath ?? vscode.workspace.getWorkspaceFolder(programUri)?.uri.fsPath;
+      if (workspaceRoot) {
+        const runs = resolve(workspaceRoot, s.runsFolder);
+        prepareRunsFolder(runs, s.runsGitignore);
+        config.trace = runFiles(runs, newRunId(program)).trace;
+      } else if (this.deps.traceDir) {
+        mkdirSync(this.deps.traceDir.fsPath, { recursive: true });
+        config.trace = join(this.deps.traceDir.fsPath, `${newRunId(program)}.jsonl`);
+      }
     }
 
     const editor = vscode.window.visibleTextEditors.find(e => e.document.uri.fsPath === programUri.fsPath);

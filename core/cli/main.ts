@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { checkSummary, diagnoseFile, formatDiagnostic, type FileDiagnostic } from './check';
 import { constrainCommand } from './constrain';
+import { diffCommand } from './diff';
 import { CliError, isCliError } from './files';
 import { monitorCommand } from './monitor';
 import { parseTree } from './parseTree';
@@ -16,6 +17,7 @@ commands:
   monitor SPEC TRACE            check a trace against an agent spec; exit 1 when off-spec  [--agent NAME] [--json]
   constrain SPEC                print the decoding constraint of an agent from a state (default: the start of a run)
                                 [--agent NAME] [--state S] [--format regex|gbnf]
+  diff TRACE_A TRACE_B          compare two runs step by step (tool inputs, outputs, answers); exit 0
   run FILE                      run a program or agent, printing it as it grows; exit 1 unless it finishes
                                 (art run --help lists its options)
   test LIBRARY...               replay every demonstration program and compare its tools' outputs and answer with
@@ -77,6 +79,11 @@ export async function main(
         if (positionals.length !== 1)
           throw new CliError('art constrain: give one agent spec: art constrain SPEC [--agent NAME] [--state S] [--format regex|gbnf]');
         return constrainCommand(positionals[0], values, io);
+      }
+      case 'diff': {
+        const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true });
+        if (positionals.length !== 2) throw new CliError('art diff: give two run traces: art diff TRACE_A TRACE_B');
+        return diffCommand(positionals[0], positionals[1], io);
       }
       case 'run': {
         // The runner brings the model client, mathjs, MiniSearch and the MCP SDK: loaded only for `run` (the build

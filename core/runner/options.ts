@@ -147,7 +147,8 @@ export const RUN_OPTIONS = {
     },
   }),
   trace: option(path(), {
-    description: 'Where to write the run\'s JSONL trace (VS Code default: a file in the extension\'s storage; "ART: Open Trace" shows it).',
+    description:
+      'Where to write the run\'s JSONL trace (VS Code default: a new file in the runs folder, art.runs.folder; "ART: Open Trace" shows it).',
     cli: { flag: 'trace', arg: 'FILE' },
   }),
   pauseBeforeTool: option(z.boolean().default(false), {

@@ -18,6 +18,7 @@ export async function run(): Promise<void> {
   await import('./symbols.test');
   await import('./debug.test');
   await import('./libraryTests.test');
+  await import('./history.test');
 
   console.log(`ART Studio integration suite (VS Code ${vscode.version})`);
   const { passes, failures } = await new Promise<{ passes: number; failures: number }>(resolve => {

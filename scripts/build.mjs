@@ -49,7 +49,7 @@ const dev = args.has('--dev');
 const lazyCliRun = {
   name: 'lazy-cli-run',
   setup(build) {
-    build.onResolve({ filter: /^\.\/run$/ }, a =>
+    build.onResolve({ filter: /^\.\/commands$/ }, a =>
       a.kind === 'dynamic-import' && a.importer.endsWith(join('core', 'cli', 'main.ts')) ? { path: './cli-run.js', external: true } : undefined,
     );
   },

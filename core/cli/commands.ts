@@ -1,5 +1,6 @@
-// The commands that run programs (`art run`, `art test`, `art eval`): they bring the runner, the model client and the tools, so
+// The commands that run programs (`art run`, `art test`, `art eval`, `art diff`): they bring the runner, the model client and the tools, so
 // they form a bundle of their own (dist/cli-run.js) that core/cli/main.ts loads only for them.
 export { runCommand } from './run';
 export { testCommand } from './test';
 export { evalCommand } from './eval';
+export { diffCommand } from './diff';

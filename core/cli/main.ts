@@ -3,7 +3,6 @@
 import { parseArgs } from 'node:util';
 import { checkSummary, diagnoseFile, formatDiagnostic, type FileDiagnostic } from './check';
 import { constrainCommand } from './constrain';
-import { diffCommand } from './diff';
 import { CliError, isCliError } from './files';
 import { monitorCommand } from './monitor';
 import { parseTree } from './parseTree';
@@ -83,6 +82,7 @@ export async function main(
       case 'diff': {
         const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true });
         if (positionals.length !== 2) throw new CliError('art diff: give two run traces: art diff TRACE_A TRACE_B');
+        const { diffCommand } = await import('./commands');
         return diffCommand(positionals[0], positionals[1], io);
       }
       case 'run': {

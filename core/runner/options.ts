@@ -72,7 +72,7 @@ export const RUN_OPTIONS = {
   }),
   mode: option(z.enum(['generate', 'replay']).default('generate'), {
     description:
-      'Generate with the model endpoint, or replay the model text recorded in the program (an agent: NAME.transcript.txt beside NAME.agent; a MultiTool-CoT prompt: NAME.answer.txt beside NAME.cot.txt); tools run again, no endpoint. In VS Code the default is "replay" until art.model.name is set; art run replays unless --base-url and --model are given.',
+      'Generate with the model endpoint, or replay the model text recorded in the program (an agent: NAME.transcript.txt beside NAME.agent; a MultiTool-CoT prompt: NAME.answer.txt beside NAME.cot.txt); tools run again, no endpoint. In VS Code the default is "replay" until art.model.name is set; art run replays unless an endpoint (base URL and model) is given.',
     manifest: {
       enumDescriptions: [
         'Generate with the model endpoint (baseURL, model).',

@@ -81,9 +81,13 @@ describe('runner time travel: checkpoints', () => {
         const x = rnd();
         if (rewinds < 6 && cps.length > 1 && x < 0.6) {
           rewinds++;
-          if (x < 0.3) (actions.push('stepBack'), r.stepBack());
-          else if (x < 0.45) (actions.push('reverseContinue'), r.reverseContinue());
-          else {
+          if (x < 0.3) {
+            actions.push('stepBack');
+            r.stepBack();
+          } else if (x < 0.45) {
+            actions.push('reverseContinue');
+            r.reverseContinue();
+          } else {
             const to = cps[Math.floor(rnd() * cps.length)];
             actions.push(`restartFrame(${to.step})`);
             r.restartFrame(to.step);

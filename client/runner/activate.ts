@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import type { ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
-import { API_KEY_SECRET, openTrace, overrideToolOutput, saveAsDemonstration, setApiKey } from './commands';
+import { API_KEY_SECRET, openTrace, overrideToolOutput, sampleAlternatives, saveAsDemonstration, setApiKey } from './commands';
 import { ArtConfigurationProvider } from './configuration';
 import { join } from 'node:path';
 import { isRunnable, unitsOf } from './programs';
@@ -29,6 +29,7 @@ export const COMMANDS = {
   saveDemonstration: 'art.saveDemonstration',
   openTrace: 'art.openTrace',
   overrideToolOutput: 'art.overrideToolOutput',
+  sampleAlternatives: 'art.sampleAlternatives',
   run: RUN_COMMAND,
   debug: DEBUG_COMMAND,
 } as const;
@@ -110,6 +111,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.debug, (uri?: vscode.Uri, task?: number) => start(uri, task, false)),
     vscode.commands.registerCommand(COMMANDS.setApiKey, (value?: string) => setApiKey(context.secrets, value)),
     vscode.commands.registerCommand(COMMANDS.overrideToolOutput, (text?: string) => overrideToolOutput(text)),
+    vscode.commands.registerCommand(COMMANDS.sampleAlternatives, (k?: number) => sampleAlternatives(k)),
     vscode.commands.registerCommand(COMMANDS.saveDemonstration, (target?: vscode.Uri) => saveAsDemonstration(streams, target)),
     vscode.commands.registerCommand(COMMANDS.openTrace, (uri?: vscode.Uri) => openTrace(traceView, streams, uri)),
     streams.onDidEndRun(run => {

@@ -327,7 +327,21 @@ export class Runner extends EventEmitter<RunnerEvents> {
   /** Restores a checkpoint: the text, the calls, the counts, what was handled; the trace says which future was left. */
   private restore(back: Rewind): void {
     const cp = back.to;
-    this.trace({ t: 'branch', at: Date.now(), why: back.why, fromCheckpoint: cp.index, step: cp.step, from: cp.traceAt, to: this.traceCount });
+    const changed = this.calls.filter(c => {
+      const was = cp.calls.find(x => x.id === c.id);
+      return !was || JSON.stringify(was) !== JSON.stringify(c);
+    });
+    this.trace({
+      t: 'branch',
+      at: Date.now(),
+      why: back.why,
+      fromCheckpoint: cp.index,
+      step: cp.step,
+      from: cp.traceAt,
+      to: this.traceCount,
+      text: this.text,
+      calls: changed.map(c => ({ ...c })),
+    });
     this.checkpoints = this.checkpoints.slice(0, cp.index);
     this.written = cp.written;
     this.handled.clear();

@@ -267,8 +267,8 @@ export type TraceRecord =
   | { t: 'alternatives'; at: number; fromCheckpoint: number; step: number; prompt: string; k: number; alternatives: Alternative[]; usage: Usage }
   /**
    * The run left a future it had (step back, reverse continue, restart frame: the records `from` to `to` - 1 of this
-   * trace are that future; they are not the run's main line), or a continuation it did not take (`alternative`,
-   * with its `text`). `fromCheckpoint` is the pause the run went back to, `step` its step.
+   * trace are that future, the program `text` and `calls` what it had come to; they are not the run's main line), or a
+   * continuation it did not take (`alternative`, with its `text`). `fromCheckpoint` is the pause the run went back to, `step` its step.
    */
   | {
       t: 'branch';
@@ -278,8 +278,11 @@ export type TraceRecord =
       step: number;
       from?: number;
       to?: number;
+      /** An alternative: its text; a rewind: the program text as it was when the run left it. */
       text?: string;
       nll?: number | null;
+      /** A rewind: the calls made or changed since the checkpoint, as they were when the run left them. */
+      calls?: ToolCall[];
     }
   | { t: 'tool'; at: number; call: ToolCall }
   | { t: 'correction'; at: number; offset: number; found: string | null; expected: string[]; removed: string; inserted: string }

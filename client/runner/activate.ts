@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import type { ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
-import { API_KEY_SECRET, openTrace, overrideToolOutput, saveAsDemonstration, setApiKey } from './commands';
+import { API_KEY_SECRET, openTrace, overrideToolOutput, sampleAlternatives, saveAsDemonstration, setApiKey } from './commands';
 import { ArtConfigurationProvider } from './configuration';
 import { AgentDiagrams, SHOW_DIAGRAM_COMMAND } from './diagram';
 import { join } from 'node:path';
@@ -38,6 +38,7 @@ export const COMMANDS = {
   overrideToolOutput: 'art.overrideToolOutput',
   compareRuns: 'art.compareRuns',
   showAgentDiagram: SHOW_DIAGRAM_COMMAND,
+  sampleAlternatives: 'art.sampleAlternatives',
   run: RUN_COMMAND,
   debug: DEBUG_COMMAND,
 } as const;
@@ -134,6 +135,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.debug, (uri?: vscode.Uri, task?: number) => start(uri, task, false)),
     vscode.commands.registerCommand(COMMANDS.setApiKey, (value?: string) => setApiKey(context.secrets, value)),
     vscode.commands.registerCommand(COMMANDS.overrideToolOutput, (text?: string) => overrideToolOutput(text)),
+    vscode.commands.registerCommand(COMMANDS.sampleAlternatives, (k?: number) => sampleAlternatives(k)),
     vscode.commands.registerCommand(COMMANDS.saveDemonstration, (target?: vscode.Uri) => saveAsDemonstration(streams, target)),
     vscode.commands.registerCommand(COMMANDS.openTrace, (uri?: vscode.Uri) => openTrace(traceView, streams, uri)),
     runs,

@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/runner/demonstration';
-import { DEBUG_TYPE, SetToolOutputRequest, StateRequest } from './protocol';
+import { AlternativesRequest, ChooseAlternativeRequest, DEBUG_TYPE, SetToolOutputRequest, StateRequest } from './protocol';
 import type { ProgramStreams } from './streamEditor';
 import type { TraceView } from './traceView';
 import { typedText } from '../../core/runner/typedText';
@@ -62,6 +62,46 @@ export async function overrideToolOutput(text?: string): Promise<boolean> {
   if (value === undefined) return false;
   await session.customRequest(SetToolOutputRequest.command, { text: typedText(value) } satisfies SetToolOutputRequest.Arguments);
   return true;
+}
+
+/** How many continuations "ART: Sample Alternatives" asks for. */
+const ALTERNATIVES_K = 4;
+
+/**
+ * Asks the paused session for `k` continuations of the next step, shows them best first with their scores in a
+ * QuickPick, and continues with the one picked (the others stay in the trace as branches). Returns the index picked.
+ */
+export async function sampleAlternatives(k = ALTERNATIVES_K): Promise<number | undefined> {
+  const session = artSession();
+  if (!session) {
+    void vscode.window.showWarningMessage('ART Studio: no ART debug session is active.');
+    return undefined;
+  }
+  let list: AlternativesRequest.Response['alternatives'];
+  try {
+    const r = (await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `ART: sampling ${k} continuations of the next step…` },
+      () => session.customRequest(AlternativesRequest.command, { k } satisfies AlternativesRequest.Arguments),
+    )) as AlternativesRequest.Response;
+    list = r.alternatives;
+  } catch (e) {
+    void vscode.window.showWarningMessage(`ART Studio: ${(e as Error).message}`);
+    return undefined;
+  }
+  const items = list.map((a, index) => ({
+    index,
+    label: a.text.split('\n').find(l => l.trim()) ?? '(empty)',
+    description: `${a.nll !== null ? `NLL ${a.nll.toFixed(3)}` : 'no logprobs'} · ${a.votes} of ${k} sample${k === 1 ? '' : 's'}`,
+    detail: a.text.includes('\n') ? a.text.replace(/\n/g, ' ⏎ ') : undefined,
+  }));
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'ART: Sample Alternatives (best first)',
+    placeHolder: 'Continue with…',
+    matchOnDetail: true,
+  });
+  if (!picked) return undefined;
+  await session.customRequest(ChooseAlternativeRequest.command, { index: picked.index } satisfies ChooseAlternativeRequest.Arguments);
+  return picked.index;
 }
 
 /**

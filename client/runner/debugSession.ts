@@ -31,8 +31,18 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { LaunchError, prepareRun, type PreparedRun, type RunConfig } from '../../core/runner/launch';
 import { parseRunOptions } from '../../core/runner/options';
 import { StreamedText } from '../../core/runner/streamedText';
-import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView } from '../../core/runner/types';
-import { EndEvent, SetToolInputRequest, SetToolOutputRequest, SkipToolRequest, StateRequest, TextEvent, type ArtLaunchArguments } from './protocol';
+import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView, TraceRecord } from '../../core/runner/types';
+import {
+  AlternativesRequest,
+  ChooseAlternativeRequest,
+  EndEvent,
+  SetToolInputRequest,
+  SetToolOutputRequest,
+  SkipToolRequest,
+  StateRequest,
+  TextEvent,
+  type ArtLaunchArguments,
+} from './protocol';
 import { SourceMap, lineAt } from './sourceMap';
 import { typedText } from '../../core/runner/typedText';
 import { commonPrefixLength } from '../../core/common/text';
@@ -71,6 +81,10 @@ export class ArtDebugSession extends LoggingDebugSession {
   private readonly console = new StreamedText(text => this.sendEvent(new OutputEvent(text, 'stdout')));
   private sentText = '';
   private flushTimer: NodeJS.Timeout | undefined;
+  /** The trace records of the last run that ended (a restart after the end re-uses them). */
+  private lastRecords: TraceRecord[] | undefined;
+  /** The step number each stack frame of the last stackTrace stands for (restartFrame). */
+  private frameSteps = new Map<number, number>();
 
   constructor(private readonly options: ArtDebugSessionOptions = {}) {
     super();
@@ -89,7 +103,8 @@ export class ArtDebugSession extends LoggingDebugSession {
       supportsTerminateRequest: true,
       supportsRestartRequest: true,
       supportsEvaluateForHovers: false,
-      supportsStepBack: false,
+      supportsStepBack: true,
+      supportsRestartFrame: true,
       supportsSingleThreadExecutionRequests: false,
     };
     this.sendResponse(response);
@@ -143,6 +158,8 @@ export class ArtDebugSession extends LoggingDebugSession {
   protected override async restartRequest(response: DebugProtocol.RestartResponse, args: DebugProtocol.RestartArguments): Promise<void> {
     // VS Code sends the whole (possibly edited) configuration again; other clients may send none.
     const next = (args.arguments as ArtLaunchArguments | undefined) ?? this.args!;
+    // The run restarted is answered from the previous one wherever it asks the same (no tokens for the same prefix).
+    const previous = this.run?.records ?? this.lastRecords;
     this.restarting = true;
     try {
       await this.stopRun();
@@ -151,7 +168,7 @@ export class ArtDebugSession extends LoggingDebugSession {
     }
     this.sendEvent(new OutputEvent('\n— restarted —\n', 'console'));
     try {
-      await this.startRun(next);
+      await this.startRun(next, previous);
       this.sendResponse(response);
     } catch (e) {
       this.sendErrorResponse(response, { id: 1002, format: launchMessage(e), showUser: true });
@@ -177,7 +194,7 @@ export class ArtDebugSession extends LoggingDebugSession {
   }
 
   /** Prepares and starts a run; throws a LaunchError the client shows. */
-  private async startRun(args: ArtLaunchArguments): Promise<void> {
+  private async startRun(args: ArtLaunchArguments, cache?: TraceRecord[]): Promise<void> {
     this.args = args;
     this.noDebug = !!args.noDebug;
     // Validation and defaults come from the options' declaration (core/runner/options.ts); the adapter adds only
@@ -198,6 +215,7 @@ export class ArtDebugSession extends LoggingDebugSession {
       pauseOnToolError: !this.noDebug,
       stopOnEntry: !this.noDebug && options.stopOnEntry,
       log: line => this.sendEvent(new OutputEvent(`${line}\n`, 'console')),
+      cache: cache?.length ? cache : undefined,
     };
     const run = await prepareRun(config);
     this.run = run;
@@ -307,6 +325,9 @@ export class ArtDebugSession extends LoggingDebugSession {
       tracePath: run.tracePath,
     };
     this.sendEvent(new Event(EndEvent.event, body));
+    if (run.cache && run.cache.hits > 0)
+      this.sendEvent(new OutputEvent(`(${run.cache.hits} model request(s) answered from the previous run at no cost)\n`, 'console'));
+    this.lastRecords = run.records;
     if (this.run === run) this.run = undefined;
     if (!this.restarting) {
       this.sendEvent(new ExitedEvent(result.reason === 'finished' ? 0 : 1));
@@ -414,6 +435,36 @@ export class ArtDebugSession extends LoggingDebugSession {
     this.sendResponse(response);
   }
 
+  // ---- time travel: the runner keeps a checkpoint at every pause; the run pauses again at the one gone back to ----
+
+  protected override stepBackRequest(response: DebugProtocol.StepBackResponse): void {
+    this.travel(response, r => r.stepBack());
+  }
+
+  protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse): void {
+    this.travel(response, r => r.reverseContinue());
+  }
+
+  protected override restartFrameRequest(response: DebugProtocol.RestartFrameResponse, args: DebugProtocol.RestartFrameArguments): void {
+    const step = this.frameSteps.get(args.frameId);
+    this.travel(response, r => {
+      if (step === undefined) throw new Error('that frame is not a step of the paused run: ask for the call stack again');
+      r.restartFrame(step);
+    });
+  }
+
+  private travel(response: DebugProtocol.Response, go: (r: PreparedRun['runner']) => void): void {
+    try {
+      if (!this.run || !this.pause) throw new Error('the run is not paused');
+      // Answer first: the stop at the checkpoint follows as an event.
+      const runner = this.run.runner;
+      go(runner);
+      this.sendResponse(response);
+    } catch (e) {
+      this.sendErrorResponse(response, { id: 1008, format: (e as Error).message, showUser: true });
+    }
+  }
+
   // ---- what a stop shows ----
 
   protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse): void {
@@ -423,30 +474,45 @@ export class ArtDebugSession extends LoggingDebugSession {
       response.body = { stackFrames: [], totalFrames: 0 };
       return this.sendResponse(response);
     }
+    // One frame per step, the paused one on top; a frame's id names its step for restartFrame.
     const step = p.step;
     // An agent's call is at its env-input state, which the program shows only once the tool's output is written.
     const label = p.call?.state ?? step?.label;
     const tool = p.call?.tool ?? step?.name;
     const name = label ? `${label}${tool ? ` [${tool}]` : ''}` : run.title;
-    const frame = new StackFrame(0, name, ...this.frameLocation(run, p, step));
-    response.body = { stackFrames: [frame], totalFrames: 1 };
+    const steps = p.snapshot.steps;
+    const topStep = p.call?.step ?? step?.number ?? 0;
+    const resumable = new Set(run.runner.checkpointList().map(c => c.step));
+    this.frameSteps = new Map();
+    const frames: DebugProtocol.StackFrame[] = [];
+    const frame = (id: number, stepNumber: number, title: string, at: StepView | undefined, state: string | undefined) => {
+      const f = new StackFrame(id, title, ...this.frameLocation(run, p.snapshot.text, at, state)) as DebugProtocol.StackFrame;
+      f.canRestart = resumable.has(stepNumber);
+      this.frameSteps.set(id, stepNumber);
+      frames.push(f);
+    };
+    const onTop = steps.find(s => s.number === topStep && s.label === label);
+    frame(onTop ? onTop.index : steps.length + 1, topStep, name, step, label);
+    for (const s of [...steps].reverse()) {
+      if (s === onTop || s.number > topStep) continue;
+      const kind = s.name ?? (p.snapshot.calls.find(c => c.step === s.number && c.state === undefined)?.tool || null);
+      frame(s.index, s.number, `${s.label}${kind && s.label !== kind ? ` [${kind}]` : ''}`, s, s.label);
+    }
+    response.body = { stackFrames: frames, totalFrames: frames.length };
     this.sendResponse(response);
   }
 
   /** The source and line of the step: the file's own line when the run replays its program, else the generated text. */
-  private frameLocation(run: PreparedRun, p: PauseInfo, step: StepView | undefined): [Source, number, number] {
+  private frameLocation(run: PreparedRun, text: string, step: StepView | undefined, state: string | undefined): [Source, number, number] {
     if (run.language !== 'trace') {
       const map = new SourceMap(run.language, run.text);
       let line: number | undefined;
       if (run.language === 'art' && run.ownProgram) line = step ? map.stepLine(run.unit, step.number) : map.programLine(run.unit);
-      if (run.language === 'agent') {
-        const state = p.call?.state ?? step?.label;
-        line = state ? map.stateLine(run.unit, state) : undefined;
-      }
+      if (run.language === 'agent') line = state ? map.stateLine(run.unit, state) : undefined;
       if (line !== undefined) return [new Source(basename(run.path), this.convertDebuggerPathToClient(run.path)), line, 1];
     }
     const source = new Source(`${run.title} (generated)`, undefined, GENERATED_SOURCE, 'generated by the model');
-    return [source, step ? lineAt(p.snapshot.text, step.span.start) : 1, 1];
+    return [source, step ? lineAt(text, step.span.start) : 1, 1];
   }
 
   protected override sourceRequest(response: DebugProtocol.SourceResponse, args: DebugProtocol.SourceArguments): void {
@@ -585,6 +651,28 @@ export class ArtDebugSession extends LoggingDebugSession {
             throw new Error('a tool can only be skipped before it runs (launch with "pauseBeforeTool": true)');
           this.run.runner.skipTool();
           break;
+        case AlternativesRequest.command: {
+          const k = (args as AlternativesRequest.Arguments | undefined)?.k;
+          const runner = this.run?.runner;
+          if (!runner || !this.pause) throw new Error('alternatives: the run is not paused');
+          if (typeof k !== 'number') throw new Error('alternatives needs { "k": number }');
+          runner.alternatives(k).then(
+            alternatives => {
+              const body: AlternativesRequest.Response = { alternatives };
+              response.body = body;
+              this.sendResponse(response);
+            },
+            (e: Error) => this.sendErrorResponse(response, { id: 1006, format: e.message, showUser: true }),
+          );
+          return;
+        }
+        case ChooseAlternativeRequest.command: {
+          const index = (args as ChooseAlternativeRequest.Arguments | undefined)?.index;
+          if (!this.run) throw new Error('chooseAlternative: no run');
+          if (typeof index !== 'number') throw new Error('chooseAlternative needs { "index": number }');
+          this.run.runner.chooseAlternative(index);
+          break;
+        }
         case StateRequest.command: {
           const r = this.run?.runner;
           const body: StateRequest.Response = {

@@ -3,7 +3,7 @@
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Usage } from '../../core/model/types';
 import type { RunOptionsInput } from '../../core/runner/options';
-import type { EndReason, RunKind, ToolCall } from '../../core/runner/types';
+import type { Alternative, EndReason, RunKind, ToolCall } from '../../core/runner/types';
 
 export const DEBUG_TYPE = 'art';
 
@@ -81,5 +81,28 @@ export namespace StateRequest {
     /** The paused call's phase: before the tool runs (input editable) or after. */
     phase?: 'before' | 'after';
     tracePath?: string;
+  }
+}
+
+/**
+ * Request (while paused): `k` continuations of the next step, best first: ranked by average negative
+ * log-likelihood where the endpoint returns logprobs (`nll`), else by vote (`nll` null). The names are the issue's,
+ * without the `art/` prefix, so any DAP client can send them.
+ */
+export namespace AlternativesRequest {
+  export const command = 'alternatives' as const;
+  export interface Arguments {
+    k: number;
+  }
+  export interface Response {
+    alternatives: Alternative[];
+  }
+}
+
+/** Request (while paused, after `alternatives`): continue with alternative `index`; the others stay in the trace as branches. */
+export namespace ChooseAlternativeRequest {
+  export const command = 'chooseAlternative' as const;
+  export interface Arguments {
+    index: number;
   }
 }

@@ -4,3 +4,4 @@ export { OpenAIModel, ModelError, publicURL, CHAT_CONTINUE_SYSTEM_PROMPT, type O
 export { ReplayModel, artProgramParts, type ReplayOptions } from './replay';
 export { ContinuationScript, roughTokens, type ScriptPart, type ScriptPosition } from './script';
 export { DEFAULT_RETRY, type RetryPolicy } from './retry';
+export { CachedModel, type CachedCompletion } from './cache';

@@ -20,6 +20,8 @@ export interface CompletionRequest {
 
 export interface CompletionChunk {
   text: string;
+  /** The chunk comes from a recorded completion (see cache.ts), not from the endpoint. */
+  cached?: boolean;
 }
 
 export interface CompletionResult {
@@ -28,6 +30,8 @@ export interface CompletionResult {
   /** Per-token log-probabilities of the completion when requested and the endpoint returns them. */
   tokenLogprobs?: number[];
   finishReason?: string;
+  /** The completion was served from a recorded run (0 tokens), not by the endpoint. */
+  cached?: boolean;
 }
 
 export interface ModelClient {

@@ -23,7 +23,8 @@ import { createAgentRunner, createArtRunner, createMultiToolRunner } from './cre
 import { libraryAsRun, taskOf } from './prompt';
 import { chooseDemonstrations, folderLibraries } from './taskSelection';
 import { Runner } from './runner';
-import { TraceReplayModel, TraceWriter, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
+import { MemoryTrace, TraceReplayModel, TraceWriter, cacheEntries, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
+import { CachedModel } from '../model/cache';
 import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
 import type { RunnerOptions, TraceRecord, TraceSink } from './types';
 
@@ -44,6 +45,8 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
     apiKey?: string;
     /** Whether anything may run (the workspace trust). */
     trusted: boolean;
+    /** Records of an earlier run whose completions answer identical requests (a restart: the previous run's). */
+    cache?: TraceRecord[];
   };
 
 export type RunLanguage = 'art' | 'agent' | 'multitool' | 'trace';
@@ -66,6 +69,10 @@ export interface PreparedRun {
    */
   toolProblems: readonly string[];
   tracePath?: string;
+  /** The run's trace records as written (also when no trace file was asked for): what a restart re-uses. */
+  records: TraceRecord[];
+  /** The recorded completions the run is answered from first (`from`, or a restart's previous run), if any. */
+  cache?: CachedModel;
   /** Closes the trace and stops MCP servers. */
   dispose(): Promise<void>;
 }
@@ -166,8 +173,10 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
         throw new LaunchError(`${tracePath}: cannot write the trace: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
     }
-    const trace: TraceSink | undefined = writer;
-    const base: Base = { tools, trace, config, options: o, root };
+    const memory = new MemoryTrace();
+    const trace: TraceSink = { write: r => (writer?.write(r), memory.write(r)) };
+    const cached = cacheRecords(config, o, at);
+    const base: Base = { tools, trace, config, options: o, root, cached };
     const made =
       language === 'art'
         ? await makeArtRun(text, path, base)
@@ -176,7 +185,8 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
           : language === 'multitool'
             ? makeCotRun(text, path, base)
             : makeTraceRun(text, path, base);
-    return { ...made, language, path, text, toolProblems: [...tools.notes, ...tools.problems], tracePath, dispose };
+    const cache = made.model instanceof CachedModel ? made.model : undefined;
+    return { ...made, language, path, text, toolProblems: [...tools.notes, ...tools.problems], tracePath, records: memory.records, cache, dispose };
   } catch (e) {
     await dispose();
     if (e instanceof LaunchError) throw e;
@@ -191,6 +201,35 @@ interface Base {
   /** The validated options of `config`. */
   options: RunOptions;
   root: string;
+  /** Records whose completions answer identical requests first. */
+  cached?: TraceRecord[];
+}
+
+/** The records a run is answered from first: the `from` trace (limited by `until`), else a restart's previous run. */
+function cacheRecords(config: RunConfig, o: RunOptions, at: (p: string) => string): TraceRecord[] | undefined {
+  if (o.until !== undefined && !o.from) throw new LaunchError('until needs from: the trace (.jsonl) to take the steps before it from');
+  if (!o.from) return config.cache;
+  const file = at(o.from);
+  let text: string;
+  try {
+    text = readTextFile(file);
+  } catch (e) {
+    throw new LaunchError(`${file}: cannot read the trace to re-run from: ${(e as Error).message}`);
+  }
+  const { records, errors } = parseTrace(text);
+  if (errors.length) throw new LaunchError(`${file}:${errors[0].line}: ${errors[0].message} (give a trace written by an earlier run as from)`);
+  if (!records.some(r => r.t === 'run')) throw new LaunchError(`${file}: not a run trace (it has no "run" record)`);
+  return records;
+}
+
+/** The model, answered first from the recorded completions when there are any. */
+function withCache(b: Base, make: () => ModelClient): ModelClient {
+  // Re-running from a trace needs no endpoint until a request is not in it.
+  if (!b.cached) return make();
+  const model = b.options.baseURL || b.options.mode === 'replay' ? make() : undefined;
+  const entries = cacheEntries(b.cached, b.options.from ? b.options.until : undefined);
+  const run = b.cached.find(r => r.t === 'run');
+  return new CachedModel(model, entries, { honoursStop: run?.t === 'run' ? run.honoursStop : undefined });
 }
 
 type Made = Pick<PreparedRun, 'runner' | 'unit' | 'title' | 'ownProgram' | 'model'>;
@@ -233,21 +272,20 @@ async function makeArtRun(text: string, path: string, b: Base): Promise<Made> {
   const program = doc.programs[index];
   if (!program.input) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no Input: line to run`);
   const input = b.options.input?.trim() ? b.options.input : undefined;
-  let model: ModelClient;
+  let replay: ReplayModel | undefined;
   if (b.options.mode === 'replay') {
     if (!program.steps.length) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no steps to replay`);
     // A configured endpoint is where the run goes on once it departs from the recording.
     const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
-    model = ReplayModel.fromArtProgram(doc, index, name => b.tools.get(name) !== undefined, { chunkDelayMs: b.options.replayDelayMs, live });
-  } else {
-    model = endpointModel(b);
+    replay = ReplayModel.fromArtProgram(doc, index, name => b.tools.get(name) !== undefined, { chunkDelayMs: b.options.replayDelayMs, live });
   }
+  const model = withCache(b, () => replay ?? endpointModel(b));
   const demonstrations = await selectForRun(doc, path, index, input, model, b);
   const runner = createArtRunner(
     { library: doc, program: index, task: input !== undefined ? { input } : undefined, demonstrations },
     runnerOptions(b, model),
   );
-  if (model instanceof ReplayModel) departOnEdit(runner, model, b);
+  if (replay) departOnEdit(runner, replay, b);
   return {
     runner,
     unit: index,
@@ -274,7 +312,7 @@ function departOnEdit(runner: Runner, model: ReplayModel, b: Base): void {
           : `[${call.tool}] was skipped`;
     model.depart(why);
     const live = model.live;
-    b.trace?.write({ t: 'live', at: Date.now(), callId: call.id, why, model: live?.id ?? '' });
+    runner.writeTrace({ t: 'live', at: Date.now(), callId: call.id, why, model: live?.id ?? '' });
     b.config.log?.(
       live
         ? `The run departs from its recording here (${why}): from the next request on, ${live.id} writes the rest live.`
@@ -376,7 +414,7 @@ function makeAgentRun(text: string, path: string, b: Base): Made {
     }
   } else {
     if (!question) throw new LaunchError(`an agent run needs an input: the question for ${title}`);
-    model = endpointModel(b);
+    model = withCache(b, () => endpointModel(b));
   }
   const runner = createAgentRunner({ agent, question, preamble }, runnerOptions(b, model));
   if (model instanceof ReplayModel) departOnEdit(runner, model, b);

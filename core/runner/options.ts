@@ -279,6 +279,15 @@ export const RUN_OPTIONS = {
     launch: false,
     cli: { flag: 'samples', arg: 'N' },
   }),
+  from: option(path(), {
+    description:
+      'A trace (.jsonl) of an earlier run: every model request identical to one recorded there (same prompt, stop sequences, max tokens, temperature) is answered from it at no cost; the model is called only from the first changed request.',
+    cli: { flag: 'from', arg: 'TRACE' },
+  }),
+  until: option(count(1).optional(), {
+    description: "With from: take from the trace only the requests made before step N was complete (the main line's); call the model from there.",
+    cli: { flag: 'until', arg: 'STEP' },
+  }),
   replayDelayMs: option(count(0).default(0), {
     description: 'Replay mode: milliseconds between streamed chunks, to watch the program grow.',
     cli: { flag: 'replay-delay-ms', arg: 'MS' },

@@ -5,15 +5,18 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { normalizeName } from '../art/ast';
-import type { CompletionResult, Usage } from '../model/types';
+import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from '../model/types';
 import { DepartedError } from '../model/replay';
 import { formatMs } from '../tools/common';
 import type { ToolResult } from '../tools/types';
-import type { Boundary, Detection, Protocol, StreamEndAction } from './protocol';
+import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
 import { replaceInput } from './protocol';
 import { streamConstrained } from './constraints';
 import type {
+  Alternative,
+  BranchReason,
   BreakpointKind,
+  CheckpointView,
   Breakpoints,
   EndReason,
   PauseInfo,
@@ -51,10 +54,46 @@ export interface RunnerEvents {
   end: [RunResult];
 }
 
-type Resume = 'continue' | 'step';
+type Resume = 'continue' | 'step' | 'rewind';
 
 /** Thrown inside the loop when `stop()` was called. */
 class Stopped extends Error {}
+
+/** Thrown out of a pause to go back to a checkpoint (step back, reverse continue, restart frame). */
+class Rewind extends Error {
+  constructor(
+    readonly to: Checkpoint,
+    readonly why: BranchReason,
+  ) {
+    super('rewind');
+  }
+}
+
+/** What the run does when it resumes from a pause: go on with the loop, past a step boundary, or on with a call. */
+type Continuation =
+  { kind: 'loop' } | { kind: 'boundary'; action: Boundary } | { kind: 'call'; callId: number; dc: DetectedCall; phase: 'before' | 'after' };
+
+/** Everything the run was at a pause: restoring it and resuming is the run as it went on from there. */
+interface Checkpoint {
+  index: number;
+  reason: PauseReason;
+  phase?: 'before' | 'after';
+  breakpoint?: BreakpointKind;
+  step: number;
+  label?: string;
+  callId?: number;
+  written: string;
+  handled: string[];
+  calls: ToolCall[];
+  usage: Usage;
+  requests: number;
+  constrainedRequests: number;
+  corrections: number;
+  lastDropped: string;
+  /** Records of the trace written before the run left this pause (the pause record included). */
+  traceAt: number;
+  resume: Continuation;
+}
 
 interface Pending {
   call: ToolCall;
@@ -87,6 +126,19 @@ export class Runner extends EventEmitter<RunnerEvents> {
   /** The pause the run is at; its call is the live ToolCall, so edits made during the pause show. */
   private pauseInfo: Omit<PauseInfo, 'call'> | null = null;
   private unsubscribeRetries: (() => void) | undefined;
+  /** The pauses so far (index 0: the start), the last being the current one while paused. */
+  private checkpoints: Checkpoint[] = [];
+  /** How many records this run wrote to its trace (positions in the trace, for branch records). */
+  private traceCount = 0;
+  /** Set by a rewind request while paused: the checkpoint to go back to. */
+  private rewindTo: Rewind | null = null;
+  /** The continuation of the current pause. */
+  private pauseResume: Continuation | null = null;
+  /** The alternatives offered at the current pause, and the one chosen (streamed as the next completion). */
+  private offered: { checkpoint: number; list: Alternative[] } | null = null;
+  private forced: { text: string; index: number } | undefined;
+  /** The model LLM-backed tools get: the tool model, with its requests written to the trace. */
+  private readonly toolModel: ModelClient;
 
   constructor(
     readonly protocol: Protocol,
@@ -94,6 +146,11 @@ export class Runner extends EventEmitter<RunnerEvents> {
   ) {
     super();
     if (opts.breakpoints) this.setBreakpoints(opts.breakpoints);
+    this.toolModel = tracedToolModel(
+      opts.toolModel ?? opts.model,
+      r => this.trace(r),
+      () => this.currentCall?.id,
+    );
   }
 
   // ---- state ----
@@ -168,14 +225,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       },
     });
     try {
-      if (this.opts.stopOnEntry) await this.pauseAt('entry');
-      for (;;) {
-        if (this.stopped) return this.finish('stopped');
-        if (this.requests >= (this.opts.maxRequests ?? 64)) return this.finish('limit', `stopped after ${this.requests} requests (maxRequests)`);
-        const action = await this.generate();
-        const done = await this.act(action);
-        if (done) return done;
-      }
+      return await this.drive();
     } catch (err) {
       if (this.stopped || err instanceof Stopped) return this.finish('stopped');
       if (err instanceof DepartedError) return this.finish('departed', err.message);
@@ -183,6 +233,238 @@ export class Runner extends EventEmitter<RunnerEvents> {
     } finally {
       this.unsubscribeRetries?.();
     }
+  }
+
+  /** The loop, and the way back into it after a rewind. */
+  private async drive(): Promise<RunResult> {
+    let from: Rewind | undefined;
+    let first = true;
+    for (;;) {
+      try {
+        if (from) {
+          const back = from;
+          from = undefined;
+          const done = await this.reenter(back);
+          if (done) return done;
+        } else if (first) {
+          first = false;
+          if (this.opts.stopOnEntry) await this.pauseAt('entry', undefined, {}, { kind: 'loop' });
+          else this.checkpoints.push(this.capture('entry', undefined, {}, { kind: 'loop' }));
+        }
+        for (;;) {
+          if (this.stopped) return this.finish('stopped');
+          if (this.requests >= (this.opts.maxRequests ?? 64)) return this.finish('limit', `stopped after ${this.requests} requests (maxRequests)`);
+          const action = await this.generate();
+          const done = await this.act(action);
+          if (done) return done;
+        }
+      } catch (err) {
+        if (!(err instanceof Rewind)) throw err;
+        from = err;
+      }
+    }
+  }
+
+  // ---- time travel ----
+
+  /** The pauses the run can go back to, oldest first; while paused the last one is the current pause. */
+  checkpointList(): CheckpointView[] {
+    return this.checkpoints.map(c => ({
+      index: c.index,
+      reason: c.reason,
+      phase: c.phase,
+      step: c.step,
+      label: c.label,
+      callId: c.callId,
+      textLength: this.protocol.header.length + c.written.length,
+    }));
+  }
+
+  /** Back to the previous pause (or the start). The future left stays in the trace as a branch. */
+  stepBack(): void {
+    this.requirePaused('stepBack');
+    const at = this.checkpoints.length - 1;
+    if (at < 1) throw new Error('stepBack: the run is at its start; there is no earlier pause to go back to');
+    this.rewind(at - 1, 'step-back');
+  }
+
+  /** Back to the previous pause at a breakpoint (one that holds now, or that stopped the run then), else the start. */
+  reverseContinue(): void {
+    this.requirePaused('reverseContinue');
+    const at = this.checkpoints.length - 1;
+    if (at < 1) throw new Error('reverseContinue: the run is at its start; there is no earlier pause to go back to');
+    let to = 0;
+    for (let i = at - 1; i > 0; i--) {
+      if (this.isBreakpointCheckpoint(this.checkpoints[i])) {
+        to = i;
+        break;
+      }
+    }
+    this.rewind(to, 'reverse-continue');
+  }
+
+  /** Back to the first pause at step `step` (0: the start). */
+  restartFrame(step: number): void {
+    this.requirePaused('restartFrame');
+    const i = this.checkpoints.findIndex(c => c.step === step);
+    if (i < 0) throw new Error(`restartFrame: the run did not pause at step ${step}; only a step it paused at can be returned to`);
+    this.rewind(i, 'restart-frame');
+  }
+
+  private isBreakpointCheckpoint(c: Checkpoint): boolean {
+    if (c.reason === 'breakpoint') return true;
+    const call = c.callId !== undefined ? c.calls.find(x => x.id === c.callId) : undefined;
+    if (call && this.breakpoints.tools.includes(normalizeName(call.tool))) return true;
+    if (this.protocol.kind === 'agent') return c.label !== undefined && this.breakpoints.states.includes(c.label);
+    return this.protocol.kind === 'art' && this.breakpoints.steps.includes(c.step);
+  }
+
+  private rewind(index: number, why: BranchReason): void {
+    this.rewindTo = new Rewind(this.checkpoints[index], why);
+    this.resumeFn?.('rewind');
+  }
+
+  /** Restores a checkpoint: the text, the calls, the counts, what was handled; the trace says which future was left. */
+  private restore(back: Rewind): void {
+    const cp = back.to;
+    const changed = this.calls.filter(c => {
+      const was = cp.calls.find(x => x.id === c.id);
+      return !was || JSON.stringify(was) !== JSON.stringify(c);
+    });
+    this.trace({
+      t: 'branch',
+      at: Date.now(),
+      why: back.why,
+      fromCheckpoint: cp.index,
+      step: cp.step,
+      from: cp.traceAt,
+      to: this.traceCount,
+      text: this.text,
+      calls: changed.map(c => ({ ...c })),
+    });
+    this.checkpoints = this.checkpoints.slice(0, cp.index);
+    this.written = cp.written;
+    this.handled.clear();
+    for (const k of cp.handled) this.handled.add(k);
+    this.calls.length = 0;
+    this.calls.push(...cp.calls.map(c => ({ ...c })));
+    this.usage.promptTokens = cp.usage.promptTokens;
+    this.usage.completionTokens = cp.usage.completionTokens;
+    this.requests = cp.requests;
+    this.constrainedRequests = cp.constrainedRequests;
+    this.corrections = cp.corrections;
+    this.lastDropped = cp.lastDropped;
+    this.currentCall = cp.callId !== undefined ? this.calls.find(c => c.id === cp.callId) : this.calls[this.calls.length - 1];
+    this.lastConstraint = undefined;
+    this.stepping = false;
+    this.pauseRequested = false;
+    this.forced = undefined;
+    this.emit('text', { delta: '', text: this.text });
+  }
+
+  /** Pauses again at a restored checkpoint, then goes on from it as the run did the first time. */
+  private async reenter(back: Rewind): Promise<RunResult | null> {
+    this.restore(back);
+    const cp = back.to;
+    const r = cp.resume;
+    const at = { phase: cp.phase, breakpoint: cp.breakpoint };
+    if (r.kind === 'loop') {
+      await this.pauseAt(cp.reason, undefined, at, r, false);
+      return null;
+    }
+    if (r.kind === 'boundary') {
+      await this.pauseAt(cp.reason, undefined, at, r, false);
+      this.append(this.protocol.resumeAfter(this.written, r.action));
+      return null;
+    }
+    const call = this.calls.find(c => c.id === r.callId)!;
+    const dc = { ...r.dc, inputSpan: { ...r.dc.inputSpan } };
+    if (r.phase === 'before') {
+      await this.pauseBeforeCall(call, dc, cp.reason, cp.breakpoint, false);
+      return this.runCall(call, dc);
+    }
+    await this.pauseAfterCall(call, dc, cp.reason, false);
+    return this.finishCall(call, dc);
+  }
+
+  // ---- alternatives at a step ----
+
+  /**
+   * While paused: asks the model for `k` continuations of the next step (one request with n = k where the client
+   * can, else k requests), each up to the next tool call or the end, ranked by average negative log-likelihood
+   * where the endpoint returns logprobs, else by vote; identical texts are one alternative. Best first.
+   */
+  async alternatives(k: number): Promise<Alternative[]> {
+    this.requirePaused('alternatives');
+    if (!Number.isInteger(k) || k < 1 || k > 16) throw new Error('alternatives: k must be a whole number from 1 to 16');
+    if (this.pending?.phase === 'before') throw new Error('alternatives: the paused tool has not run yet; continue to its output first');
+    const base = this.written + this.appendOnResume();
+    const prompt = this.protocol.prompt + base;
+    const stop = this.protocol.stops();
+    const t = this.opts.temperature;
+    const req: CompletionRequest = {
+      prompt,
+      stop,
+      maxTokens: this.maxTokens,
+      temperature: t && t > 0 ? t : 0.8,
+      logprobs: true,
+      signal: this.runCtrl.signal,
+    };
+    const model = this.opts.model as ModelClient & { completeMany?: (r: CompletionRequest, n: number) => Promise<CompletionResult[]> };
+    let results: CompletionResult[];
+    if (typeof model.completeMany === 'function') results = await model.completeMany(req, k);
+    else {
+      results = [];
+      for (let i = 0; i < k; i++) results.push(await model.complete(req));
+    }
+    const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+    for (const r of results) {
+      usage.promptTokens += r.usage?.promptTokens ?? 0;
+      usage.completionTokens += r.usage?.completionTokens ?? 0;
+    }
+    this.addUsage(usage);
+    const list = rankAlternatives(results.map(r => ({ text: this.nextStepOf(base, r.text), logprobs: r.tokenLogprobs })));
+    const cp = this.checkpoints[this.checkpoints.length - 1];
+    this.offered = { checkpoint: cp.index, list };
+    this.trace({ t: 'alternatives', at: Date.now(), fromCheckpoint: cp.index, step: cp.step, prompt, k, alternatives: list, usage });
+    return list.map(a => ({ ...a }));
+  }
+
+  /** Continues with alternative `index` of the last `alternatives()`; the others stay in the trace as branches. */
+  chooseAlternative(index: number): void {
+    this.requirePaused('chooseAlternative');
+    const cp = this.checkpoints[this.checkpoints.length - 1];
+    const o = this.offered;
+    if (!o || o.checkpoint !== cp.index) throw new Error('chooseAlternative: ask for alternatives at this pause first');
+    const chosen = o.list[index];
+    if (!Number.isInteger(index) || !chosen)
+      throw new Error(`chooseAlternative: there are ${o.list.length} alternatives (index 0 to ${o.list.length - 1})`);
+    o.list.forEach((a, i) => {
+      if (i !== index)
+        this.trace({ t: 'branch', at: Date.now(), why: 'alternative', fromCheckpoint: cp.index, step: cp.step, text: a.text, nll: a.nll });
+    });
+    this.forced = { text: chosen.text, index };
+    this.offered = null;
+    this.resume('continue');
+  }
+
+  /** What resuming from the current pause appends before the next request (a call's output, an answer marker). */
+  private appendOnResume(): string {
+    const r = this.pauseResume;
+    if (!r || r.kind === 'loop') return '';
+    if (r.kind === 'boundary') return this.protocol.resumeAfter(this.written, r.action);
+    const call = this.calls.find(c => c.id === r.callId);
+    if (!call) return '';
+    const output = call.override ?? (call.error !== undefined || call.skipped ? null : (call.output ?? ''));
+    return this.protocol.appendOutput(this.written, r.dc, output);
+  }
+
+  /** A sampled continuation up to where the run would stop it: the next call, the end, a correction. */
+  private nextStepOf(base: string, text: string): string {
+    const stop = this.protocol.detect(base + text).find(d => d.cut >= base.length && (d.type !== 'boundary' || d.call));
+    const cut = stop ? stop.cut - base.length : text.length;
+    this.protocol.detect(this.written);
+    return text.slice(0, cut);
   }
 
   /** Resume from a pause. */
@@ -254,7 +536,9 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const n = ++this.requests;
     const stop = this.opts.model.honoursStop ? this.protocol.stops() : [];
     const prompt = this.protocol.prompt + this.written;
-    const constraint = (await this.opts.constrainer?.forRequest(this.protocol, this.written)) ?? null;
+    const forced = this.forced;
+    this.forced = undefined;
+    const constraint = forced ? null : ((await this.opts.constrainer?.forRequest(this.protocol, this.written)) ?? null);
     this.lastConstraint = constraint ? `${constraint.server} ${constraint.form}` : undefined;
     if (constraint) this.constrainedRequests++;
     this.trace({
@@ -266,24 +550,28 @@ export class Runner extends EventEmitter<RunnerEvents> {
       maxTokens: this.maxTokens,
       temperature: this.opts.temperature,
       constraint: constraint ?? undefined,
+      alternative: forced?.index,
     });
     this.emit('request', { n, stop, promptLength: prompt.length, at: performance.now() });
     const ctrl = new AbortController();
     const onRunAbort = () => ctrl.abort(this.runCtrl.signal.reason);
     this.runCtrl.signal.addEventListener('abort', onRunAbort, { once: true });
-    const it = streamConstrained(
-      this.opts.model,
-      { prompt, stop, maxTokens: this.maxTokens, temperature: this.opts.temperature, signal: ctrl.signal },
-      constraint,
-      reason => {
-        this.constrainedRequests--;
-        this.lastConstraint = undefined;
-        this.opts.log?.(`request ${n}: the server rejected the decoding constraint, sent again without it (${reason})`);
-        this.trace({ t: 'unconstrained', at: Date.now(), n, reason });
-      },
-    );
+    const it = forced
+      ? forcedStream(forced.text)
+      : streamConstrained(
+          this.opts.model,
+          { prompt, stop, maxTokens: this.maxTokens, temperature: this.opts.temperature, signal: ctrl.signal },
+          constraint,
+          reason => {
+            this.constrainedRequests--;
+            this.lastConstraint = undefined;
+            this.opts.log?.(`request ${n}: the server rejected the decoding constraint, sent again without it (${reason})`);
+            this.trace({ t: 'unconstrained', at: Date.now(), n, reason });
+          },
+        );
     const startLen = this.written.length;
     let result: CompletionResult | undefined;
+    let cached = false;
     try {
       for (;;) {
         const r = await it.next();
@@ -292,6 +580,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
           break;
         }
         const delta = r.value.text;
+        if (r.value.cached) cached = true;
         if (!delta) continue;
         this.written += delta;
         this.trace({ t: 'chunk', at: Date.now(), n, text: delta });
@@ -299,12 +588,20 @@ export class Runner extends EventEmitter<RunnerEvents> {
         const stopAt = this.firstStop(this.protocol.detect(this.written));
         if (stopAt) {
           this.closeStream(it, ctrl);
-          this.cutAt(stopAt.cut, n, startLen, { aborted: true });
+          this.cutAt(stopAt.cut, n, startLen, { aborted: true, cached: cached || undefined });
           return stopAt;
         }
         if (this.pauseRequested) {
           this.closeStream(it, ctrl);
-          this.trace({ t: 'completion', at: Date.now(), n, text: this.written.slice(startLen), aborted: true });
+          this.trace({
+            t: 'completion',
+            at: Date.now(),
+            n,
+            text: this.written.slice(startLen),
+            aborted: true,
+            paused: true,
+            cached: cached || undefined,
+          });
           return { type: 'paused' };
         }
       }
@@ -316,9 +613,10 @@ export class Runner extends EventEmitter<RunnerEvents> {
       ctrl.abort();
     }
     this.addUsage(result?.usage);
-    const end = this.protocol.atStreamEnd(this.written, result?.finishReason, stop.length > 0);
+    // A chosen alternative was sampled with the stop sequences (applied by the endpoint or by the client).
+    const end = this.protocol.atStreamEnd(this.written, result?.finishReason, stop.length > 0 || !!forced);
     const cut = end.type === 'end' || end.type === 'boundary' || end.type === 'correction' ? end.cut : this.written.length;
-    this.cutAt(cut, n, startLen, { finishReason: result?.finishReason, usage: result?.usage });
+    this.cutAt(cut, n, startLen, { finishReason: result?.finishReason, usage: result?.usage, cached: cached || result?.cached || undefined });
     if (end.type === 'boundary' && !end.call && !this.wantsPauseAt(end)) {
       // A step that is not a call, reached by a stop sequence: go on with its answer at once.
       this.markStep(end);
@@ -331,7 +629,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private async act(action: StreamEndAction | { type: 'paused' }): Promise<RunResult | null> {
     switch (action.type) {
       case 'paused':
-        await this.pauseAt('pause');
+        await this.pauseAt('pause', undefined, {}, { kind: 'loop' });
         return null;
       case 'continue':
         this.append(action.append);
@@ -347,7 +645,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
         if (action.call) return this.callTool(action);
         this.markStep(action);
         const kind = this.breakpointKind(action);
-        await this.pauseAt(kind ? 'breakpoint' : 'step', undefined, { breakpoint: kind });
+        await this.pauseAt(kind ? 'breakpoint' : 'step', undefined, { breakpoint: kind }, { kind: 'boundary', action });
         this.append(this.protocol.resumeAfter(this.written, action));
         return null;
       }
@@ -410,22 +708,35 @@ export class Runner extends EventEmitter<RunnerEvents> {
     // Before the tool: the input can be edited, the output set, or the tool skipped.
     const toolBreak: BreakpointKind | undefined = this.breakpoints.tools.includes(normalizeName(dc.tool)) ? 'tool' : this.breakpointKind(b);
     if (this.opts.pauseBeforeTool || toolBreak || this.stepping || this.pauseRequested) {
-      this.pending = {
-        call,
-        phase: 'before',
-        written: () => this.written,
-        setInput: text => {
-          this.written = replaceInput(this.written, dc, text);
-          dc.inputSpan = { start: dc.inputSpan.start, end: dc.inputSpan.start + text.length };
-          dc.input = text;
-        },
-      };
-      await this.pauseAt(toolBreak ? 'breakpoint' : this.opts.pauseBeforeTool ? 'before-tool' : this.pauseRequested ? 'pause' : 'step', call, {
-        phase: 'before',
-        breakpoint: toolBreak,
-      });
+      const reason = toolBreak ? 'breakpoint' : this.opts.pauseBeforeTool ? 'before-tool' : this.pauseRequested ? 'pause' : 'step';
+      await this.pauseBeforeCall(call, dc, reason, toolBreak);
     }
+    return this.runCall(call, dc);
+  }
 
+  private async pauseBeforeCall(
+    call: ToolCall,
+    dc: DetectedCall,
+    reason: PauseReason,
+    breakpoint: BreakpointKind | undefined,
+    traced = true,
+  ): Promise<void> {
+    this.pending = {
+      call,
+      phase: 'before',
+      written: () => this.written,
+      setInput: text => {
+        this.written = replaceInput(this.written, dc, text);
+        dc.inputSpan = { start: dc.inputSpan.start, end: dc.inputSpan.start + text.length };
+        dc.input = text;
+      },
+    };
+    const resume: Continuation = { kind: 'call', callId: call.id, dc: { ...dc, inputSpan: { ...dc.inputSpan } }, phase: 'before' };
+    await this.pauseAt(reason, call, { phase: 'before', breakpoint }, resume, traced);
+  }
+
+  /** The call from its tool on: runs it (unless skipped or overridden), pauses after it, appends the output. */
+  private async runCall(call: ToolCall, dc: DetectedCall): Promise<RunResult | null> {
     if (call.skipped || call.override !== undefined) {
       if (call.skipped) call.fallback = true;
     } else {
@@ -437,13 +748,19 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const failed = call.error !== undefined;
     const pauseAfter = !call.skipped && (failed ? (this.opts.pauseOnToolError ?? true) || this.pauseAfterTool : this.pauseAfterTool);
     if (pauseAfter || this.stepping || this.pauseRequested) {
-      this.pending = { call, phase: 'after', written: () => this.written };
-      await this.pauseAt(
-        call.error !== undefined ? 'tool-error' : this.pauseAfterTool ? 'after-tool' : this.pauseRequested ? 'pause' : 'step',
-        call,
-        { phase: 'after' },
-      );
+      const reason = call.error !== undefined ? 'tool-error' : this.pauseAfterTool ? 'after-tool' : this.pauseRequested ? 'pause' : 'step';
+      await this.pauseAfterCall(call, dc, reason);
     }
+    return this.finishCall(call, dc);
+  }
+
+  private async pauseAfterCall(call: ToolCall, dc: DetectedCall, reason: PauseReason, traced = true): Promise<void> {
+    this.pending = { call, phase: 'after', written: () => this.written };
+    const resume: Continuation = { kind: 'call', callId: call.id, dc: { ...dc, inputSpan: { ...dc.inputSpan } }, phase: 'after' };
+    await this.pauseAt(reason, call, { phase: 'after' }, resume, traced);
+  }
+
+  private finishCall(call: ToolCall, dc: DetectedCall): null {
     const output = call.override ?? (call.error !== undefined || call.skipped ? null : (call.output ?? ''));
     if (output === null) {
       call.fallback = true;
@@ -486,7 +803,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
               {
                 signal: ctrl.signal,
                 timeoutMs: limit,
-                model: this.opts.toolModel ?? this.opts.model,
+                model: this.toolModel,
                 workspaceRoot: this.opts.workspaceRoot,
                 log: this.opts.log,
               },
@@ -528,7 +845,12 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private lastDropped = '';
 
   /** Ends request `n`'s text at `cut`, dropping what the model wrote past a stop point, and traces the completion. */
-  private cutAt(cut: number, n: number, requestStart: number, extra: { finishReason?: string; usage?: Usage; aborted?: boolean } = {}): void {
+  private cutAt(
+    cut: number,
+    n: number,
+    requestStart: number,
+    extra: { finishReason?: string; usage?: Usage; aborted?: boolean; cached?: boolean } = {},
+  ): void {
     const dropped = this.written.slice(cut);
     this.lastDropped = dropped;
     const generated = this.written.slice(requestStart, Math.max(requestStart, cut));
@@ -556,12 +878,24 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.emit('usage', { request: u, total: { ...this.usage } });
   }
 
-  private async pauseAt(reason: PauseReason, call?: ToolCall, at: { phase?: 'before' | 'after'; breakpoint?: BreakpointKind } = {}): Promise<void> {
+  /**
+   * Pauses and waits for the user. `resume` is how the run goes on from here (kept in the pause's checkpoint);
+   * `traced`: false when pausing again at a checkpoint gone back to (its pause record is in the trace already).
+   */
+  private async pauseAt(
+    reason: PauseReason,
+    call: ToolCall | undefined,
+    at: { phase?: 'before' | 'after'; breakpoint?: BreakpointKind },
+    resume: Continuation,
+    traced = true,
+  ): Promise<void> {
     if (this.stopped) throw new Stopped();
     this.runState = 'paused';
     this.stepping = false;
     this.pauseRequested = false;
-    this.trace({ t: 'pause', at: Date.now(), reason, callId: call?.id, step: call?.step });
+    if (traced) this.trace({ t: 'pause', at: Date.now(), reason, callId: call?.id, step: call?.step });
+    this.checkpoints.push(this.capture(reason, call, at, resume));
+    this.pauseResume = resume;
     const resumed = new Promise<Resume>(resolve => (this.resumeFn = resolve));
     const snapshot = this.snapshot();
     const steps = snapshot.steps;
@@ -576,10 +910,66 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.pending = null;
     this.pauseInfo = null;
     this.pauseCall = undefined;
+    this.pauseResume = null;
+    this.offered = null;
     if (this.stopped) throw new Stopped();
+    if (how === 'rewind' && this.rewindTo) {
+      const back = this.rewindTo;
+      this.rewindTo = null;
+      throw back;
+    }
+    // Leaving the pause: the checkpoint's trace position is where its future starts.
+    this.checkpoints[this.checkpoints.length - 1].traceAt = this.traceCount;
     this.runState = 'running';
     if (how === 'step') this.stepping = true;
     this.emit('resumed', { step: how === 'step' });
+  }
+
+  /** The run as it stands at a pause, to come back to. */
+  private capture(
+    reason: PauseReason,
+    call: ToolCall | undefined,
+    at: { phase?: 'before' | 'after'; breakpoint?: BreakpointKind },
+    resume: Continuation,
+  ): Checkpoint {
+    const steps = this.stepViews();
+    const step =
+      resume.kind === 'call'
+        ? resume.dc.step
+        : resume.kind === 'boundary'
+          ? resume.action.step
+          : reason === 'entry'
+            ? 0
+            : (steps[steps.length - 1]?.number ?? 0);
+    const label =
+      resume.kind === 'call'
+        ? (resume.dc.state ?? `Q${resume.dc.step}`)
+        : resume.kind === 'boundary'
+          ? resume.action.label
+          : steps[steps.length - 1]?.label;
+    return {
+      index: this.checkpoints.length,
+      reason,
+      phase: at.phase,
+      breakpoint: at.breakpoint,
+      step,
+      label,
+      callId: call?.id,
+      written: this.written,
+      handled: [...this.handled],
+      calls: this.calls.map(c => ({ ...c })),
+      usage: { ...this.usage },
+      requests: this.requests,
+      constrainedRequests: this.constrainedRequests,
+      corrections: this.corrections,
+      lastDropped: this.lastDropped,
+      traceAt: this.traceCount,
+      resume,
+    };
+  }
+
+  private requirePaused(what: string): void {
+    if (this.runState !== 'paused' || !this.resumeFn) throw new Error(`${what}: only possible while the run is paused`);
   }
 
   private resume(how: Resume): void {
@@ -625,7 +1015,13 @@ export class Runner extends EventEmitter<RunnerEvents> {
     return result;
   }
 
+  /** Writes a record to the run's trace (shells note what the runner does not know, e.g. a switch to a live model). */
+  writeTrace(r: TraceRecord): void {
+    this.trace(r);
+  }
+
   private trace(r: TraceRecord): void {
+    this.traceCount++;
     try {
       this.opts.trace?.write(r);
     } catch (err) {
@@ -653,4 +1049,59 @@ export function describePause(reason: PauseReason, call?: ToolCall): string {
     case 'pause':
       return 'Paused';
   }
+}
+
+/** Streams a chosen alternative as if the model wrote it again (no request, no tokens). */
+async function* forcedStream(text: string): AsyncGenerator<CompletionChunk, CompletionResult, void> {
+  yield { text };
+  return { text, finishReason: 'stop', usage: { promptTokens: 0, completionTokens: 0 } };
+}
+
+/** Groups identical samples and ranks them: by average negative log-likelihood when every one has logprobs, else by vote. */
+export function rankAlternatives(samples: { text: string; logprobs?: number[] }[]): Alternative[] {
+  const byText = new Map<string, Alternative>();
+  for (const s of samples) {
+    const lp = (s.logprobs ?? []).filter(Number.isFinite);
+    const nll = lp.length ? -lp.reduce((a, b) => a + b, 0) / lp.length : null;
+    const seen = byText.get(s.text);
+    if (seen) {
+      seen.votes++;
+      if (nll !== null && (seen.nll === null || nll < seen.nll)) seen.nll = nll;
+    } else byText.set(s.text, { text: s.text, nll, votes: 1 });
+  }
+  const list = [...byText.values()];
+  const scored = list.every(a => a.nll !== null);
+  return list.sort((a, b) => (scored ? a.nll! - b.nll! || b.votes - a.votes : b.votes - a.votes));
+}
+
+/** The tool model, with each request an LLM-backed tool makes written to the trace (so a re-run can serve it from there). */
+function tracedToolModel(model: ModelClient, trace: (r: TraceRecord) => void, callId: () => number | undefined): ModelClient {
+  const record = (req: CompletionRequest, r: CompletionResult) =>
+    trace({
+      t: 'toolRequest',
+      at: Date.now(),
+      callId: callId(),
+      prompt: req.prompt,
+      stop: req.stop ?? [],
+      maxTokens: req.maxTokens,
+      temperature: req.temperature,
+      text: r.text,
+      finishReason: r.finishReason,
+      usage: r.usage,
+      cached: r.cached || undefined,
+    });
+  return {
+    id: model.id,
+    honoursStop: model.honoursStop,
+    async *stream(req) {
+      const r = yield* model.stream(req);
+      record(req, r);
+      return r;
+    },
+    async complete(req) {
+      const r = await model.complete(req);
+      record(req, r);
+      return r;
+    },
+  };
 }

@@ -6,6 +6,7 @@
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { normalizeName } from '../art/ast';
 import type { CompiledAgent } from '../agent/compile';
+import type { CachedCompletion } from '../model/cache';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
 import type { Tool, ToolResult } from '../tools/types';
 import { AgentProtocol } from './agentProtocol';
@@ -87,9 +88,24 @@ export interface RecordedRequest {
   finishReason?: string;
 }
 
+/**
+ * The run as it finally went: the records without the futures it left (each `branch` record names the records it
+ * left, `from` to `to` - 1) and without the branch records. A trace with no branch is its own main line.
+ */
+export function mainLine(records: TraceRecord[]): TraceRecord[] {
+  const left = new Set<number>();
+  records.forEach((r, i) => {
+    if (r.t !== 'branch') return;
+    left.add(i);
+    if (r.from !== undefined && r.to !== undefined) for (let j = r.from; j < r.to; j++) left.add(j);
+  });
+  return left.size ? records.filter((_, i) => !left.has(i)) : records;
+}
+
+/** The requests of the run's main line (see mainLine), in order. */
 export function recordedRequests(records: TraceRecord[]): RecordedRequest[] {
   const byN = new Map<number, RecordedRequest>();
-  for (const r of records) {
+  for (const r of mainLine(records)) {
     if (r.t === 'request') byN.set(r.n, { n: r.n, prompt: r.prompt, stop: r.stop, chunks: [] });
     else if (r.t === 'chunk') byN.get(r.n)?.chunks.push(r.text);
     else if (r.t === 'completion' && r.finishReason !== undefined) {
@@ -137,8 +153,59 @@ export class TraceReplayModel implements ModelClient {
   }
 }
 
+/**
+ * The completions a re-run can take from a trace (core/model/cache.ts): every request of the run and of its LLM-backed
+ * tools, in every branch, but a completion the user paused in the middle of. With `until` (a step number), only the
+ * main line's requests made before step `until` was complete (ART: requests whose program so far ends at an
+ * earlier step; agents: at an earlier state), and the tools' requests among them.
+ */
+export function cacheEntries(records: TraceRecord[], until?: number): CachedCompletion[] {
+  const out: CachedCompletion[] = [];
+  const open = new Map<number, CachedCompletion>();
+  const whole = new Set<CachedCompletion>();
+  let protocol: Protocol | undefined;
+  let source = records;
+  if (until !== undefined) {
+    source = mainLine(records);
+    protocol = protocolFromTrace(source, { get: () => undefined });
+  }
+  for (const r of source) {
+    if (r.t === 'request') {
+      if (protocol) {
+        const steps = protocol.steps(r.prompt.slice(protocol.prompt.length));
+        if ((steps[steps.length - 1]?.number ?? 0) >= until!) break;
+      }
+      const e: CachedCompletion = { prompt: r.prompt, stop: r.stop, maxTokens: r.maxTokens, temperature: r.temperature, chunks: [] };
+      open.set(r.n, e);
+      out.push(e);
+    } else if (r.t === 'chunk') open.get(r.n)?.chunks.push(r.text);
+    else if (r.t === 'completion') {
+      const e = open.get(r.n);
+      if (e && !r.paused) {
+        e.finishReason = r.finishReason;
+        whole.add(e);
+      }
+      open.delete(r.n);
+    } else if (r.t === 'toolRequest') {
+      const e: CachedCompletion = {
+        prompt: r.prompt,
+        stop: r.stop,
+        maxTokens: r.maxTokens,
+        temperature: r.temperature,
+        chunks: [r.text],
+        finishReason: r.finishReason,
+      };
+      out.push(e);
+      whole.add(e);
+    }
+  }
+  // A request with no completion (the run stopped in it) or cut by a pause is not a whole answer.
+  return out.filter(e => whole.has(e));
+}
+
 /** Tools that return the recorded outputs (or errors) in call order. */
 export function traceReplayTools(records: TraceRecord[]): ToolLookup {
+  records = mainLine(records);
   const calls = records.flatMap(r => (r.t === 'tool' ? [r.call] : [])).sort((a, b) => a.id - b.id);
   const names = new Set(calls.map(c => normalizeName(c.tool)));
   let next = 0;
@@ -186,6 +253,7 @@ export async function replayTrace(
   records: TraceRecord[],
   opts: { tools?: ToolLookup; trace?: TraceSink; onRunner?: (r: Runner) => void } = {},
 ): Promise<TraceReplay> {
+  records = mainLine(records);
   const model = new TraceReplayModel(records);
   const tools = opts.tools ?? traceReplayTools(records);
   const recordedCalls = new Map<number, ToolCall>(records.flatMap(r => (r.t === 'tool' ? [[r.call.id, r.call] as [number, ToolCall]] : [])));

@@ -49,6 +49,16 @@ const RECORDS = {
   retry: z.looseObject({}),
   live: z.looseObject({ why: z.string() }),
   unconstrained: z.looseObject({}),
+  toolRequest: z.looseObject({ prompt: z.string(), stop: z.array(z.string()), text: z.string() }),
+  alternatives: z.looseObject({ alternatives: z.array(z.looseObject({ text: z.string() })) }),
+  branch: z.looseObject({
+    why: z.enum(['step-back', 'reverse-continue', 'restart-frame', 'alternative']),
+    fromCheckpoint: n,
+    step: z.number(),
+    from: n.optional(),
+    to: n.optional(),
+    text: z.string().optional(),
+  }),
   end: z.looseObject({}),
 } as const;
 

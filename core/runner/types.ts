@@ -177,6 +177,31 @@ export interface RunnerOptions {
   constrainer?: Constrainer;
 }
 
+export type BranchReason = 'step-back' | 'reverse-continue' | 'restart-frame' | 'alternative';
+
+/** A pause the run can go back to (step back, reverse continue, restart frame). */
+export interface CheckpointView {
+  /** 0 is the start of the run (before the first request), whether or not it paused there. */
+  index: number;
+  reason: PauseReason;
+  phase?: 'before' | 'after';
+  /** The step paused at (0: the start). */
+  step: number;
+  label?: string;
+  callId?: number;
+  /** Length of the program text at the pause. */
+  textLength: number;
+}
+
+/** A continuation of the next step (`runner.alternatives(k)`). */
+export interface Alternative {
+  text: string;
+  /** Average negative log-likelihood of its tokens; null when the endpoint returned no logprobs (ranked by vote). */
+  nll: number | null;
+  /** How many of the k samples wrote this text. */
+  votes: number;
+}
+
 /** Where trace records go (TraceWriter writes JSONL; tests collect them in memory). */
 export interface TraceSink {
   write(record: TraceRecord): void;
@@ -194,11 +219,71 @@ export type TraceRecord =
       config: Record<string, unknown>;
       options: Record<string, unknown>;
     }
-  | { t: 'request'; at: number; n: number; prompt: string; stop: string[]; maxTokens?: number; temperature?: number; constraint?: SentConstraint }
+  | {
+      t: 'request';
+      at: number;
+      n: number;
+      prompt: string;
+      stop: string[];
+      maxTokens?: number;
+      temperature?: number;
+      constraint?: SentConstraint;
+      /** The completion is an alternative the user chose (`chooseAlternative`), not sent to the model again. */
+      alternative?: number;
+    }
   /** The server rejected request n's constraint (HTTP 400): it was sent again without. */
   | { t: 'unconstrained'; at: number; n: number; reason: string }
   | { t: 'chunk'; at: number; n: number; text: string }
-  | { t: 'completion'; at: number; n: number; text: string; finishReason?: string; usage?: Usage; cut?: number; dropped?: string; aborted?: boolean }
+  | {
+      t: 'completion';
+      at: number;
+      n: number;
+      text: string;
+      finishReason?: string;
+      usage?: Usage;
+      cut?: number;
+      dropped?: string;
+      aborted?: boolean;
+      /** The user paused the run in the middle of this completion (it is not a whole answer). */
+      paused?: boolean;
+      /** Served from a recorded run (core/model/cache.ts): no tokens spent. */
+      cached?: boolean;
+    }
+  /** A request an LLM-backed tool made (its own prompt), and the answer. */
+  | {
+      t: 'toolRequest';
+      at: number;
+      callId?: number;
+      prompt: string;
+      stop: string[];
+      maxTokens?: number;
+      temperature?: number;
+      text: string;
+      finishReason?: string;
+      usage?: Usage;
+      cached?: boolean;
+    }
+  /** `alternatives(k)`: the continuations of the next step the model was asked for, best first. */
+  | { t: 'alternatives'; at: number; fromCheckpoint: number; step: number; prompt: string; k: number; alternatives: Alternative[]; usage: Usage }
+  /**
+   * The run left a future it had (step back, reverse continue, restart frame: the records `from` to `to` - 1 of this
+   * trace are that future, the program `text` and `calls` what it had come to; they are not the run's main line), or a
+   * continuation it did not take (`alternative`, with its `text`). `fromCheckpoint` is the pause the run went back to, `step` its step.
+   */
+  | {
+      t: 'branch';
+      at: number;
+      why: BranchReason;
+      fromCheckpoint: number;
+      step: number;
+      from?: number;
+      to?: number;
+      /** An alternative: its text; a rewind: the program text as it was when the run left it. */
+      text?: string;
+      nll?: number | null;
+      /** A rewind: the calls made or changed since the checkpoint, as they were when the run left them. */
+      calls?: ToolCall[];
+    }
   | { t: 'tool'; at: number; call: ToolCall }
   | { t: 'correction'; at: number; offset: number; found: string | null; expected: string[]; removed: string; inserted: string }
   | { t: 'pause'; at: number; reason: PauseReason; callId?: number; step?: number }

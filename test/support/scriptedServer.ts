@@ -80,6 +80,8 @@ export class ScriptedServer {
   rejectConstraints: boolean;
   requestDelayMs: number;
   private scripts: ContinuationScript[] = [];
+  /** The log-probability each token of a script gets (default -0.5), so samples of different scripts rank apart. */
+  readonly scriptLogprobs = new Map<ContinuationScript, number>();
   private faults: Fault[] = [];
   private server: Server | null = null;
   private readonly open = new Set<ServerResponse>();
@@ -282,21 +284,26 @@ export class ScriptedServer {
     const id = `cmpl-${this.requests.length}`;
 
     if (!body.stream) {
-      const scanner = new StopScanner(this.honourStop ? stop : []);
-      const whole = tokens.join('');
-      const { release, stopped } = scanner.push(whole);
-      const out = stopped ? release : release + scanner.flush();
-      rec.finishReason = stopped || !truncatedByLength ? 'stop' : 'length';
-      rec.tokensSent = roughTokens(out).length;
-      const usage = { prompt_tokens: promptTokens, completion_tokens: rec.tokensSent * n, total_tokens: promptTokens + rec.tokensSent * n };
-      const choices = Array.from({ length: n }, (_, index) =>
+      // n samples: the scripts that line up take turns (choice i is the i-th of them, round), each with its logprob.
+      const sample = (s: ContinuationScript | undefined) => {
+        const all = s ? roughTokens(s.rest(s.locate(prompt)!).text) : [];
+        const scanner = new StopScanner(this.honourStop ? stop : []);
+        const { release, stopped } = scanner.push(all.slice(0, maxTokens).join(''));
+        const out = stopped ? release : release + scanner.flush();
+        return { out, finish: stopped || all.length <= maxTokens ? 'stop' : 'length', lp: (s && this.scriptLogprobs.get(s)) ?? -0.5 };
+      };
+      const samples = Array.from({ length: n }, (_, i) => sample(n > 1 && aligned.length > 1 ? aligned[i % aligned.length] : script));
+      rec.finishReason = samples[0].finish;
+      rec.tokensSent = samples.reduce((k, x) => k + roughTokens(x.out).length, 0);
+      const usage = { prompt_tokens: promptTokens, completion_tokens: rec.tokensSent, total_tokens: promptTokens + rec.tokensSent };
+      const choices = samples.map(({ out, finish, lp }, index) =>
         isChat
-          ? { index, message: { role: 'assistant', content: out }, finish_reason: rec.finishReason, logprobs: null }
+          ? { index, message: { role: 'assistant', content: out }, finish_reason: finish, logprobs: null }
           : {
               index,
               text: out,
-              finish_reason: rec.finishReason,
-              logprobs: body.logprobs ? { token_logprobs: roughTokens(out).map(() => -0.5), tokens: roughTokens(out) } : null,
+              finish_reason: finish,
+              logprobs: body.logprobs ? { token_logprobs: roughTokens(out).map(() => lp), tokens: roughTokens(out) } : null,
             },
       );
       return json(

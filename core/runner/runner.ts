@@ -1090,7 +1090,7 @@ function tracedToolModel(model: ModelClient, trace: (r: TraceRecord) => void, ca
       usage: r.usage,
       cached: r.cached || undefined,
     });
-  return {
+  const traced: ModelClient = {
     id: model.id,
     honoursStop: model.honoursStop,
     async *stream(req) {
@@ -1104,4 +1104,7 @@ function tracedToolModel(model: ModelClient, trace: (r: TraceRecord) => void, ca
       return r;
     },
   };
+  // What a model may offer besides completions (a replay's recorded answers) passes through unchanged.
+  if (model.recordedAnswer) traced.recordedAnswer = instruction => model.recordedAnswer!(instruction);
+  return traced;
 }

@@ -1,17 +1,21 @@
 // `npm start`: ART Studio in a real VS Code in your browser. Installs code-server when missing
 // (scripts/setup.sh), packages the extension and installs the VSIX into a profile kept in
-// .art-cache/code-server/, starts code-server on 127.0.0.1 with examples/ open, prints the URL, and stays up
+// .art-cache/code-server/, starts code-server on 127.0.0.1 with a copy of examples/ open, prints the URL, and stays up
 // until Ctrl+C. Reuses everything already installed; your settings in that profile are kept between runs.
-// Usage: npm start [-- --port 8080]
+// The workspace is a copy (.art-cache/examples/, made on the first start and kept, with your edits, afterwards;
+// --fresh copies it again): code-server saves as you type, and the checkout's examples/ must not change under you.
+// Usage: npm start [-- --port 8080] [-- --fresh]
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { codeServerCommand, ensureInstalled, EXTENSION_ID, ROOT, startCodeServer, workbenchUrl, writeUserSettings } from './code-server.mjs';
 
-const { values: opts } = parseArgs({ options: { port: { type: 'string', default: process.env.ART_PORT ?? '8080' } } });
+const { values: opts } = parseArgs({ options: { port: { type: 'string', default: process.env.ART_PORT ?? '8080' }, fresh: { type: 'boolean' } } });
 const dataDir = join(ROOT, '.art-cache/code-server');
-const examples = join(ROOT, 'examples');
+const examples = join(ROOT, '.art-cache/examples');
+if (opts.fresh) rmSync(examples, { recursive: true, force: true });
+if (!existsSync(examples)) cpSync(join(ROOT, 'examples'), examples, { recursive: true });
 const vsix = join(ROOT, '.art-cache/art-studio.vsix');
 
 try {
@@ -52,7 +56,10 @@ try {
   server = await startCodeServer({ workspace: examples, dataDir, port: 0, smokeTestDriver: false });
 }
 
-console.log(`\nART Studio is running in code-server (VS Code in the browser), with examples/ open:\n\n    ${workbenchUrl(server, examples)}\n`);
+console.log(
+  `\nART Studio is running in code-server (VS Code in the browser), with a copy of examples/ open:\n\n    ${workbenchUrl(server, examples)}\n`,
+);
+console.log(`The workspace is ${examples} (your edits stay there; npm start -- --fresh copies examples/ again).`);
 console.log('Listening on 127.0.0.1 only, without a password. Press Ctrl+C to stop.');
 
 let stopping = false;

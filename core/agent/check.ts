@@ -26,7 +26,15 @@ export const AGENT_DIAGNOSTIC_CODES: Readonly<Record<string, Severity>> = SEVERI
 export function checkAgentFile(file: AgentFile): Diagnostic[] {
   const out: Diagnostic[] = file.problems.map(p => ({ code: p.code, severity: SEVERITY[p.code], message: p.message, span: p.span, fixes: p.fixes }));
   for (const agent of file.agents) new AgentChecker(file.text, agent, out, file.problems).run();
+  for (const d of out) d.message = asSentence(d.message);
   return sortDiagnostics(out);
+}
+
+/** Messages read as sentences, as the `.art` ones do: a capital first letter (unless code starts it) and a period. */
+function asSentence(message: string): string {
+  const m = message.trim();
+  const first = /^[a-z]/.test(m) ? m[0].toUpperCase() + m.slice(1) : m;
+  return /[.!?]$/.test(first) ? first : `${first}.`;
 }
 
 /** A template for a state named `name`: its prompt text is the name in brackets, as in the papers. */
@@ -132,9 +140,9 @@ class AgentChecker {
     if (f.kind === 'state') return;
     const n = f.args.length + f.invalidArgs.length;
     if (f.kind === 'until' && n !== 2)
-      this.report('bad-arity', f.opSpan, `until takes exactly 2 formulas (a zero or more times, then b); it has ${n}`);
-    if (f.kind === 'next' && n === 0) this.report('bad-arity', f.opSpan, 'next needs at least one formula');
-    if (f.kind === 'or' && n < 2) this.report('bad-arity', f.opSpan, `or needs at least 2 formulas; it has ${n}`);
+      this.report('bad-arity', f.opSpan, `\`until\` takes exactly 2 formulas (a zero or more times, then b); it has ${n}`);
+    if (f.kind === 'next' && n === 0) this.report('bad-arity', f.opSpan, '`next` needs at least one formula');
+    if (f.kind === 'or' && n < 2) this.report('bad-arity', f.opSpan, `\`or\` needs at least 2 formulas; it has ${n}`);
     for (const a of f.args) this.formula(a);
   }
 

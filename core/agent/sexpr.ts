@@ -75,7 +75,7 @@ export type RawItem =
  */
 export const MAX_NESTING = 1000;
 
-const TOO_DEEP = `lists are nested too deeply to read (the limit is ${MAX_NESTING} levels): split the formula into simpler ones`;
+const TOO_DEEP = `Lists are nested too deeply to read (the limit is ${MAX_NESTING} levels): split the formula into simpler ones.`;
 
 /** Reads s-expressions. Never throws: every problem is a SyntaxProblem and reading goes on. */
 export function readSExprs(text: string): SExprFile {

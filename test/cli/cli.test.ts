@@ -126,10 +126,10 @@ describe('art parse and check: deep nesting', () => {
       assert.equal(parsed.code, 2);
       assert.equal(parsed.out, '');
       assert.equal(parsed.err.trim().split('\n').length, 1, parsed.err);
-      assert.match(parsed.err, /deep\d+\.agent:\d+:\d+: lists are nested too deeply to read \(the limit is \d+ levels\)/);
+      assert.match(parsed.err, /deep\d+\.agent:\d+:\d+: Lists are nested too deeply to read \(the limit is \d+ levels\)/);
       const checked = art('check', f);
       assert.equal(checked.code, 1);
-      assert.match(checked.out, /: error: lists are nested too deeply to read .*\[syntax\]$/m);
+      assert.match(checked.out, /: error: Lists are nested too deeply to read .*\[syntax\]$/m);
       assert.equal(checked.err, '');
     });
   }

@@ -18,7 +18,7 @@ import {
 import { LaunchError, prepareRun } from '../../../core/runner/launch';
 import { deepAgent } from './helpers';
 
-const TOO_DEEP = /^lists are nested too deeply to read \(the limit is \d+ levels\)/;
+const TOO_DEEP = /^Lists are nested too deeply to read \(the limit is \d+ levels\)/;
 
 describe('deep nesting', () => {
   for (const depth of [100, MAX_NESTING]) {

@@ -6,7 +6,6 @@
 // options' flags (core/runner/options.ts) apply, except those of a single run (--input, --trace, --mode).
 import { appendFileSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { parseArt } from '../art/parse';
 import type { ArtDocument } from '../art/ast';
@@ -15,11 +14,12 @@ import { RequestLimiter } from '../model/limiter';
 import { createArtRunner } from '../runner/create';
 import { EvalDataError, formatSummary, readDataset, readResults, runEval, summarise, type EvalExample, type EvalResult } from '../runner/eval';
 import { LaunchError, openSession, pickProgram, type RunSession } from '../runner/launch';
-import { RUN_OPTIONS, cliOptions, fromCliText, isBooleanOption, parseRunOptions, type RunOptionName } from '../runner/options';
+import { RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../runner/options';
 import { taskOf } from '../runner/prompt';
 import { bestCluster, chooseDemonstrations, folderLibraries, type LibraryFile } from '../runner/taskSelection';
 import type { TaskSpec } from '../runner/selection';
 import { CliError } from './files';
+import { helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
 /** Run options that belong to one run, not to an evaluation. */
 const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool']);
@@ -33,16 +33,12 @@ const SHELL_FLAGS = [
 ] as const;
 
 export function evalUsage(): string {
-  const lines: [string, string][] = [['LIBRARY', 'the task library (.art) whose demonstrations are used']];
-  for (const f of SHELL_FLAGS) lines.push([`--${f.flag} ${f.arg}`, f.help]);
-  for (const { name, cli, spec } of cliOptions()) {
-    if (NOT_FOR_EVAL.has(name)) continue;
-    const def = spec.schema.safeParse(undefined);
-    const shown = def.success && def.data !== undefined && !isBooleanOption(name) ? ` (default ${String(def.data)})` : '';
-    lines.push([`--${cli.flag}${cli.arg ? ` ${cli.arg}` : ''}`, `${spec.description}${shown}`]);
-  }
-  const width = Math.max(...lines.map(([l]) => l.length)) + 2;
-  return `usage: art eval LIBRARY --data DATA.jsonl [options]\n${lines.map(([l, h]) => `  ${l.padEnd(width)}${h}`).join('\n')}`;
+  const lines: [string, string][] = [
+    ['LIBRARY', 'the task library (.art) whose demonstrations are used'],
+    ...SHELL_FLAGS.map((f): [string, string] => [`--${f.flag} ${f.arg}`, f.help]),
+    ...optionHelpLines(NOT_FOR_EVAL),
+  ];
+  return helpText('usage: art eval LIBRARY --data DATA.jsonl [options]', lines);
 }
 
 export interface EvalIo {
@@ -55,17 +51,16 @@ export interface EvalIo {
 }
 
 export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
-  const flags: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
-  for (const f of SHELL_FLAGS) flags[f.flag] = { type: 'string' };
-  const options = cliOptions().filter(({ name }) => !NOT_FOR_EVAL.has(name));
-  for (const { name, cli } of options) flags[cli.flag] = { type: isBooleanOption(name) ? 'boolean' : 'string' };
-  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof flags }>>;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: flags });
-  } catch (e) {
-    throw new CliError(`art eval: ${(e as Error).message.split(/\.\s|\n/)[0]} (art eval --help lists the options)`);
-  }
-  const { values, positionals } = parsed;
+  const {
+    values,
+    positionals,
+    options: given,
+  } = parseCommandLine(
+    'eval',
+    argv,
+    SHELL_FLAGS.map(f => ({ flag: f.flag, type: 'string' as const })),
+    NOT_FOR_EVAL,
+  );
   if (values.help) {
     io.write(`${evalUsage()}\n`);
     return 0;
@@ -86,11 +81,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   if (!['bar', 'lines', 'none'].includes(String(progress)))
     throw new CliError(`art eval: --progress: expected bar, lines or none, not "${progress}"`);
 
-  const raw: Record<string, unknown> = { program: libraryPath, mode: 'generate' };
-  for (const { name, cli } of options) {
-    const v = values[cli.flag];
-    if (v !== undefined) raw[name] = typeof v === 'string' ? fromCliText(name, v) : v;
-  }
+  const raw: Record<string, unknown> = { program: libraryPath, mode: 'generate', ...given };
   const env = io.env ?? process.env;
 
   let examples: EvalExample[];

@@ -5,14 +5,14 @@
 // are the run options' (core/runner/options.ts), parsed and listed from their declaration.
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
-import { RUN_OPTIONS, cliOptions, fromCliText, isBooleanOption, parseRunOptions, type RunOptions } from '../runner/options';
+import { RUN_OPTIONS, parseRunOptions, type RunOptions } from '../runner/options';
 import { normaliseAnswer, vote } from '../runner/eval';
 import { StreamedText } from '../runner/streamedText';
 import type { RunResult, ToolCall } from '../runner/types';
 import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
+import { helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 import { typedText } from '../runner/typedText';
 
 /** Flags of `art run` that are not run options: how the terminal shows the run. */
@@ -23,16 +23,13 @@ const SHELL_FLAGS = [
 
 /** The help of `art run`: the run options that have a flag (core/runner/options.ts), then the terminal's own. */
 export function runUsage(): string {
-  const lines: [string, string][] = [['FILE', RUN_OPTIONS.program.description.replace(/\.$/, '')]];
-  for (const { name, cli, spec } of cliOptions()) {
-    const def = spec.schema.safeParse(undefined);
-    // --mode's default is the CLI's own: replay unless an endpoint is given (see runCommand).
-    const shown = def.success && def.data !== undefined && !isBooleanOption(name) && name !== 'mode' ? ` (default ${String(def.data)})` : '';
-    lines.push([`--${cli.flag}${cli.arg ? ` ${cli.arg}` : ''}`, `${spec.description}${shown}`]);
-  }
-  for (const f of SHELL_FLAGS) lines.push([`--${f.flag}`, f.help]);
-  const width = Math.max(...lines.map(([l]) => l.length)) + 2;
-  return `usage: art run FILE [options]\n${lines.map(([l, h]) => `  ${l.padEnd(width)}${h}`).join('\n')}`;
+  // --mode's default is the CLI's own: replay unless an endpoint is given (see runCommand).
+  const lines: [string, string][] = [
+    ['FILE', RUN_OPTIONS.program.description.replace(/\.$/, '')],
+    ...optionHelpLines(new Set(), new Set(['mode'])),
+    ...SHELL_FLAGS.map((f): [string, string] => [`--${f.flag}`, f.help]),
+  ];
+  return helpText('usage: art run FILE [options]', lines);
 }
 
 export interface RunIo {
@@ -48,27 +45,22 @@ export interface RunIo {
 }
 
 export async function runCommand(argv: string[], io: RunIo): Promise<number> {
-  const flags: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
-  for (const f of SHELL_FLAGS) flags[f.flag] = { type: 'boolean' };
-  for (const { name, cli } of cliOptions()) flags[cli.flag] = { type: isBooleanOption(name) ? 'boolean' : 'string' };
-  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof flags }>>;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: flags });
-  } catch (e) {
-    throw new CliError(`art run: ${(e as Error).message.split(/\.\s|\n/)[0]} (art run --help lists the options)`);
-  }
-  const { values, positionals } = parsed;
+  const {
+    values,
+    positionals,
+    options: given,
+  } = parseCommandLine(
+    'run',
+    argv,
+    SHELL_FLAGS.map(f => ({ flag: f.flag, type: 'boolean' as const })),
+  );
   if (values.help) {
     io.write(`${runUsage()}\n`);
     return 0;
   }
   if (positionals.length !== 1) throw new CliError(`art run: give exactly one file to run\n${runUsage()}`);
   // FILE is relative to the current directory, as in a shell; the other paths to --cwd when given.
-  const raw: Record<string, unknown> = { program: resolve(positionals[0]) };
-  for (const { name, cli } of cliOptions()) {
-    const v = values[cli.flag];
-    if (v !== undefined) raw[name] = typeof v === 'string' ? fromCliText(name, v) : v;
-  }
+  const raw: Record<string, unknown> = { program: resolve(positionals[0]), ...given };
   const env = io.env ?? process.env;
   const interactive = !!values.interactive;
   // No mode given and no endpoint to generate with (--base-url and --model): replay, as VS Code does, and say so.

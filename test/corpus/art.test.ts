@@ -117,7 +117,8 @@ describe('corpus: format and the command line', () => {
     const r = art('check', f);
     assert.equal(r.code, 1);
     const lines = r.out.trim().split('\n');
-    assert.equal(lines.length, 2, r.out);
+    assert.equal(lines.length, 3, r.out);
+    assert.equal(lines[2], 'checked 1 file: 2 errors');
     assert.equal(lines[0].slice(0, f.length), f);
     assert.match(lines[0], /:104:1: error: .+ \[missing-answer\]$/);
     assert.match(lines[1], /:118:1: error: .+ \[malformed-query\]$/);
@@ -126,13 +127,14 @@ describe('corpus: format and the command line', () => {
     assert.match(w.out, /warning: .+ \[duplicate-program\]/);
   });
 
-  test("art check on the papers' programs and agents: no output, exit 0", () => {
+  test("art check on the papers' programs and agents: only the summary line, exit 0", () => {
     const files = [
       ...readdirSync(join(CORPUS, 'programs')).map(f => join(CORPUS, 'programs', f)),
       ...readdirSync(join(CORPUS, 'agents')).map(f => join(CORPUS, 'agents', f)),
     ];
     const r = art('check', ...files);
-    assert.equal(r.out, '');
+    assert.equal(r.out, `checked ${files.length} files: no problems\n`);
     assert.equal(r.code, 0);
+    assert.equal(art('check', '--quiet', ...files).out, '', '--quiet: nothing on success');
   });
 });

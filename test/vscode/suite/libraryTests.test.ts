@@ -8,14 +8,14 @@ import { artStudio, until, workspaceUri } from './helpers';
 const FILE = 'library-tests.art';
 const LIBRARY = `Description: (Sums) Add the numbers with Python.
 Input: 2 and 3
-Q1: [code execute] ans = 2 + 3
+Q1: [execute] print(2 + 3)
 #1: 5
 Q2: [EOQ]
 Ans: 5
 ----
 Description: (Products) Multiply the numbers with Python.
 Input: 6 and 7
-Q1: [code execute] ans = 6 * 7
+Q1: [execute] print(6 * 7)
 #1: 41
 Q2: [EOQ]
 Ans: 41
@@ -48,6 +48,6 @@ describe('programs as tests (Test Explorer)', function () {
     const [sums, products] = programs.map(p => tests.outcomes.get(p.id));
     assert.equal(sums?.passed, true, JSON.stringify(sums));
     assert.equal(products?.passed, false);
-    assert.match(products!.messages[0], /#1 \[code execute\] differs from the recording\nrecorded: 41\ngot: 42/);
+    assert.match(products!.messages[0], /#1 \[execute\] differs from the recording\nrecorded: 41\ngot: 42/);
   });
 });

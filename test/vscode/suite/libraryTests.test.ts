@@ -8,14 +8,16 @@ import { artStudio, until, workspaceUri } from './helpers';
 const FILE = 'library-tests.art';
 const LIBRARY = `Description: (Sums) Add the numbers with Python.
 Input: 2 and 3
-Q1: [execute] print(2 + 3)
+Q1: [execute] run the code
+print(2 + 3)
 #1: 5
 Q2: [EOQ]
 Ans: 5
 ----
 Description: (Products) Multiply the numbers with Python.
 Input: 6 and 7
-Q1: [execute] print(6 * 7)
+Q1: [execute] run the code
+print(6 * 7)
 #1: 41
 Q2: [EOQ]
 Ans: 41
@@ -41,7 +43,7 @@ describe('programs as tests (Test Explorer)', function () {
       programs.map(p => [p.label, p.range?.start.line]),
       [
         ['0: Sums', 0],
-        ['1: Products', 7],
+        ['1: Products', 8],
       ],
     );
     await tests.run([file]);

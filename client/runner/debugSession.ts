@@ -560,6 +560,8 @@ export class ArtDebugSession extends LoggingDebugSession {
     if (c.error !== undefined) vars.push({ name: 'error', value: c.error, readOnly: true });
     vars.push({ name: 'duration', value: c.durationMs !== undefined ? `${c.durationMs} ms` : before ? '(not run yet)' : '', readOnly: true });
     if (c.override !== undefined && c.output !== undefined) vars.push({ name: 'tool output', value: c.output, readOnly: true });
+    // Decoding constraints (issue 12): whether the request that wrote this step was held to the step's syntax or spec.
+    vars.push({ name: 'constrained', value: c.constrained ?? 'no (the decoding monitor checks the text)', readOnly: true });
     return vars;
   }
 
@@ -588,6 +590,12 @@ export class ArtDebugSession extends LoggingDebugSession {
       value: `${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion in ${s.requests} request${s.requests === 1 ? '' : 's'}`,
       readOnly: true,
     });
+    if (s.kind === 'agent' || s.constrainedRequests > 0)
+      vars.push({
+        name: 'monitor corrections',
+        value: `${s.corrections} (${s.constrainedRequests} of ${s.requests} requests constrained)`,
+        readOnly: true,
+      });
     return vars;
   }
 

@@ -56,6 +56,7 @@ describe('debug adapter over stdio: replay mode', () => {
     assert.equal(tool.tool, 'generate python code');
     assert.match(tool.output, /ans = sold_eggs \* dollars_per_egg/);
     assert.match(tool.duration, /ms$/);
+    assert.match(tool.constrained, /^no /, 'a replay sends no decoding constraint');
     assert.equal(tool.error, undefined, 'no error row when the tool did not fail');
 
     const second = await continueToStop(c);

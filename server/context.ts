@@ -3,7 +3,8 @@ import type { TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ToolCatalog } from '../core/art';
 import type { AgentAnalysis, Analysis, Analyzer, ArtAnalysis } from './analysis';
-import type { Logger } from './guard';
+import { WorkSlicer, type Logger } from './guard';
+import type { CancellationToken } from 'vscode-languageserver';
 
 export interface ClientFeatures {
   snippets: boolean;
@@ -39,3 +40,9 @@ export function target(ctx: ServerContext, uri: string): Target | null {
 
 export const isArt = (t: Target): t is Target<ArtAnalysis> => t.analysis.kind === 'art';
 export const isAgent = (t: Target): t is Target<AgentAnalysis> => t.analysis.kind === 'agent';
+
+/** A slicer for long work on `t`'s document: stale once the document has another version (or is closed). */
+export function slicerFor(ctx: ServerContext, t: Target, token?: CancellationToken): WorkSlicer {
+  const { uri, version } = t.document;
+  return new WorkSlicer(() => ctx.documents.get(uri)?.version !== version, token);
+}

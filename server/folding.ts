@@ -1,14 +1,15 @@
 // Folding: programs, multi-line inputs, queries and answers in `.art`; every multi-line form (agents, clauses,
 // states, formulas) and comment blocks in `.agent`.
-import { FoldingRangeKind, type FoldingRange, type FoldingRangeParams } from 'vscode-languageserver';
+import { FoldingRangeKind, type CancellationToken, type FoldingRange, type FoldingRangeParams } from 'vscode-languageserver';
 import type { Span } from '../core/common/text';
 import type { AgentAnalysis } from './analysis';
 import type { Formula } from './agentCore';
-import { isArt, target, type ServerContext } from './context';
+import { isArt, slicerFor, target, type ServerContext } from './context';
 
-export function foldingRanges(ctx: ServerContext, params: FoldingRangeParams): FoldingRange[] | null {
+export async function foldingRanges(ctx: ServerContext, params: FoldingRangeParams, token?: CancellationToken): Promise<FoldingRange[] | null> {
   const t = target(ctx, params.textDocument.uri);
   if (!t) return null;
+  const slicer = slicerFor(ctx, t, token);
   const { document } = t;
   const out: FoldingRange[] = [];
   const seen = new Set<number>();
@@ -29,6 +30,7 @@ export function foldingRanges(ctx: ServerContext, params: FoldingRangeParams): F
     for (const p of doc.programs) {
       // Ranges come in line order here: past the client's limit the rest would be dropped by the client anyway.
       if (out.length >= limit) break;
+      await slicer.tick();
       fold(p.span, FoldingRangeKind.Region);
       if (p.description) fold(p.description.span);
       if (p.input) fold(p.input.span);

@@ -58,3 +58,28 @@ export async function yieldToEventLoop(): Promise<void> {
   await immediate();
   await immediate();
 }
+
+/**
+ * Cooperative long work inside a request handler (an outline of 60,000 programs): `await slicer.tick()` in the loop
+ * yields to the event loop about every `sliceMs`, so a hover or a keystroke is answered meanwhile instead of waiting
+ * behind the whole answer. After a yield it stops with the protocol's errors when the client cancelled the request
+ * (RequestCancelled) or the document changed meanwhile (ContentModified: the answer would describe an old text).
+ */
+export class WorkSlicer {
+  private since = performance.now();
+  private count = 0;
+
+  constructor(
+    private readonly stale: () => boolean,
+    private readonly token?: CancellationToken,
+    private readonly sliceMs = 8,
+  ) {}
+
+  async tick(): Promise<void> {
+    if ((++this.count & 31) !== 0 || performance.now() - this.since < this.sliceMs) return;
+    await yieldToEventLoop();
+    if (this.token?.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
+    if (this.stale()) throw new ResponseError(LSPErrorCodes.ContentModified, 'the document changed while the request was answered');
+    this.since = performance.now();
+  }
+}

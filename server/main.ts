@@ -272,7 +272,7 @@ connection.onDocumentSymbol(
     'documentSymbol',
     log,
     null,
-    afterInit(p => documentSymbols(ctx, p)),
+    afterInit((p, token) => documentSymbols(ctx, p, token)),
   ),
 );
 connection.onFoldingRanges(
@@ -280,7 +280,7 @@ connection.onFoldingRanges(
     'foldingRange',
     log,
     null,
-    afterInit(p => foldingRanges(ctx, p)),
+    afterInit((p, token) => foldingRanges(ctx, p, token)),
   ),
 );
 connection.onDocumentFormatting(
@@ -304,7 +304,7 @@ connection.languages.semanticTokens.on(
     'semanticTokens',
     log,
     { data: [] },
-    afterInit(p => semanticTokens(ctx, p)),
+    afterInit((p, token) => semanticTokens(ctx, p, token)),
   ),
 );
 connection.languages.semanticTokens.onRange(
@@ -312,7 +312,7 @@ connection.languages.semanticTokens.onRange(
     'semanticTokens/range',
     log,
     { data: [] },
-    afterInit(p => semanticTokens(ctx, p)),
+    afterInit((p, token) => semanticTokens(ctx, p, token)),
   ),
 );
 connection.onRequest(
@@ -321,7 +321,7 @@ connection.onRequest(
     'art/programs',
     log,
     null,
-    afterInit((p: ProgramsRequest.Params): ProgramsRequest.Result => programs(ctx, p)),
+    afterInit((p: ProgramsRequest.Params, token): Promise<ProgramsRequest.Result> => programs(ctx, p, token)),
   ),
 );
 

@@ -3,7 +3,8 @@
 // list, so what is offered and what runs cannot disagree.
 import { programTitle, type Program } from '../core/art';
 import { toRange } from './convert';
-import { isArt, target, type ServerContext } from './context';
+import type { CancellationToken } from 'vscode-languageserver';
+import { isArt, slicerFor, target, type ServerContext } from './context';
 import type { ProgramInfo, ProgramsParams, ProgramsResult } from './protocol';
 
 /** Why a program cannot be run, or undefined when it can. */
@@ -13,13 +14,17 @@ export function whyNotRunnable(p: Program): string | undefined {
   return undefined;
 }
 
-export function programs(ctx: ServerContext, params: ProgramsParams): ProgramsResult | null {
+export async function programs(ctx: ServerContext, params: ProgramsParams, token?: CancellationToken): Promise<ProgramsResult | null> {
   const t = target(ctx, params.textDocument.uri);
   if (!t) return null;
+  const slicer = slicerFor(ctx, t, token);
   const { document } = t;
   const units: ProgramInfo[] = [];
   if (isArt(t)) {
-    t.analysis.doc.programs.forEach((p, index) => {
+    const all = t.analysis.doc.programs;
+    for (let index = 0; index < all.length; index++) {
+      await slicer.tick();
+      const p = all[index];
       const header = p.description?.marker ?? p.input?.marker ?? { start: p.span.start, end: p.span.start };
       const unit: ProgramInfo = {
         index,
@@ -31,7 +36,7 @@ export function programs(ctx: ServerContext, params: ProgramsParams): ProgramsRe
       const why = whyNotRunnable(p);
       if (why) unit.notRunnable = why;
       units.push(unit);
-    });
+    }
   } else if (t.analysis.kind === 'agent') {
     t.analysis.file.agents.forEach((a, index) => {
       units.push({

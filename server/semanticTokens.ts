@@ -6,6 +6,7 @@
 //   label                     `.art` step name the model answers (a sub-step, no tool runs)
 //   enumMember                `.agent` state name; modifier `declaration` where `:states` defines it
 import {
+  type CancellationToken,
   SemanticTokensBuilder,
   type SemanticTokens,
   type SemanticTokensLegend,
@@ -17,7 +18,7 @@ import type { AgentAnalysis } from './analysis';
 import { stateRefs } from './agentCore';
 import { isEoqName } from './artQuery';
 import { toSpan, touches } from './convert';
-import { isArt, target, type ServerContext } from './context';
+import { isArt, slicerFor, target, type ServerContext } from './context';
 
 export const TOKEN_TYPES = ['function', 'label', 'enumMember'] as const;
 export const TOKEN_MODIFIERS = ['defaultLibrary', 'declaration'] as const;
@@ -40,10 +41,15 @@ function spansLines(text: string, s: Span): boolean {
   return false;
 }
 
-export function semanticTokens(ctx: ServerContext, params: SemanticTokensParams | SemanticTokensRangeParams): SemanticTokens {
+export async function semanticTokens(
+  ctx: ServerContext,
+  params: SemanticTokensParams | SemanticTokensRangeParams,
+  token?: CancellationToken,
+): Promise<SemanticTokens> {
   const empty = { data: [] };
   const t = target(ctx, params.textDocument.uri);
   if (!t) return empty;
+  const slicer = slicerFor(ctx, t, token);
   const { document } = t;
   const window: Span = 'range' in params ? toSpan(document, params.range) : { start: 0, end: Number.MAX_SAFE_INTEGER };
   const tokens: Token[] = [];
@@ -51,6 +57,7 @@ export function semanticTokens(ctx: ServerContext, params: SemanticTokensParams 
     const tools = ctx.tools();
     for (const p of t.analysis.doc.programs) {
       if (p.span.end < window.start || p.span.start > window.end) continue;
+      await slicer.tick();
       for (const s of p.steps) {
         if (!s.nameSpan || s.name === null || s.isEoq || isEoqName(s.name) || s.nameSpan.end <= s.nameSpan.start) continue;
         if (!touches(s.nameSpan, window)) continue;

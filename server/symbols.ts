@@ -1,7 +1,7 @@
 // Outline. `.art`: one symbol per program (its task name) with its steps as children (programs only in a very
 // large library, see OUTLINE_MAX_STEPS). `.agent`: one symbol per
 // agent with its states and its behavior as children.
-import { SymbolKind, type DocumentSymbol, type DocumentSymbolParams, type SymbolInformation } from 'vscode-languageserver';
+import { SymbolKind, type CancellationToken, type DocumentSymbol, type DocumentSymbolParams, type SymbolInformation } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { programTitle, type ArtDocument } from '../core/art';
 import type { Span } from '../core/common/text';
@@ -9,12 +9,19 @@ import type { AgentAnalysis } from './analysis';
 import { formulaToString, type AgentFile } from './agentCore';
 import { firstLine, isEoqName } from './artQuery';
 import { toRange } from './convert';
-import { isArt, target, type ServerContext, type Target } from './context';
+import { isArt, slicerFor, target, type ServerContext, type Target } from './context';
+import type { WorkSlicer } from './guard';
 
-export function documentSymbols(ctx: ServerContext, params: DocumentSymbolParams): DocumentSymbol[] | SymbolInformation[] | null {
+export async function documentSymbols(
+  ctx: ServerContext,
+  params: DocumentSymbolParams,
+  token?: CancellationToken,
+): Promise<DocumentSymbol[] | SymbolInformation[] | null> {
   const t = target(ctx, params.textDocument.uri);
   if (!t) return null;
-  const symbols = isArt(t) ? artSymbols(ctx, t.document, t.analysis.doc) : agentSymbols(t.document, (t.analysis as AgentAnalysis).file);
+  const symbols = isArt(t)
+    ? await artSymbols(ctx, t.document, t.analysis.doc, slicerFor(ctx, t, token))
+    : agentSymbols(t.document, (t.analysis as AgentAnalysis).file);
   return ctx.client.hierarchicalSymbols ? symbols : flatten(t, symbols);
 }
 
@@ -38,12 +45,15 @@ function symbol(
  */
 export const OUTLINE_MAX_STEPS = 20_000;
 
-function artSymbols(ctx: ServerContext, document: TextDocument, doc: ArtDocument): DocumentSymbol[] {
+async function artSymbols(ctx: ServerContext, document: TextDocument, doc: ArtDocument, slicer: WorkSlicer): Promise<DocumentSymbol[]> {
   const tools = ctx.tools();
   let total = 0;
   for (const p of doc.programs) total += p.steps.length;
   const withSteps = total <= OUTLINE_MAX_STEPS;
-  return doc.programs.map((p, i) => {
+  const out: DocumentSymbol[] = [];
+  for (let i = 0; i < doc.programs.length; i++) {
+    await slicer.tick();
+    const p = doc.programs[i];
     const steps = !withSteps
       ? undefined
       : p.steps.map(s => {
@@ -62,8 +72,9 @@ function artSymbols(ctx: ServerContext, document: TextDocument, doc: ArtDocument
     const header = p.description ?? p.input;
     const selection = p.description?.taskNameSpan ?? header?.marker ?? p.span;
     const detail = p.template ? 'prompt template' : `${p.steps.length} step${p.steps.length === 1 ? '' : 's'}`;
-    return symbol(document, programTitle(p, i), SymbolKind.Module, p.span, selection, detail, steps);
-  });
+    out.push(symbol(document, programTitle(p, i), SymbolKind.Module, p.span, selection, detail, steps));
+  }
+  return out;
 }
 
 function agentSymbols(document: TextDocument, file: AgentFile): DocumentSymbol[] {

@@ -7,9 +7,9 @@ import { AGENT, LIBRARY, lineOf, workspace } from './helpers';
 describe('folding ranges (in-process)', () => {
   const w = workspace();
 
-  test('.art: each program is a region; a multi-line answer folds from its `#k:` line', () => {
+  test('.art: each program is a region; a multi-line answer folds from its `#k:` line', async () => {
     const u = w.open('library.art', LIBRARY);
-    assert.deepEqual(foldingRanges(w.ctx, { textDocument: { uri: u } }), [
+    assert.deepEqual(await foldingRanges(w.ctx, { textDocument: { uri: u } }), [
       { startLine: 0, endLine: lineOf(LIBRARY, 'Ans: Lima'), kind: 'region' },
       { startLine: lineOf(LIBRARY, '#2:'), endLine: lineOf(LIBRARY, 'ans = len(city)') },
       { startLine: lineOf(LIBRARY, 'Description', 1), endLine: lineOf(LIBRARY, 'Ans: Santiago'), kind: 'region' },
@@ -17,18 +17,18 @@ describe('folding ranges (in-process)', () => {
     ]);
   });
 
-  test('.agent: the define, its :states and its :behavior', () => {
+  test('.agent: the define, its :states and its :behavior', async () => {
     const u = w.open('qa.agent', AGENT);
-    assert.deepEqual(foldingRanges(w.ctx, { textDocument: { uri: u } }), [
+    assert.deepEqual(await foldingRanges(w.ctx, { textDocument: { uri: u } }), [
       { startLine: lineOf(AGENT, '(define'), endLine: lineOf(AGENT, '(next'), kind: 'region' },
       { startLine: lineOf(AGENT, '(:states'), endLine: lineOf(AGENT, '(Ans') },
       { startLine: lineOf(AGENT, '(:behavior'), endLine: lineOf(AGENT, '(next') },
     ]);
   });
 
-  test('a one-line program does not fold; an unknown document gives null', () => {
+  test('a one-line program does not fold; an unknown document gives null', async () => {
     const u = w.open('one.art', 'Input: x');
-    assert.deepEqual(foldingRanges(w.ctx, { textDocument: { uri: u } }), []);
-    assert.equal(foldingRanges(w.ctx, { textDocument: { uri: 'file:///nowhere.art' } }), null);
+    assert.deepEqual(await foldingRanges(w.ctx, { textDocument: { uri: u } }), []);
+    assert.equal(await foldingRanges(w.ctx, { textDocument: { uri: 'file:///nowhere.art' } }), null);
   });
 });

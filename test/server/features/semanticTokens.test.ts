@@ -23,10 +23,10 @@ function decode(text: string, tokens: SemanticTokens): string[] {
 }
 
 describe('semantic tokens (in-process)', () => {
-  test('.art: a built-in tool is a function, a model sub-step a label; EOQ and the template slot get none', () => {
+  test('.art: a built-in tool is a function, a model sub-step a label; EOQ and the template slot get none', async () => {
     const w = workspace();
     const u = w.open('library.art', LIBRARY);
-    assert.deepEqual(decode(LIBRARY, semanticTokens(w.ctx, { textDocument: { uri: u } })), [
+    assert.deepEqual(decode(LIBRARY, await semanticTokens(w.ctx, { textDocument: { uri: u } })), [
       '2:5 search function+defaultLibrary',
       '4:5 generate python code function+defaultLibrary',
       '8:5 code execute function+defaultLibrary',
@@ -35,27 +35,27 @@ describe('semantic tokens (in-process)', () => {
     ]);
   });
 
-  test('a workspace tool is a function without defaultLibrary', () => {
+  test('a workspace tool is a function without defaultLibrary', async () => {
     const tools = new ToolCatalog([...BUILTIN_TOOLS, { name: 'compare', description: 'c', input: 'two things', origin: 'user' }]);
     const w = workspace({}, tools);
     const u = w.open('library.art', LIBRARY);
-    assert.ok(decode(LIBRARY, semanticTokens(w.ctx, { textDocument: { uri: u } })).includes('10:5 compare function'));
+    assert.ok(decode(LIBRARY, await semanticTokens(w.ctx, { textDocument: { uri: u } })).includes('10:5 compare function'));
   });
 
-  test('a range request gives only the tokens in the range', () => {
+  test('a range request gives only the tokens in the range', async () => {
     const w = workspace();
     const u = w.open('library.art', LIBRARY);
     const range = { start: { line: 8, character: 0 }, end: { line: 11, character: 0 } };
-    assert.deepEqual(decode(LIBRARY, semanticTokens(w.ctx, { textDocument: { uri: u }, range })), [
+    assert.deepEqual(decode(LIBRARY, await semanticTokens(w.ctx, { textDocument: { uri: u }, range })), [
       '8:5 code execute function+defaultLibrary',
       '10:5 compare label',
     ]);
   });
 
-  test('.agent: state definitions are declarations, uses in the behavior are not', () => {
+  test('.agent: state definitions are declarations, uses in the behavior are not', async () => {
     const w = workspace();
     const u = w.open('qa.agent', AGENT);
-    assert.deepEqual(decode(AGENT, semanticTokens(w.ctx, { textDocument: { uri: u } })), [
+    assert.deepEqual(decode(AGENT, await semanticTokens(w.ctx, { textDocument: { uri: u } })), [
       '3:5 Ques enumMember+declaration',
       '4:5 Tht enumMember+declaration',
       '5:5 Ans enumMember+declaration',
@@ -65,7 +65,7 @@ describe('semantic tokens (in-process)', () => {
     ]);
   });
 
-  test('an unknown document has no tokens', () => {
-    assert.deepEqual(semanticTokens(workspace().ctx, { textDocument: { uri: 'file:///nowhere.art' } }).data, []);
+  test('an unknown document has no tokens', async () => {
+    assert.deepEqual((await semanticTokens(workspace().ctx, { textDocument: { uri: 'file:///nowhere.art' } })).data, []);
   });
 });

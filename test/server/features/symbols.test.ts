@@ -10,8 +10,8 @@ describe('document symbols (in-process)', () => {
   const lib = w.open('library.art', LIBRARY);
   const spec = w.open('qa.agent', AGENT);
 
-  test('.art: programs by task name, their steps as tool / model / end of queries', () => {
-    const symbols = documentSymbols(w.ctx, { textDocument: { uri: lib } }) as DocumentSymbol[];
+  test('.art: programs by task name, their steps as tool / model / end of queries', async () => {
+    const symbols = (await documentSymbols(w.ctx, { textDocument: { uri: lib } })) as DocumentSymbol[];
     assert.deepEqual(
       symbols.map(s => [s.name, s.detail]),
       [
@@ -38,17 +38,17 @@ describe('document symbols (in-process)', () => {
     assert.equal(first.children![1].range.end.line, lineOf(LIBRARY, 'ans = len(city)'));
   });
 
-  test('a flat list for a client without hierarchical symbols', () => {
+  test('a flat list for a client without hierarchical symbols', async () => {
     const fw = workspace({ hierarchicalSymbols: false });
     const u = fw.open('library.art', LIBRARY);
-    const flat = documentSymbols(fw.ctx, { textDocument: { uri: u } }) as SymbolInformation[];
+    const flat = (await documentSymbols(fw.ctx, { textDocument: { uri: u } })) as SymbolInformation[];
     assert.equal(flat.length, 3 + 5 + 2 + 1);
     assert.ok(flat.every(s => s.location.uri === u));
     assert.equal(flat.find(s => s.name === 'Q4: [compare]')!.containerName, 'Capital');
   });
 
-  test('.agent: the agent with its states and its behavior', () => {
-    const [agent] = documentSymbols(w.ctx, { textDocument: { uri: spec } }) as DocumentSymbol[];
+  test('.agent: the agent with its states and its behavior', async () => {
+    const [agent] = (await documentSymbols(w.ctx, { textDocument: { uri: spec } })) as DocumentSymbol[];
     assert.equal(agent.name, 'qa');
     assert.equal(agent.detail, '3 states');
     assert.deepEqual(
@@ -62,7 +62,7 @@ describe('document symbols (in-process)', () => {
     );
   });
 
-  test('an unknown document gives null', () => {
-    assert.equal(documentSymbols(w.ctx, { textDocument: { uri: 'file:///nowhere.agent' } }), null);
+  test('an unknown document gives null', async () => {
+    assert.equal(await documentSymbols(w.ctx, { textDocument: { uri: 'file:///nowhere.agent' } }), null);
   });
 });

@@ -125,7 +125,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       },
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
     ),
-    vscode.languages.registerCodeLensProvider([{ language: 'art' }, { language: 'art-agent' }], lenses),
+    vscode.languages.registerCodeLensProvider([{ language: 'art' }, { language: 'art-agent' }, { pattern: '**/*.cot.txt' }], lenses),
     // The lenses come from the server: ask again once it runs (at activation, after a restart).
     ...(deps.client ? [deps.client.onDidChangeState(e => e.newState === State.Running && lenses.refresh())] : []),
     lenses,
@@ -138,6 +138,8 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.sampleAlternatives, (k?: number) => sampleAlternatives(k)),
     vscode.commands.registerCommand(COMMANDS.saveDemonstration, (target?: vscode.Uri) => saveAsDemonstration(streams, target)),
     vscode.commands.registerCommand(COMMANDS.openTrace, (uri?: vscode.Uri) => openTrace(traceView, streams, uri)),
+    // A new run makes the trace shown a past one: the view empties rather than show it as if it were current.
+    vscode.debug.onDidStartDebugSession(s => s.type === DEBUG_TYPE && traceView.clear()),
     runs,
     diagrams,
     ...registerRunsCommands(runs, uri => openTrace(traceView, streams, uri)),

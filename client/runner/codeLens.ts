@@ -1,6 +1,7 @@
 // "Run" and "Debug" above each runnable program of a task library and each agent of a spec (the server's list).
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { isCotPrompt } from '../../core/runner/companions';
 import { unitsOf } from './programs';
 
 export const RUN_COMMAND = 'art.runProgram';
@@ -21,6 +22,24 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
   }
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    // A MultiTool-CoT prompt (NAME.cot.txt) is one runnable unit, the whole file: its lenses sit on its first line.
+    if (isCotPrompt(doc.uri.path)) {
+      const top = new vscode.Range(0, 0, 0, 0);
+      return [
+        new vscode.CodeLens(top, {
+          title: '$(play) Run',
+          tooltip: 'Run this MultiTool-CoT prompt to the end',
+          command: RUN_COMMAND,
+          arguments: [doc.uri],
+        }),
+        new vscode.CodeLens(top, {
+          title: '$(debug-alt) Debug',
+          tooltip: 'Debug this MultiTool-CoT prompt: pause at every <<Tool>> trigger',
+          command: DEBUG_COMMAND,
+          arguments: [doc.uri],
+        }),
+      ];
+    }
     const units = await unitsOf(doc, this.client, this.log);
     return units
       .filter(u => !u.notRunnable)

@@ -178,7 +178,14 @@ export async function openTrace(view: TraceView, streams: ProgramStreams, uri?: 
     target = choice.uri;
   }
   if (!target) {
+    // Start where the runs are kept (the workspace's runs folder, else the last run's folder).
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const runsFolder = folder
+      ? vscode.Uri.joinPath(folder.uri, vscode.workspace.getConfiguration('art', folder.uri).get<string>('runs.folder', '.art/runs'))
+      : undefined;
+    const lastFolder = streams.last?.tracePath ? vscode.Uri.file(streams.last.tracePath.replace(/[\\/][^\\/]*$/, '')) : undefined;
     const picked = await vscode.window.showOpenDialog({
+      defaultUri: runsFolder ?? lastFolder,
       canSelectMany: false,
       filters: { 'ART run traces': ['jsonl'], 'All files': ['*'] },
       title: 'ART: Open Trace',

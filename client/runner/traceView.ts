@@ -1,5 +1,6 @@
 // The "ART Trace" view (in the Run and Debug side bar): a run's JSONL trace as a tree (client/runner/traceTree.ts).
 import * as vscode from 'vscode';
+import { runLabel } from '../../core/runner/history';
 import { parseTrace } from '../../core/runner/trace';
 import { traceTree, type TraceNode } from './traceTree';
 
@@ -30,12 +31,22 @@ export class TraceView implements vscode.TreeDataProvider<TraceNode>, vscode.Dis
         children: errors.map(e => ({ label: `line ${e.line}`, description: e.message })),
       });
     this.uri = uri;
-    this.view.title = `ART Trace: ${vscode.workspace.asRelativePath(uri)}`;
-    this.view.description = `${records.length} records`;
+    // Titled by the run (its program and time, as the runs folder names the file), not by a path.
+    this.view.title = 'ART Trace';
+    this.view.description = `${runLabel(uri.path)} · ${records.length} records`;
     await vscode.commands.executeCommand('setContext', TRACE_LOADED_CONTEXT, true);
     this.changed.fire();
     await vscode.commands.executeCommand(`${TRACE_VIEW}.focus`).then(undefined, () => undefined);
     return { records: records.length, errors };
+  }
+
+  /** A new run started: the trace shown is no longer the current one; the view empties until a trace is opened. */
+  clear(): void {
+    this.roots = [];
+    this.uri = undefined;
+    this.view.description = undefined;
+    void vscode.commands.executeCommand('setContext', TRACE_LOADED_CONTEXT, false);
+    this.changed.fire();
   }
 
   /** The tree as shown (for tests). */

@@ -169,6 +169,13 @@ export function runFiles(folder: string, id: string): { trace: string; summary: 
 }
 
 /** A new run's id: its start time and a slug of its program (`2025-01-31T10-20-30-123Z-arithmetic`). */
+/** A run's file named by newRunId as a person reads it: `2026-…Z-library.jsonl` → `library, 2026-11-23 12:30:05` (UTC). */
+export function runLabel(path: string): string {
+  const name = path.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-\d+Z(?:-(.+))?$/.exec(name);
+  return m ? `${m[5] ?? 'run'}, ${m[1]} ${m[2]}:${m[3]}:${m[4]}` : name;
+}
+
 export function newRunId(program: string | undefined, at = new Date()): string {
   const slug = program
     ? basename(program)

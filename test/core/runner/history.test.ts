@@ -19,6 +19,7 @@ import {
   prepareRunsFolder,
   readRecords,
   runFiles,
+  runLabel,
   summarize,
   writeSummary,
   type LooseRecord,
@@ -214,5 +215,13 @@ describe('comparing runs', () => {
     assert.equal(obs.same, false);
     assert.equal(obs.b!.call!.output, 'Milhouse was named after Richard Nixon.');
     assert.equal(a.answer, b.answer);
+  });
+});
+
+describe('runLabel', () => {
+  test('a run file as a person reads it: program and time, the inverse of newRunId', () => {
+    const id = newRunId('/work/examples/library.art', new Date(Date.UTC(2026, 10, 23, 12, 30, 5, 123)));
+    assert.equal(runLabel(`/w/.art/runs/${id}.jsonl`), 'library, 2026-11-23 12:30:05');
+    assert.equal(runLabel('/tmp/other-trace.jsonl'), 'other-trace');
   });
 });

@@ -1,0 +1,61 @@
+// Going back in a run as a person would: F5 replays a program to its second tool call, the Step Back button returns
+// to the first (nothing is generated again), Stop ends the run, and the ART Runs view lists the run.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const title = 'time travel: step back to an earlier tool call; the run in the Runs view';
+
+const FILE = 'time-travel-e2e.art';
+const LIBRARY = `Description: (Elementary Math) Solve the following middle-school arithmetic problems, writing out intermediate arithmetic calculations as python code. Store your result as a variable named 'ans'.
+Input: A farmer has 5 rows of 8 apple trees and sells 3 apples from each tree. How many apples does he sell?
+Q1: [generate python code] Write down the arithmetic as python code, storing the answer as 'ans'
+#1:
+rows = 5
+trees_per_row = 8
+apples_per_tree = 3
+ans = rows * trees_per_row * apples_per_tree
+print(ans)
+Q2: [code execute] Execute the python code in #1 and get the value of "ans"
+#2: 120
+Q3: [EOQ]
+Ans: 120
+`;
+
+export async function run({ page, step, wb, workspace, picture }) {
+  writeFileSync(join(workspace, FILE), LIBRARY);
+  const stack = page.locator('.debug-call-stack .monaco-list-row');
+
+  await step('F5 replays the program to its second tool call', async () => {
+    await wb.ready('clean.art');
+    await wb.openFile(FILE);
+    await wb.goToLine(wb.lineOf(FILE, 'Input: A farmer'));
+    await page.keyboard.press('F5');
+    await page.locator('.debug-toolbar').waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Control+Shift+D');
+    await stack.filter({ hasText: 'generate python code' }).first().waitFor({ timeout: 30_000 });
+    await wb.focusEditor();
+    await page.keyboard.press('F5');
+    await stack.first().filter({ hasText: 'code execute' }).waitFor({ timeout: 30_000 });
+    // One frame per step: the second call sits above the first.
+    console.log('     call stack:', await wb.rowTexts(stack));
+  });
+
+  await step('the Step Back button returns to the first tool call', async () => {
+    const back = page.locator('.debug-toolbar .action-label[aria-label^="Step Back"]');
+    await back.waitFor({ timeout: 10_000 });
+    await back.click();
+    await stack.first().filter({ hasText: 'generate python code' }).waitFor({ timeout: 30_000 });
+    console.log('     call stack after Step Back:', await wb.rowTexts(stack));
+    await picture('step-back');
+  });
+
+  await step('Stop ends the run; the ART Runs view lists it', async () => {
+    await page.keyboard.press('Shift+F5');
+    await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
+    await wb.command('Focus on ART Runs View');
+    const runs = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'ART Runs' }) }).locator('.monaco-list-row');
+    await runs.filter({ hasText: 'time-travel-e2e' }).first().waitFor({ timeout: 20_000 });
+    console.log('     runs:', (await wb.rowTexts(runs)).slice(0, 4));
+    await picture('runs-view');
+  });
+}

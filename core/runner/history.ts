@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { basename, join } from 'node:path';
 import type { Usage } from '../model/types';
 import type { RunKind } from './types';
+import { readJsonLines } from '../common/jsonLines';
 
 /** A trace record as read here: any JSON object with a string `t`. */
 export interface LooseRecord {
@@ -22,21 +23,10 @@ export interface ReadRecords {
 
 /** Reads JSONL trace text, keeping every record whatever its kind. */
 export function readRecords(text: string): ReadRecords {
-  const records: LooseRecord[] = [];
-  const errors: ReadRecords['errors'] = [];
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (!line.trim()) return;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch (e) {
-      errors.push({ line: i + 1, message: `not JSON: ${(e as Error).message}` });
-      return;
-    }
-    if (v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { t?: unknown }).t === 'string') records.push(v as LooseRecord);
-    else errors.push({ line: i + 1, message: 'not a trace record (no "t")' });
-  });
-  return { records, errors };
+  const { values, errors } = readJsonLines<LooseRecord>(text, v =>
+    v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { t?: unknown }).t === 'string' ? null : 'not a trace record (no "t")',
+  );
+  return { records: values, errors };
 }
 
 /** A point of a run where another run or branch parts from it. */

@@ -16,6 +16,7 @@ import type { Protocol } from './protocol';
 import { Runner } from './runner';
 import { traceRecordProblem } from './traceSchema';
 import type { RunResult, ToolCall, ToolLookup, TraceRecord, TraceSink } from './types';
+import { readJsonLines } from '../common/jsonLines';
 
 /** Appends records to a JSONL file as they happen (synchronously, so a crash loses nothing written before it). */
 export class TraceWriter implements TraceSink {
@@ -59,20 +60,8 @@ export interface ParsedTrace {
 }
 
 export function parseTrace(text: string): ParsedTrace {
-  const records: TraceRecord[] = [];
-  const errors: ParsedTrace['errors'] = [];
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (!line.trim()) return;
-    try {
-      const r: unknown = JSON.parse(line);
-      const problem = traceRecordProblem(r);
-      if (problem) errors.push({ line: i + 1, message: problem });
-      else records.push(r as TraceRecord);
-    } catch (err) {
-      errors.push({ line: i + 1, message: `not JSON: ${err instanceof Error ? err.message : String(err)}` });
-    }
-  });
-  return { records, errors };
+  const { values, errors } = readJsonLines<TraceRecord>(text, traceRecordProblem);
+  return { records: values, errors };
 }
 
 export function readTraceFile(path: string): ParsedTrace {

@@ -26,6 +26,8 @@ export async function run({ page, step, wb, workspace, picture }) {
   const stack = page.locator('.debug-call-stack .monaco-list-row');
 
   await step('F5 replays the program to its second tool call', async () => {
+    // The scenario before leaves the Run and Debug view in the side bar: show the Explorer, as a person would.
+    await page.keyboard.press('Control+Shift+E');
     await wb.ready('clean.art');
     await wb.openFile(FILE);
     await wb.goToLine(wb.lineOf(FILE, 'Input: A farmer'));

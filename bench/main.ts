@@ -2,7 +2,7 @@
 // Pass area names to run some only: `npm run bench -- art lsp runner`. Run through scripts/bench.mjs, which
 // bundles this file like the shipped code.
 import { benchArt } from './art';
-import { benchEval } from './eval';
+import { benchEval, serveEndpoint } from './eval';
 import { benchLsp } from './lsp';
 import { benchRunner } from './runner';
 import { benchScale } from './scale';
@@ -32,7 +32,7 @@ async function main() {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
 }
 
-main().catch(e => {
+(process.argv[2] === '--endpoint' ? serveEndpoint(Number(process.argv[3])) : main()).catch(e => {
   console.error(e);
   process.exit(1);
 });

@@ -3,9 +3,10 @@
 // comes from the environment variable named by the `apiKeyEnv` launch argument, and `trusted` (default true) is
 // the launch argument's. Required as a module it exports the session class: the extension loads it on the first
 // debug session, so the runner (model client, tools, MCP SDK) costs nothing at activation.
+import { resolve } from 'node:path';
 import { parseArt } from '../core/art/parse';
 import { listDemonstrations, testProgram as testLibraryProgram, type ProgramTest } from '../core/runner/libraryTest';
-import { createToolRegistry } from '../core/tools/registry';
+import { openSession } from '../core/runner/launch';
 import { ArtDebugSession } from './runner/debugSession';
 
 export { ArtDebugSession };
@@ -16,19 +17,27 @@ export const libraryTests = {
   async testProgram(
     text: string,
     index: number,
-    opts: { workspaceRoot: string; pythonPath?: string; corpus?: string; tools?: string; signal?: AbortSignal },
+    opts: { path: string; workspaceRoot: string; runOptions: Record<string, unknown>; signal?: AbortSignal },
   ): Promise<ProgramTest> {
-    const tools = await createToolRegistry({
-      workspaceRoot: opts.workspaceRoot,
+    // The tools as a replay of the program would have them, from the same settings (Python limits, word list, ...).
+    // The caller has checked the workspace trust. A setting that is not valid is a LaunchError naming it.
+    const session = await openSession({
+      ...opts.runOptions,
+      program: opts.path,
+      mode: 'replay',
+      cwd: resolve(opts.workspaceRoot, (opts.runOptions.cwd as string | undefined) ?? '.'),
       trusted: true,
-      pythonPath: opts.pythonPath,
-      corpusDir: opts.corpus,
-      toolsFile: opts.tools,
+      pauseAfterTool: false,
+      pauseOnToolError: false,
     });
     try {
-      return await testLibraryProgram(parseArt(text), index, { tools, signal: opts.signal });
+      return await testLibraryProgram(parseArt(text), index, {
+        tools: session.tools,
+        toolTimeoutMs: session.options.toolTimeoutMs,
+        signal: opts.signal,
+      });
     } finally {
-      await tools.dispose();
+      await session.dispose();
     }
   },
 };

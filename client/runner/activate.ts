@@ -73,10 +73,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
   const tests = registerLibraryTests(context, {
     load: () => loadRunnerBundle().libraryTests,
     log: deps.log,
-    toolOptions: uri => {
-      const o = deps.settings(uri).runOptions;
-      return { pythonPath: o.pythonPath as string | undefined, corpus: o.corpus as string | undefined, tools: o.tools as string | undefined };
-    },
+    runOptions: uri => deps.settings(uri).runOptions,
   });
   const runs = new RunsView(deps.settings);
   const diagrams = new AgentDiagrams(deps.log);

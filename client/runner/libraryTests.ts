@@ -15,7 +15,8 @@ export interface LibraryTestsDeps {
   load: () => LibraryTestsModule;
   log: vscode.LogOutputChannel;
   /** The tool options of a run (Python, corpus, tool file) for a file, from the settings. */
-  toolOptions: (uri: vscode.Uri) => { pythonPath?: string; corpus?: string; tools?: string };
+  /** The run options the settings give for a file (the tools' settings among them). */
+  runOptions: (uri: vscode.Uri) => Record<string, unknown>;
 }
 
 /** The Test Explorer's controller, and the outcome of each program's last run (by test id: what the run showed). */
@@ -128,8 +129,9 @@ export function registerLibraryTests(context: vscode.ExtensionContext, deps: Lib
             run.started(item);
             const t0 = Date.now();
             const result = await deps.load().testProgram(doc.getText(), programs.get(item)!.index, {
+              path: uri.fsPath,
               workspaceRoot: folder?.uri.fsPath ?? vscode.Uri.joinPath(uri, '..').fsPath,
-              ...deps.toolOptions(uri),
+              runOptions: deps.runOptions(uri),
               signal: abort.signal,
             });
             const duration = Date.now() - t0;

@@ -3,23 +3,51 @@
 // the recording (white space folded), with a diff: the step, the recorded text, what came now. `--tools all` also
 // compares model-backed and search steps (their tools then ask the endpoint given by --base-url/--model). Ends with
 // `N passed, N failed`; exit 1 when a program fails, 2 on a usage error.
-import { relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import { relative, resolve } from 'node:path';
 import { parseArt } from '../art/parse';
-import { OpenAIModel } from '../model/openai';
 import type { ModelClient } from '../model/types';
+import { LaunchError, openSession, type RunSession } from '../runner/launch';
 import { describeFailure, testLibrary } from '../runner/libraryTest';
-import { createToolRegistry } from '../tools/registry';
+import { RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../runner/options';
 import { CliError, languageOf, readSource } from './files';
+import { helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
-export const TEST_USAGE = `usage: art test LIBRARY.art... [options]
-  --tools deterministic|all   which steps are compared (default deterministic: code, calculator, lookup and user
-                              tools; all: model-backed and search steps too)
-  --base-url URL --model M    the endpoint model-backed tools ask with --tools all (without one they answer from
-                              the recording); the key is read from --api-key-env (default OPENAI_API_KEY)
-  --python PATH               the Python interpreter of the code tools
-  --corpus DIR                the document folder of search
-  --tool-timeout MS           each tool call's time limit`;
+/**
+ * The run options `art test` takes (the endpoint of `--tools all`, the tools' own settings); the others belong to a
+ * run of one program. `tools` (a tool file) is left out because `--tools` says which steps are compared here: user
+ * tools come from the workspace's .art-tools.json.
+ */
+const FOR_TEST = new Set<RunOptionName>([
+  'baseURL',
+  'model',
+  'api',
+  'apiKeyEnv',
+  'temperature',
+  'maxTokens',
+  'cwd',
+  'pythonPath',
+  'pythonTimeoutMs',
+  'pythonMemoryMb',
+  'pythonCpuSeconds',
+  'pythonMaxOutputBytes',
+  'pythonMaxFileBytes',
+  'allowUnisolatedCode',
+  'corpus',
+  'rerank',
+  'wordList',
+  'toolTimeoutMs',
+]);
+const NOT_FOR_TEST = new Set((Object.keys(RUN_OPTIONS) as RunOptionName[]).filter(n => !FOR_TEST.has(n)));
+
+export function testUsage(): string {
+  return helpText('usage: art test LIBRARY.art... [options]', [
+    [
+      '--tools deterministic|all',
+      'which steps are compared (default deterministic: code, calculator, lookup and user tools; all: model-backed and search steps too, which then ask the endpoint of --base-url/--model, or answer from the recording without one)',
+    ],
+    ...optionHelpLines(NOT_FOR_TEST),
+  ]);
+}
 
 export interface TestIo {
   out: (line: string) => void;
@@ -27,47 +55,34 @@ export interface TestIo {
 }
 
 export async function testCommand(argv: string[], io: TestIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      tools: { type: 'string' },
-      'base-url': { type: 'string' },
-      model: { type: 'string' },
-      'api-key-env': { type: 'string' },
-      python: { type: 'string' },
-      corpus: { type: 'string' },
-      'tool-timeout': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals, options } = parseCommandLine('test', argv, [{ flag: 'tools', type: 'string' }], NOT_FOR_TEST);
   if (values.help) {
-    io.out(TEST_USAGE);
+    io.out(testUsage());
     return 0;
   }
   if (!positionals.length) throw new CliError('art test: give at least one task library (.art): art test LIBRARY.art...');
   const compare = values.tools ?? 'deterministic';
   if (compare !== 'deterministic' && compare !== 'all') throw new CliError(`art test: --tools is "deterministic" or "all", not "${compare}"`);
-  const timeout = values['tool-timeout'] === undefined ? undefined : Number(values['tool-timeout']);
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0))
-    throw new CliError(`art test: --tool-timeout is a number of milliseconds, not "${values['tool-timeout']}"`);
-  if (!!values['base-url'] !== !!values.model)
-    throw new CliError('art test: give both --base-url and --model (the endpoint and the model it serves)');
+  if (!!options.baseURL !== !!options.model) throw new CliError('art test: give both --base-url and --model (the endpoint and the model it serves)');
   const libraries = positionals.map(path => {
     if (languageOf(path) !== 'art') throw new CliError(`${path}: art test runs the programs of task libraries (.art), not agent specs`);
     return { path, doc: parseArt(readSource(path)) };
   });
   const env = io.env ?? process.env;
-  const toolModel: ModelClient | undefined =
-    values['base-url'] && values.model
-      ? new OpenAIModel({ baseURL: values['base-url'], model: values.model, apiKey: env[values['api-key-env'] ?? 'OPENAI_API_KEY'] || undefined })
-      : undefined;
-  const tools = await createToolRegistry({
-    workspaceRoot: process.cwd(),
-    trusted: true,
-    pythonPath: values.python,
-    corpusDir: values.corpus,
-  });
+  const flagOf = (name: RunOptionName) => `--${RUN_OPTIONS[name].cli?.flag ?? name}`;
+  let session: RunSession;
+  try {
+    // The tools as a run of these options would have them (Python limits, word list, corpus, ...): one session.
+    const raw = { program: resolve(positionals[0]), mode: options.baseURL ? 'generate' : 'replay', ...options };
+    const o = parseRunOptions(raw, flagOf);
+    session = await openSession({ ...o, apiKey: env[o.apiKeyEnv] || undefined, trusted: true, pauseAfterTool: false, pauseOnToolError: false });
+  } catch (e) {
+    if (e instanceof LaunchError) throw new CliError(`art test: ${e.message}`);
+    throw e;
+  }
+  const { tools } = session;
+  const toolModel: ModelClient | undefined = session.options.baseURL ? session.endpointModel() : undefined;
+  const timeout = session.options.toolTimeoutMs;
   let passed = 0;
   let failed = 0;
   try {
@@ -84,7 +99,7 @@ export async function testCommand(argv: string[], io: TestIo): Promise<number> {
       }
     }
   } finally {
-    await tools.dispose();
+    await session.dispose();
   }
   io.out(`${passed} passed, ${failed} failed`);
   return failed ? 1 : 0;

@@ -54,6 +54,9 @@ describe('art test', () => {
       [[], /give at least one task library/],
       [[LIB, '--tools', 'some'], /--tools is "deterministic" or "all", not "some"/],
       [[LIB, '--base-url', 'http://127.0.0.1:9/v1'], /give both --base-url and --model/],
+      [[LIB, '--tool-timeout-ms', 'soon'], /--tool-timeout-ms: expected/],
+      [[LIB, '--python-memory-mb', '0'], /--python-memory-mb: expected/],
+      [[LIB, '--input', '3'], /Unknown option '--input'.*art test --help lists the options/],
       [[fixturePath('agents/react.agent')], /art test runs the programs of task libraries/],
       [['/nonexistent/x.art'], /\/nonexistent\/x\.art: .*check the path/],
     ] as const) {
@@ -62,6 +65,18 @@ describe('art test', () => {
       assert.match(r.err.trim(), message);
       assert.equal(r.err.trim().split('\n').length, 1);
     }
+  });
+
+  test('the tools run under the run options: the Python limits of `art run` apply (a 1 ms time limit fails the code steps)', () => {
+    const r = art('test', fixturePath('programs/arithmetic.art'), '--python-timeout-ms', '1', '--python-cpu-seconds', '1');
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.match(r.out, /FAIL /);
+    assert.match(r.out, /stopped after the time limit of 0.001 s/);
+    const help = art('test', '--help');
+    assert.equal(help.code, 0);
+    for (const flag of ['--tools deterministic|all', '--python-timeout-ms', '--tool-timeout-ms', '--word-list', '--base-url'])
+      assert.ok(help.out.includes(flag), flag);
+    assert.ok(!help.out.includes('--input'), help.out);
   });
 
   test('--tools all compares model-backed steps with what the endpoint writes', async () => {

@@ -53,6 +53,8 @@ async function atDelay(delay: number): Promise<Record<string, string | number>> 
   const at = `at ${delay} ms per request,`;
   try {
     let base = 0;
+    // One SDK client, a sibling model per run, as `art eval` has them (core/runner/launch.ts).
+    const endpoint = new OpenAIModel({ baseURL, model: 'scripted' });
     for (const c of [1, 4, 16, 64]) {
       const limiter = new RequestLimiter(c);
       const n = examplesAt(c, delay);
@@ -66,7 +68,7 @@ async function atDelay(delay: number): Promise<Record<string, string | number>> 
           createArtRunner(
             { library: LIBRARY, task: { description: 'Say the number.', input: ex.input } },
             {
-              model: limiter.wrap(new OpenAIModel({ baseURL, model: 'scripted' })),
+              model: limiter.wrap(endpoint.sibling()),
               tools: { get: () => undefined },
               pauseAfterTool: false,
             },

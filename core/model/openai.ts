@@ -107,26 +107,40 @@ export class OpenAIModel implements ModelClient {
   private readonly secrets: string[];
   private readonly retryListeners = new Set<(info: RetryInfo) => void>();
 
-  constructor(private readonly opts: OpenAIModelOptions) {
+  /** `client`: the SDK client of a sibling (see `sibling`); a new one otherwise. */
+  constructor(
+    private readonly opts: OpenAIModelOptions,
+    client?: OpenAI,
+  ) {
     this.honoursStop = opts.honoursStop ?? true;
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.secrets = [opts.apiKey, ...Object.values(opts.headers ?? {}), ...Object.values(opts.query ?? {})].filter(
       (s): s is string => !!s && s.length >= 4,
     );
     this.id = `openai-${opts.api ?? 'completions'}:${opts.model}@${publicURL(opts.baseURL)}`;
-    this.client = new OpenAI({
-      baseURL: opts.baseURL,
-      // Never fall back to OPENAI_API_KEY implicitly: the caller decides where the key comes from.
-      apiKey: opts.apiKey || 'no-key',
-      organization: null,
-      project: null,
-      defaultHeaders: opts.headers,
-      defaultQuery: opts.query,
-      maxRetries: 0, // retries are ours: they resume streams and are reported to the runner
-      timeout: opts.timeoutMs ?? 60_000,
-      fetch: boundedFetch,
-      logLevel: 'off',
-    });
+    this.client =
+      client ??
+      new OpenAI({
+        baseURL: opts.baseURL,
+        // Never fall back to OPENAI_API_KEY implicitly: the caller decides where the key comes from.
+        apiKey: opts.apiKey || 'no-key',
+        organization: null,
+        project: null,
+        defaultHeaders: opts.headers,
+        defaultQuery: opts.query,
+        maxRetries: 0, // retries are ours: they resume streams and are reported to the runner
+        timeout: opts.timeoutMs ?? 60_000,
+        fetch: boundedFetch,
+        logLevel: 'off',
+      });
+  }
+
+  /**
+   * A model for the same endpoint with retry listeners of its own (one per run, so each run reports only its own
+   * retries), sharing this one's SDK client: making a client costs more than the request of a short step.
+   */
+  sibling(): OpenAIModel {
+    return new OpenAIModel(this.opts, this.client);
   }
 
   /** A local bound cut the completion: said (redacted) through onLimit. */

@@ -129,11 +129,13 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
     throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);
   }
   const base = (trace?: TraceSink): Base => ({ tools, trace, config, options: o, root });
+  let shared: OpenAIModel | undefined;
   return {
     options: o,
     root,
     tools,
-    endpointModel: () => endpointModel(base()),
+    // One SDK client for the session's runs (`art eval` makes one model per run): each gets a sibling of the first.
+    endpointModel: () => (shared ??= endpointModel(base())).sibling(),
     runnerOptions: (model, trace) => runnerOptions(base(trace), model),
     dispose: () => tools.dispose(),
   };
@@ -258,7 +260,7 @@ function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
   };
 }
 
-function endpointModel(b: Base): ModelClient {
+function endpointModel(b: Base): OpenAIModel {
   const o = b.options;
   if (!o.baseURL) throw new LaunchError('no endpoint: give the base URL of an OpenAI-compatible API (baseURL / --base-url), or run in replay mode');
   if (!o.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');

@@ -379,7 +379,7 @@ export class ScriptedServer {
         return;
       }
       const delay = fault && 'slowAfterTokens' in fault && sentTokens >= fault.slowAfterTokens ? fault.ms : this.tokenDelayMs;
-      if (delay > 0) await wait(delay);
+      if (delay > 0) await waitUnlessClosed(res, delay);
       if (gone()) return;
       const { release, stopped } = scanner.push(group.join(''));
       if (release) {

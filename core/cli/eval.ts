@@ -183,7 +183,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
           model: runnerOptions.model,
           signal: controller.signal,
         });
-        return createArtRunner({ library: doc, task, demonstrations: chosen }, runnerOptions);
+        return createArtRunner({ library: doc, task, demonstrations: chosen, inlineTriggers: o.inlineTriggers }, runnerOptions);
       },
       onResult: r => {
         appendFileSync(outPath, `${JSON.stringify(r)}\n`);

@@ -6,7 +6,7 @@
 import type { ArtDocument, Program } from '../art/ast';
 import type { CompiledAgent } from '../agent/compile';
 import { StreamMonitor, type MonitorEvent } from '../agent/monitor';
-import { ContinuationScript, roughTokens, type ScriptPart } from './script';
+import { ContinuationScript, roughTokens, triggerParts, type ScriptPart } from './script';
 import { abortError, sleep } from './retry';
 import { StopScanner } from './stops';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from './types';
@@ -193,7 +193,8 @@ const foldSpaces = (t: string) => t.replace(/\s+/g, ' ').trim();
 
 /**
  * The recording of an ART program: the text after `Q1:` through `Ans:`, where each tool step's answer is a slot.
- * The call is complete at `\n#` (the lead covers `k:`), so the runner writes `#k:` and the output itself.
+ * The call is complete at `\n#` (the lead covers `k:`), so the runner writes `#k:` and the output itself. In the
+ * answers the model wrote, the outputs of inline `<<Tool>>` triggers are slots too (see triggerParts).
  */
 export function artProgramParts(text: string, p: Program, isTool: (name: string) => boolean): ScriptPart[] {
   const first = p.steps[0];
@@ -202,7 +203,16 @@ export function artProgramParts(text: string, p: Program, isTool: (name: string)
   const parts: ScriptPart[] = [];
   let from = first.marker.end;
   for (const s of p.steps) {
-    if (!s.answer || s.name === null || !isTool(s.name)) continue;
+    if (!s.answer) continue;
+    if (s.name === null || !isTool(s.name)) {
+      // An answer the model wrote: the outputs of its inline triggers (a run with inlineTriggers) are slots.
+      if (s.isEoq || !s.answer.text.includes('<<')) continue;
+      const span = s.answer.textSpan;
+      parts.push({ kind: 'model', text: text.slice(from, span.start) });
+      parts.push(...triggerParts(text.slice(span.start, span.end)));
+      from = span.end;
+      continue;
+    }
     const marker = s.answer.marker;
     const valueEnd = Math.max(marker.end, s.answer.textSpan.end);
     parts.push({ kind: 'model', text: text.slice(from, marker.end) });

@@ -154,6 +154,24 @@ export class ContinuationScript {
   }
 }
 
+/**
+ * Recorded text with MultiTool-CoT triggers (`3 * 4 <<Calculator>> 12 dollars`): the word after each trigger
+ * (without a closing full stop or comma) is the tool's output, a slot the tool fills again when it is replayed; the
+ * rest is what the model wrote. Parts may be empty model texts (the caller filters them).
+ */
+export function triggerParts(text: string): ScriptPart[] {
+  const parts: ScriptPart[] = [];
+  let from = 0;
+  for (const m of text.matchAll(/<<[^<>\n]{1,64}>>( ?\S*?)(?=[.,;:!?)]*(?:\s|$))/g)) {
+    const slot = m.index + m[0].length - m[1].length;
+    parts.push({ kind: 'model', text: text.slice(from, slot) });
+    parts.push({ kind: 'slot', text: m[1], lead: 0 });
+    from = slot + m[1].length;
+  }
+  parts.push({ kind: 'model', text: text.slice(from) });
+  return parts;
+}
+
 /** The ends of a slot's lead-in text to look for: its line (`\n#2:`, `\n[Observation]`), or its last characters. */
 function leadIns(text: string): string[] {
   const nl = text.lastIndexOf('\n');

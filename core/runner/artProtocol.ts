@@ -1,39 +1,69 @@
 // ART programs: a query `Qi: [name] instruction` is complete when its answer line `#i:` starts; when `name` is a
 // tool, that is a tool call. With stop sequences the request ends at `\n#` (before the answer marker) and the
 // runner writes `#i:` itself; without them the stream is cut at the line break before `#`.
+//
+// With inline triggers (the run option inlineTriggers, off by default), a `<<Tool>>` trigger inside the answer of a
+// step the model answers (not a tool step) is a call too, recognised and answered as in a MultiTool-CoT prompt
+// (multitoolProtocol.ts): the request ends at the trigger's `>>`, the tool runs, `>> output` is written and the
+// model goes on with the same answer; when the tool fails, the runner writes `>>` and the model the output.
 import { isEoqName } from '../art/ast';
 import { STREAM_STOPS } from '../art/lines';
 import { parseArt } from '../art/parse';
 import { ArtScanner, type ArtScan, type ScannedStep } from './artScan';
 import { artStepConstraint, type Constraint } from './constraints';
+import { TRIGGER_END, findTriggers, openTrigger, triggerBoundary, triggerOutput, type Trigger } from './multitoolProtocol';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
 import type { StepView, ToolLookup } from './types';
 
 /** Stop sequences: the answer marker and the starts of another program (see STREAM_STOPS). */
 export const ART_STOPS = STREAM_STOPS;
 
+/**
+ * The stop sequences of a request that continues an answer the model writes, with inline triggers on: the trigger's
+ * end joins the answer marker (the endpoint takes at most four, so `\nInput:` is left to the streaming scanner).
+ */
+export const ART_TRIGGER_STOPS: readonly string[] = [ART_STOPS[0], TRIGGER_END, ...ART_STOPS.slice(1, 3)];
+
 /** Tools whose output the model goes on writing in the same answer (the ART reference appends search results). */
 const OUTPUT_CONTINUED = new Set(['search']);
 
+export interface ArtProtocolOptions {
+  /** Honour inline `<<Tool>>` triggers inside the answers the model writes (the run option inlineTriggers). */
+  inlineTriggers?: boolean;
+}
+
 export class ArtProtocol implements Protocol {
   readonly kind = 'art' as const;
-  readonly traceConfig = {};
+  readonly traceConfig: Record<string, unknown>;
   private readonly scanner = new ArtScanner('Q1:');
   private cache: { text: string; scan: ArtScan } | null = null;
   /** The new task's input, answer `#0` for tools that read the task (the ART reference's convention). */
   private readonly taskInput: string | undefined;
+  private readonly inlineTriggers: boolean;
+  /** Whether the latest request had the trigger's end among its stops (set by stops(), read by atStreamEnd). */
+  private triggerStopSent = false;
+  /**
+   * The text at which a request inside an answer stopped with no trigger open: `\n#` (a line starting with `#`)
+   * or a `>>` that closes no trigger (`x >> 2`). The endpoint does not say which stop it met, so the next request
+   * continues the same text without `>>` among its stops: whatever stops it then is `\n#`.
+   */
+  private undecided: string | null = null;
 
   constructor(
     readonly prompt: string,
     /** The new program's own lines in the prompt, ending in `Q1:`. */
     readonly header: string,
     private readonly tools: ToolLookup,
+    opts: ArtProtocolOptions = {},
   ) {
     this.taskInput = parseArt(header).programs.at(-1)?.input?.text;
+    this.inlineTriggers = !!opts.inlineTriggers;
+    this.traceConfig = this.inlineTriggers ? { inlineTriggers: true } : {};
   }
 
-  stops(): string[] {
-    return [...ART_STOPS];
+  stops(written: string): string[] {
+    this.triggerStopSent = this.inlineTriggers && written !== this.undecided && this.inModelAnswer(this.scan(written));
+    return [...(this.triggerStopSent ? ART_TRIGGER_STOPS : ART_STOPS)];
   }
 
   isTool(name: string | null): boolean {
@@ -62,7 +92,10 @@ export class ArtProtocol implements Protocol {
     const scan = this.scan(written);
     const out: Detection[] = [];
     scan.steps.forEach((s, i) => {
-      if (s.answerBreak !== null) out.push(this.boundary(scan, i, s.answerBreak));
+      if (s.answerBreak === null) return;
+      out.push(this.boundary(scan, i, s.answerBreak));
+      if (this.inlineTriggers && this.answeredByModel(s))
+        findTriggers(written, s.answerSpan!.start, s.answerSpan!.end).forEach((t, j) => out.push(this.trigger(written, scan, i, t, j)));
     });
     if (scan.endAt !== null) out.push({ type: 'end', key: 'end', cut: scan.endAt });
     else if (scan.ans?.lineComplete) out.push({ type: 'end', key: 'end', cut: scan.ans.span.end });
@@ -79,16 +112,30 @@ export class ArtProtocol implements Protocol {
       // starts with `#` (a Python comment) was cut and is given back.
       const last = scan.steps[scan.steps.length - 1];
       if (scan.last === 'query' && last && !last.isEoq) return this.boundary(scan, scan.steps.length - 1, written.length);
-      if (scan.last === 'answer') return { type: 'continue', append: '\n#' };
+      if (scan.last === 'answer') {
+        const i = scan.steps.length - 1;
+        if (this.inlineTriggers && this.answeredByModel(last)) {
+          // The request ended at a trigger's `>>`: the trigger is its call (or, naming no tool, the model goes on).
+          const open = openTrigger(written, last.answerSpan!.start);
+          if (open) return this.trigger(written, scan, i, open, findTriggers(written, last.answerSpan!.start, open.at).length);
+          if (this.triggerStopSent) {
+            this.undecided = written;
+            return { type: 'continue', append: '' };
+          }
+        }
+        this.undecided = null;
+        return { type: 'continue', append: '\n#' };
+      }
     }
     return { type: 'incomplete', message: scan.steps.length ? 'the model stopped before writing `Ans:`' : 'the model wrote no step' };
   }
 
   resumeAfter(_written: string, b: Boundary): string {
-    return `\n#${b.step}:`;
+    return b.inline ? TRIGGER_END : `\n#${b.step}:`;
   }
 
   appendOutput(_written: string, call: DetectedCall, output: string | null): string {
+    if (call.inline) return triggerOutput(output);
     const marker = `\n#${call.step}:`;
     if (output === null) return marker;
     const text = output.replace(/\s+$/, '');
@@ -114,6 +161,28 @@ export class ArtProtocol implements Protocol {
 
   answer(written: string): string | null {
     return this.scan(written).ans?.text ?? null;
+  }
+
+  /** A step whose answer the model writes: not a tool, not `[EOQ]`, its answer started. */
+  private answeredByModel(s: ScannedStep | undefined): boolean {
+    return !!s && s.answerSpan !== null && !s.isEoq && !this.isTool(s.name);
+  }
+
+  /** Whether the text ends inside an answer the model writes (where inline triggers are honoured). */
+  private inModelAnswer(scan: ArtScan): boolean {
+    return scan.last === 'answer' && scan.endAt === null && this.answeredByModel(scan.steps[scan.steps.length - 1]);
+  }
+
+  /** The boundary of trigger `t`, the `j`-th (0-based) in the answer of step `i`. */
+  private trigger(written: string, scan: ArtScan, i: number, t: Trigger, j: number): Boundary {
+    const s = scan.steps[i];
+    const b = triggerBoundary(written, t, { key: `q${i}t${j}`, step: s.number, floor: s.answerSpan!.start }, this.tools);
+    b.inline = true;
+    if (b.call) {
+      b.call.inline = true;
+      b.call.previousAnswer = scan.steps[i - 1]?.answer ?? undefined;
+    }
+    return b;
   }
 
   private boundary(scan: ArtScan, i: number, cut: number): Boundary {

@@ -4,7 +4,7 @@
 // the `%s` line before `%s` (`Q:`), written again, ends the run. Its recorded answer (`NAME.answer.txt`) is the
 // question on the first line, then what the model wrote; the word after each trigger (without a closing full stop or comma) is the tool's output, a slot
 // the tool fills again when it is replayed.
-import { ContinuationScript, type ScriptPart } from '../model/script';
+import { ContinuationScript, triggerParts } from '../model/script';
 import type { MultiToolRunSpec } from './multitoolProtocol';
 
 export class CotPromptError extends Error {}
@@ -42,16 +42,7 @@ export function cotRecording(answer: string, prompt: (question: string) => CotPr
   const body = nl < 0 ? '' : text.slice(nl + 1).trim();
   if (!question) throw new CotPromptError('the first line must be the question the recorded answer answers');
   if (!body) throw new CotPromptError("the recorded answer is empty: write the model's chain of thought after the question's line");
-  const continuation = ` ${body}`;
-  const parts: ScriptPart[] = [];
-  let from = 0;
-  for (const m of continuation.matchAll(/<<[^<>\n]{1,64}>>( ?\S*?)(?=[.,;:!?)]*(?:\s|$))/g)) {
-    const slot = m.index! + m[0].length - m[1].length;
-    parts.push({ kind: 'model', text: continuation.slice(from, slot) });
-    parts.push({ kind: 'slot', text: m[1], lead: 0 });
-    from = slot + m[1].length;
-  }
-  parts.push({ kind: 'model', text: continuation.slice(from) });
+  const parts = triggerParts(` ${body}`);
   return {
     question,
     script: new ContinuationScript(

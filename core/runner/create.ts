@@ -21,6 +21,8 @@ export interface ArtRunSpec {
   selection?: SelectionOptions;
   /** The demonstrations, chosen beforehand (core/runner/taskSelection.ts): `selection` is then not used. */
   demonstrations?: Demonstration[];
+  /** Honour inline `<<Tool>>` triggers inside the answers the model writes (the run option inlineTriggers). */
+  inlineTriggers?: boolean;
 }
 
 export function createArtRunner(spec: ArtRunSpec, opts: RunnerOptions): Runner {
@@ -30,7 +32,7 @@ export function createArtRunner(spec: ArtRunSpec, opts: RunnerOptions): Runner {
   const exclude = [...(spec.selection?.exclude ?? []), ...(spec.program !== undefined ? [spec.program] : [])];
   const demos = spec.demonstrations ?? selectDemonstrations([spec.library, ...(spec.otherLibraries ?? [])], task, { ...spec.selection, exclude });
   const { prompt, header } = buildArtPrompt(spec.library, task, demos);
-  return new Runner(new ArtProtocol(prompt, header, opts.tools), opts);
+  return new Runner(new ArtProtocol(prompt, header, opts.tools, { inlineTriggers: spec.inlineTriggers }), opts);
 }
 
 export function createAgentRunner(spec: AgentRunSpec, opts: RunnerOptions): Runner {

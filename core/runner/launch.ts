@@ -284,7 +284,7 @@ async function makeArtRun(text: string, path: string, b: Base): Promise<Made> {
   const model = withCache(b, () => replay ?? endpointModel(b));
   const demonstrations = await selectForRun(doc, path, index, input, model, b);
   const runner = createArtRunner(
-    { library: doc, program: index, task: input !== undefined ? { input } : undefined, demonstrations },
+    { library: doc, program: index, task: input !== undefined ? { input } : undefined, demonstrations, inlineTriggers: b.options.inlineTriggers },
     runnerOptions(b, model),
   );
   if (replay) departOnEdit(runner, replay, b);

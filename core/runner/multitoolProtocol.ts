@@ -2,7 +2,9 @@
 // the text before the trigger on its line is the input (when an earlier trigger sits on the same line, from the
 // sentence after it) and the output is written right after the trigger. With
 // stop sequences the request ends at `>>` (the trigger's close) and the runner writes `>>` itself; without them the
-// stream is cut before `>>`. A trigger that names no tool is left to the model.
+// stream is cut before `>>`. A trigger that names no tool is left to the model. The recognition below (triggers,
+// their input, the output written after them) is also what an ART run uses inside the answers the model writes
+// (the run option inlineTriggers, see artProtocol.ts).
 import { triggerConstraint, type Constraint } from './constraints';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
 import type { StepView, ToolLookup } from './types';
@@ -16,6 +18,52 @@ export interface MultiToolRunSpec {
 
 const TRIGGER = /<<([^<>\n]{1,64})>>/g;
 const OPEN_TRIGGER = /<<([^<>\n]{1,64})$/;
+
+/** The end of a trigger: the stop sequence that ends a request there, and what the runner writes itself. */
+export const TRIGGER_END = '>>';
+
+/** A trigger `<<name>>` (closed) or `<<name` (open: the text ends there, cut by the stop sequence `>>`). */
+export interface Trigger {
+  /** Offset of `<<`. */
+  at: number;
+  name: string;
+  closed: boolean;
+}
+
+/** The closed triggers in `text` from `from` to `to`, in order (`<<name>>` wholly inside the range). */
+export function findTriggers(text: string, from = 0, to = text.length): Trigger[] {
+  const out: Trigger[] = [];
+  const part = text.slice(from, to);
+  for (const m of part.matchAll(TRIGGER)) out.push({ at: from + m.index!, name: m[1], closed: true });
+  return out;
+}
+
+/** The trigger `text` ends in before its `>>` (`... 3 * 4 <<Calculator`), starting at or after `from`; else null. */
+export function openTrigger(text: string, from = 0): Trigger | null {
+  const m = OPEN_TRIGGER.exec(text.slice(from));
+  return m ? { at: from + m.index, name: m[1], closed: false } : null;
+}
+
+/**
+ * The boundary of the trigger `t` (the stop point is before its `>>`): a call when its name is a tool. The input is
+ * the text before it on its line, from `floor` on (where the line's own text starts, e.g. after `#2:`).
+ */
+export function triggerBoundary(written: string, t: Trigger, where: { key: string; step: number; floor?: number }, tools: ToolLookup): Boundary {
+  const cut = t.at + 2 + t.name.length; // before `>>`
+  const b: Boundary = { type: 'boundary', key: where.key, cut, step: where.step, label: `<<${t.name}>>` };
+  const tool = t.name.trim();
+  if (tools.get(tool)) {
+    const input = triggerInput(written, t.at, where.floor);
+    b.call = { tool, input: written.slice(input.start, input.end), inputSpan: input, step: where.step };
+  }
+  return b;
+}
+
+/** What the runner writes after a trigger's call: `>> output`, or `>>` alone so the model writes the output. */
+export function triggerOutput(output: string | null): string {
+  if (output === null) return TRIGGER_END;
+  return `${TRIGGER_END} ${output.trim()}`;
+}
 
 export class MultiToolProtocol implements Protocol {
   readonly kind = 'multitool' as const;
@@ -34,7 +82,7 @@ export class MultiToolProtocol implements Protocol {
   }
 
   stops(): string[] {
-    return ['>>', ...this.endMarkers].slice(0, 4);
+    return [TRIGGER_END, ...this.endMarkers].slice(0, 4);
   }
 
   /** Text up to the next trigger (or the end); none while a trigger is open. */
@@ -43,12 +91,7 @@ export class MultiToolProtocol implements Protocol {
   }
 
   detect(written: string): Detection[] {
-    const out: Detection[] = [];
-    let n = 0;
-    for (const m of written.matchAll(TRIGGER)) {
-      n++;
-      out.push(this.boundary(written, m.index!, m[1], n));
-    }
+    const out: Detection[] = findTriggers(written).map((t, i) => this.boundary(written, t, i + 1));
     const end = this.endAt(written);
     if (end !== null) return [...out.filter(d => d.cut <= end), { type: 'end', key: 'end', cut: end }];
     return out;
@@ -56,21 +99,17 @@ export class MultiToolProtocol implements Protocol {
 
   atStreamEnd(written: string, finishReason: string | undefined, stopsSent: boolean): StreamEndAction {
     if (finishReason === 'length') return { type: 'continue', append: '' };
-    const open = OPEN_TRIGGER.exec(written);
-    if (stopsSent && finishReason === 'stop' && open) {
-      const n = [...written.matchAll(TRIGGER)].length + 1;
-      return this.boundary(written, open.index, open[1], n);
-    }
+    const open = openTrigger(written);
+    if (stopsSent && finishReason === 'stop' && open) return this.boundary(written, open, findTriggers(written).length + 1);
     return { type: 'end', key: 'end', cut: written.length };
   }
 
   resumeAfter(): string {
-    return '>>';
+    return TRIGGER_END;
   }
 
   appendOutput(_written: string, _call: DetectedCall, output: string | null): string {
-    if (output === null) return '>>';
-    return `>> ${output.trim()}`;
+    return triggerOutput(output);
   }
 
   steps(written: string): StepView[] {
@@ -99,15 +138,8 @@ export class MultiToolProtocol implements Protocol {
     return lines.length ? lines[lines.length - 1] : null;
   }
 
-  private boundary(written: string, at: number, name: string, n: number): Boundary {
-    const cut = at + 2 + name.length; // before `>>`
-    const b: Boundary = { type: 'boundary', key: `t${at}`, cut, step: n, label: `<<${name}>>` };
-    const tool = name.trim();
-    if (this.tools.get(tool)) {
-      const input = triggerInput(written, at);
-      b.call = { tool, input: written.slice(input.start, input.end), inputSpan: input, step: n };
-    }
-    return b;
+  private boundary(written: string, t: Trigger, n: number): Boundary {
+    return triggerBoundary(written, t, { key: `t${t.at}`, step: n }, this.tools);
   }
 
   private endAt(written: string): number | null {
@@ -124,8 +156,8 @@ export class MultiToolProtocol implements Protocol {
  * Where the input of the trigger at `at` lies: the text before it on its line; when an earlier trigger sits on the
  * same line, from the first sentence after that trigger's output. Trimmed.
  */
-export function triggerInput(written: string, at: number): { start: number; end: number } {
-  let start = written.lastIndexOf('\n', at - 1) + 1;
+export function triggerInput(written: string, at: number, floor = 0): { start: number; end: number } {
+  let start = Math.max(floor, written.lastIndexOf('\n', at - 1) + 1);
   const prev = written.lastIndexOf('>>', at - 1);
   if (prev >= start) {
     start = prev + 2;

@@ -154,6 +154,17 @@ export const RUN_OPTIONS = {
   pauseBeforeTool: option(z.boolean().default(false), {
     description: 'Also stop before each tool runs, with its input editable (a stop after each tool call always happens).',
   }),
+  inlineTriggers: option(z.boolean().default(false), {
+    description:
+      'ART: also honour MultiTool-CoT triggers (`3 * 4 <<Calculator>>`) inside the answers the model writes (steps that are not tools): the run stops at the trigger like at a tool call, the tool runs and its output is written after it; when the tool fails, the model writes the output.',
+    cli: { flag: 'inline-triggers' },
+    setting: {
+      key: 'tools.inlineTriggers',
+      scope: 'resource',
+      description:
+        'In ART programs, also run the tools that MultiTool-CoT triggers (`3 * 4 <<Calculator>>`) call inside the answers the model writes; the run stops there like at a tool call. Off by default.',
+    },
+  }),
   stopOnEntry: option(z.boolean().default(false), {
     description: 'Stop before the first request to the model.',
   }),

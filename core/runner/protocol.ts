@@ -16,6 +16,8 @@ export interface DetectedCall {
   answers?: ReadonlyMap<number, string>;
   step: number;
   state?: string;
+  /** An inline `<<Tool>>` trigger inside an answer the model writes in an ART program (the option inlineTriggers). */
+  inline?: boolean;
 }
 
 /** A step is complete: an ART query before its answer, an agent state entered, a `<<Tool>>` trigger closed. */
@@ -28,6 +30,8 @@ export interface Boundary {
   step: number;
   label: string;
   state?: string;
+  /** An inline trigger inside an ART answer: not an ART step of its own, so a step breakpoint does not hold here. */
+  inline?: boolean;
   /** Set when the step is a tool call: the runner must stop here. */
   call?: DetectedCall;
 }
@@ -63,8 +67,11 @@ export interface Protocol {
   readonly prompt: string;
   /** The end of the prompt that belongs to the run's own program (ART: `Description:`/`Input:`/`Q1:`). */
   readonly header: string;
-  /** Stop sequences for the next request (sent only to endpoints that honour them). */
-  stops(): string[];
+  /**
+   * Stop sequences for the next request, which continues `written` (sent only to endpoints that honour them).
+   * Called right before each request: a protocol may keep which stops the latest request had (see atStreamEnd).
+   */
+  stops(written: string): string[];
   /** Detections in the generated text so far, in text order (called after every chunk). */
   detect(written: string): Detection[];
   /** The stream ended without a detection having stopped it. `stopsSent`: the endpoint was given stop sequences. */

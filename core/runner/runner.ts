@@ -315,6 +315,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     if (c.reason === 'breakpoint') return true;
     const call = c.callId !== undefined ? c.calls.find(x => x.id === c.callId) : undefined;
     if (call && this.breakpoints.tools.includes(normalizeName(call.tool))) return true;
+    if (call?.inline) return false;
     if (this.protocol.kind === 'agent') return c.label !== undefined && this.breakpoints.states.includes(c.label);
     return this.protocol.kind === 'art' && this.breakpoints.steps.includes(c.step);
   }
@@ -400,7 +401,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     if (this.pending?.phase === 'before') throw new Error('alternatives: the paused tool has not run yet; continue to its output first');
     const base = this.written + this.appendOnResume();
     const prompt = this.protocol.prompt + base;
-    const stop = this.protocol.stops();
+    const stop = this.protocol.stops(base);
     const t = this.opts.temperature;
     const req: CompletionRequest = {
       prompt,
@@ -534,7 +535,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
   /** One request: streams until a detection stops it or the stream ends. */
   private async generate(): Promise<StreamEndAction | { type: 'paused' }> {
     const n = ++this.requests;
-    const stop = this.opts.model.honoursStop ? this.protocol.stops() : [];
+    const stop = this.opts.model.honoursStop ? this.protocol.stops(this.written) : [];
     const prompt = this.protocol.prompt + this.written;
     const forced = this.forced;
     this.forced = undefined;
@@ -673,6 +674,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
 
   /** The breakpoint that holds at a boundary: its agent state's, or its ART step's. */
   private breakpointKind(b: Boundary): BreakpointKind | undefined {
+    // An inline trigger sits inside a step's answer: the step's breakpoint held when its query was complete.
+    if (b.inline) return undefined;
     if (b.state !== undefined) return this.breakpoints.states.includes(b.state) ? 'state' : undefined;
     return this.protocol.kind === 'art' && this.breakpoints.steps.includes(b.step) ? 'step' : undefined;
   }
@@ -700,6 +703,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       step: dc.step,
       state: dc.state,
     };
+    if (dc.inline) call.inline = true;
     if (this.lastConstraint) call.constrained = this.lastConstraint;
     this.calls.push(call);
     this.currentCall = call;

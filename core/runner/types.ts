@@ -39,6 +39,8 @@ export interface ToolCall {
   details?: Record<string, unknown>;
   /** The request that wrote this call was sent with a decoding constraint: the server and form (`vllm regex`). */
   constrained?: string;
+  /** ART with inlineTriggers: the call is an inline `<<Tool>>` trigger inside the answer of step `step`. */
+  inline?: boolean;
 }
 
 /** A step of the run: an ART query and its answer, an agent state and its text, or an inline trigger. */

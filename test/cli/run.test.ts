@@ -78,6 +78,36 @@ describe('art run', () => {
     assert.equal(r.stdout, 'Answer: 18\n');
   });
 
+  test('--inline-triggers: the calculator answers the <<Calculator>> triggers in the answer the model wrote', async () => {
+    // The recording's first number is wrong on purpose: with the option the calculator's 12 replaces it.
+    const program = join(work, 'inline-triggers.art');
+    const recorded = readFileSync(fixturePath('programs/inline-triggers.art'), 'utf8').replace('3 * 4 <<Calculator>> 12', '3 * 4 <<Calculator>> 13');
+    writeFileSync(program, recorded);
+    const trace = join(work, 'inline.jsonl');
+    const on = await art(['run', program, '--task', '1', '--mode', 'replay', '--inline-triggers', '--interactive', '--trace', trace], '');
+    assert.equal(on.code, 0, on.stderr);
+    assert.match(
+      on.stdout,
+      /\n#1: The pens cost 3 \* 4 <<Calculator>> 12 dollars\. The change is 20 - 12 <<Calculator>> 8 dollars\.\nQ2: \[EOQ\]\nAns: 8\n/,
+    );
+    assert.match(on.stderr, /── \[Calculator\] returned[^\n]*:\n12\n[\s\S]*── \[Calculator\] returned[^\n]*:\n8\n/);
+    const calls = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l))
+      .filter(x => x.t === 'tool')
+      .map(x => [x.call.tool, x.call.input, x.call.output, x.call.inline]);
+    assert.deepEqual(calls, [
+      ['Calculator', 'The pens cost 3 * 4', '12', true],
+      ['Calculator', 'The change is 20 - 12', '8', true],
+    ]);
+    // Without the option the trigger is text: nothing runs, the recorded 13 stays.
+    const plain = await art(['run', program, '--task', '1', '--mode', 'replay', '--interactive'], '');
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /<<Calculator>> 13 dollars/);
+    assert.doesNotMatch(plain.stderr, /\[Calculator\] returned/);
+  });
+
   describe('generate mode against the scripted server', () => {
     const server = new ScriptedServer();
     before(async () => {

@@ -103,7 +103,8 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
       onResult: r => show?.add(r),
     });
     show?.stop();
-    if (end.rateLimited) io.err(`[art] the endpoint rate-limited ${end.rateLimited.count} request(s): the bound went down to ${end.rateLimited.limit}`);
+    if (end.rateLimited)
+      io.err(`[art] the endpoint rate-limited ${end.rateLimited.count} request(s): the bound went down to ${end.rateLimited.limit}`);
     io.write(`${formatSummary(summarise(end.results))}\nresults: ${end.resultsPath}\n`);
     if (end.stopped) {
       io.err(`art eval: stopped with ${end.results.length} of ${end.total} examples done: run the same command again to resume`);

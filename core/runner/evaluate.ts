@@ -115,12 +115,22 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
   const apiKey = (await c.apiKey?.(o.apiKeyEnv)) || undefined;
   const session: RunSession = await openSession({ ...o, apiKey, trusted: c.trusted, pauseAfterTool: false, pauseOnToolError: false, log: c.log });
   try {
+    // No endpoint is one error now, not one per example in the results.
+    session.endpointModel();
     const done = readResults(resultsPath);
     const todo = examples.filter(e => !done.has(e.id));
     const results: EvalResult[] = examples.flatMap(e => (done.has(e.id) ? [done.get(e.id)!] : []));
     const opts = session.options;
     for (const p of [...session.tools.notes, ...session.tools.problems]) c.log(`tools: ${p}`);
-    c.onStart?.({ total: examples.length, done: [...results], todo, resultsPath, concurrency: c.concurrency, samples: opts.samples, select: opts.select });
+    c.onStart?.({
+      total: examples.length,
+      done: [...results],
+      todo,
+      resultsPath,
+      concurrency: c.concurrency,
+      samples: opts.samples,
+      select: opts.select,
+    });
 
     const limiter = new RequestLimiter(c.concurrency);
     // One client per run (the runner reports its own retries), all under the one limiter.

@@ -113,7 +113,9 @@ describe('art eval', () => {
     assert.ok(done.length >= 2 && done.length < 6, `done after the stop: ${done}`);
     // The example the stop cut short left no trace: the history holds the finished examples' runs only.
     assert.deepEqual(
-      readdirSync(runs).filter(f => f.endsWith('.jsonl')).sort(),
+      readdirSync(runs)
+        .filter(f => f.endsWith('.jsonl'))
+        .sort(),
       readLines(out)
         .map(l => l.trace.split('/').pop())
         .sort(),

@@ -2,13 +2,20 @@
 // each example's program calls the calculator (re-executed for real) and answers; "pages" is answered wrong (6, not
 // 8), so 5 of the 6 examples are right. Shared by the `art eval` tests, the VS Code integration test and the
 // end-to-end scenario's server (test/support/arithmeticServer.ts).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ContinuationScript } from '../../core/model/script';
 import type { ScriptedServer } from './scriptedServer';
 
-export const ARITHMETIC_LIBRARY = join(__dirname, '../../examples/library.art');
-export const ARITHMETIC_DATA = join(__dirname, '../../examples/data/arithmetic.jsonl');
+/** The checkout's root, found upwards from here (test/support under tsx, dist/test/vscode in the bundled suite). */
+const ROOT = (() => {
+  for (let d = __dirname; ; d = dirname(d)) {
+    if (existsSync(join(d, 'examples/data/arithmetic.jsonl'))) return d;
+    if (dirname(d) === d) throw new Error(`examples/data/arithmetic.jsonl not found above ${__dirname}`);
+  }
+})();
+export const ARITHMETIC_LIBRARY = join(ROOT, 'examples/library.art');
+export const ARITHMETIC_DATA = join(ROOT, 'examples/data/arithmetic.jsonl');
 export const ARITHMETIC_TASK = 'Elementary Math';
 
 export const arithmeticExamples = (): { id: string; input: string; target: string }[] =>

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parseArt } from '../../../core/art/parse';
 import { summariseByTask, traceOfResult, type EvalResult } from '../../../core/runner/eval';
 import { defaultResultsPath, evaluate, exampleWithoutTask, libraryTasks, LaunchError, type EvaluationStart } from '../../../core/runner/evaluate';
+import { evalReport, progressLine } from '../../../core/runner/evalReport';
 import { readRecords } from '../../../core/runner/history';
 import { ScriptedServer } from '../../support/scriptedServer';
 import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, ARITHMETIC_TASK, arithmeticScripts, runsAtServer } from '../../support/arithmeticModel';
@@ -42,6 +43,37 @@ describe('evaluation pieces', () => {
       ],
     );
     assert.deepEqual(byTask[0].summary.failures, { 'wrong answer': 1 });
+  });
+
+  test('the results view: accuracy per task in percent with its interval, the summary, a row per example with its trace', () => {
+    const results = [
+      { ...result('1', 'Sum', true), trace: '.art/runs/one.jsonl' },
+      result('2', 'Sum', false),
+      { ...result('3', 'Capital', true), end: 'error' as const, error: 'error: boom', answer: null, exact: false, substring: false },
+    ];
+    const report = evalReport({
+      results,
+      resultsPath: '/w/data.results.jsonl',
+      total: 5,
+      stopped: true,
+      names: { library: 'lib.art', data: 'data.jsonl', results: 'data.results.jsonl' },
+    });
+    assert.deepEqual(
+      report.tasks.map(t => [t.task, t.n, t.exactPercent, t.substringPercent]),
+      [
+        ['Sum', 2, 50, 50],
+        ['Capital', 1, 0, 0],
+      ],
+    );
+    assert.deepEqual(report.tasks[0].exactInterval, [9.5, 90.5]);
+    assert.equal(report.summaryLines[0], 'exact match:     1/3 = 33.3% (95% CI 6.1%–79.2%)');
+    assert.match(report.summaryLines.at(-1)!, /^failures: +(wrong answer 1, error 1|error 1, wrong answer 1)$/);
+    assert.deepEqual([report.total, report.stopped, report.rows.length], [5, true, 3]);
+    assert.equal(report.rows[0].trace, '/w/.art/runs/one.jsonl');
+    assert.equal(report.rows[1].trace, undefined);
+    assert.deepEqual([report.rows[2].end, report.rows[2].error, report.rows[2].answer], ['error', 'error: boom', null]);
+    assert.equal(progressLine(results, 5), '3/5 done · exact 1/3 = 33.3%');
+    assert.equal(progressLine([], 5), '0/5 done');
   });
 
   test("a result's trace resolves against the results file's folder", () => {
@@ -135,7 +167,9 @@ describe('evaluate against the scripted server', () => {
   test('a dataset without descriptions and no task: the error names the data line and the option', async () => {
     await assert.rejects(
       evaluate({ ...config('none'), options: { baseURL: server.baseURL, model: 'scripted' }, optionLabel: n => `--${n}` }),
-      (e: Error) => e instanceof LaunchError && /arithmetic\.jsonl:1: the example has no "description": give one per example, or --task to use a task of the library/.test(e.message),
+      (e: Error) =>
+        e instanceof LaunchError &&
+        /arithmetic\.jsonl:1: the example has no "description": give one per example, or --task to use a task of the library/.test(e.message),
     );
   });
 });

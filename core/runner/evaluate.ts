@@ -77,7 +77,7 @@ export interface EvaluationConfig {
 }
 
 export interface EvaluationEnd {
-  /** Every result of the dataset's examples done so far (the earlier ones first), as in the results file. */
+  /** Every result of the dataset's examples done so far, in the dataset's order. */
   results: EvalResult[];
   total: number;
   resultsPath: string;
@@ -211,8 +211,9 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
         c.onResult?.(r);
       },
     });
+    const order = new Map(examples.map((e, i) => [e.id, i]));
     return {
-      results,
+      results: results.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0)),
       total: examples.length,
       resultsPath,
       stopped,

@@ -12,6 +12,7 @@ import type { EvaluationModule } from '../debugAdapterMain';
 import type { EvalResult } from '../../core/runner/eval';
 import type { EvalReport } from '../../core/runner/evalReport';
 import type { EvaluationEnd } from '../../core/runner/evaluate';
+import { RUN_OPTIONS } from '../../core/runner/options';
 import type { ArtSettings } from '../settings';
 import { API_KEY_SECRET } from './commands';
 import { UNTRUSTED_RUN_MESSAGE } from './configuration';
@@ -130,7 +131,11 @@ export class Evaluations implements vscode.Disposable {
               library: library!.fsPath,
               data: data!.fsPath,
               options,
-              optionLabel: n => `"${n}"`,
+              // An option is named as the person sets it: its setting, else the launch attribute.
+              optionLabel: n => {
+                const key = RUN_OPTIONS[n].setting?.key;
+                return key ? `the setting "art.${key}"` : `"${n}"`;
+              },
               apiKey: async env => (await this.deps.secrets.get(API_KEY_SECRET)) || process.env[env] || undefined,
               trusted: vscode.workspace.isTrusted,
               concurrency: CONCURRENCY,

@@ -7,6 +7,9 @@ import { resolve } from 'node:path';
 import { parseArt } from '../core/art/parse';
 import { listDemonstrations, testProgram as testLibraryProgram, type ProgramTest } from '../core/runner/libraryTest';
 import { openSession } from '../core/runner/launch';
+import { readDataset } from '../core/runner/eval';
+import { evalReport, progressLine } from '../core/runner/evalReport';
+import { defaultResultsPath, EvalDataError, evaluate, exampleWithoutTask, LaunchError, libraryTasks } from '../core/runner/evaluate';
 import { ArtDebugSession } from './runner/debugSession';
 
 export { ArtDebugSession };
@@ -42,6 +45,24 @@ export const libraryTests = {
   },
 };
 export type LibraryTestsModule = typeof libraryTests;
+
+/** Evaluation over a dataset for "ART: Evaluate Task" (client/runner/evaluation.ts): loaded with the runner on first use. */
+export const evaluation = {
+  evaluate,
+  evalReport,
+  progressLine,
+  defaultResultsPath,
+  /** The tasks of a library's text (the template left out). */
+  libraryTasks: (text: string) => libraryTasks(parseArt(text)),
+  /** Reads the dataset (an EvalDataError naming the file and line when it cannot) and says whether every example names its task. */
+  datasetNamesTasks: (path: string) => {
+    const examples = readDataset(path);
+    return { examples: examples.length, withoutTask: exampleWithoutTask(examples)?.line };
+  },
+  /** Errors with a message for the person (anything else is a bug). */
+  isUserError: (e: unknown) => e instanceof EvalDataError || e instanceof LaunchError,
+};
+export type EvaluationModule = typeof evaluation;
 
 if (require.main === module) {
   const session = new ArtDebugSession();

@@ -71,15 +71,29 @@ const options = {
   banner: { js: '' },
   plugins: [lazyCliRun],
 };
+/**
+ * The pages of webviews, bundled for the browser: the evaluation results view draws its chart with Chart.js, which
+ * is bundled here (the VSIX has no node_modules) and loaded only by that page, never by the extension host.
+ */
+const webviews = { evalView: 'client/webview/evalView.ts' };
+const webviewOptions = {
+  absWorkingDir: root,
+  entryPoints: Object.fromEntries(Object.entries(webviews).filter(([, src]) => existsSync(join(root, src)))),
+  bundle: true,
+  outdir: 'dist',
+  platform: 'browser',
+  target: 'es2022',
+  format: 'iife',
+  minify: !dev,
+  sourcemap: dev ? 'inline' : false,
+  logLevel: 'warning',
+};
 if (args.has('--watch')) {
   const ctx = await esbuild.context(options);
   await ctx.watch();
+  await (await esbuild.context(webviewOptions)).watch();
   console.log('esbuild watching');
 } else {
-  await esbuild.build(options);
-  console.log(
-    `esbuild ${Object.keys(entryPoints)
-      .map(e => `dist/${e}.js`)
-      .join(', ')}`,
-  );
+  await Promise.all([esbuild.build(options), esbuild.build(webviewOptions)]);
+  console.log(`esbuild ${[...Object.keys(entryPoints), ...Object.keys(webviewOptions.entryPoints)].map(e => `dist/${e}.js`).join(', ')}`);
 }

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { isRunnable, unitsOf } from './programs';
 import { DEBUG_TYPE } from './protocol';
 import { registerLibraryTests, type LibraryTests } from './libraryTests';
-import { registerRunsCommands, RunsView } from './runsView';
+import { registerRunsCommands, replayRun, RunsView } from './runsView';
+import { EVALUATE_COMMAND, Evaluations } from './evaluation';
 import { ProgramStreams } from './streamEditor';
 import { TraceView } from './traceView';
 
@@ -29,6 +30,8 @@ export interface RunnerApi {
   tests: LibraryTests;
   runs: RunsView;
   diagrams: AgentDiagrams;
+  /** "ART: Evaluate Task" and its results view. */
+  evaluations: Evaluations;
 }
 
 export const COMMANDS = {
@@ -39,6 +42,7 @@ export const COMMANDS = {
   compareRuns: 'art.compareRuns',
   showAgentDiagram: SHOW_DIAGRAM_COMMAND,
   sampleAlternatives: 'art.sampleAlternatives',
+  evaluateTask: EVALUATE_COMMAND,
   run: RUN_COMMAND,
   debug: DEBUG_COMMAND,
 } as const;
@@ -77,6 +81,14 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
   });
   const runs = new RunsView(deps.settings);
   const diagrams = new AgentDiagrams(deps.log);
+  const evaluations = new Evaluations({
+    load: () => loadRunnerBundle().evaluation,
+    secrets: context.secrets,
+    settings: deps.settings,
+    log: deps.log,
+    extensionUri: context.extensionUri,
+    replay: replayRun,
+  });
 
   const factory: vscode.DebugAdapterDescriptorFactory = {
     createDebugAdapterDescriptor: () =>
@@ -141,6 +153,10 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     diagrams,
     ...registerRunsCommands(runs, uri => openTrace(traceView, streams, uri)),
     vscode.commands.registerCommand(COMMANDS.showAgentDiagram, () => diagrams.show()),
+    evaluations,
+    vscode.commands.registerCommand(COMMANDS.evaluateTask, (library?: vscode.Uri, data?: vscode.Uri, task?: string | number) =>
+      evaluations.run(library, data, task),
+    ),
     streams.onDidEndRun(run => {
       // A run kept in the history: its summary (program, task, answer, tokens, time) beside its trace.
       if (run.tracePath) {
@@ -163,5 +179,5 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView, tests, runs, diagrams };
+  return { streams, traceView, tests, runs, diagrams, evaluations };
 }

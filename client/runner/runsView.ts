@@ -11,12 +11,14 @@ import {
   historyTree,
   listRuns,
   readRecords,
+  runLabel,
   writeSummary,
   type HistoryNode,
   type RecordedBranch,
   type RunSummary,
 } from '../../core/runner/history';
 import type { ArtSettings } from '../settings';
+import { DEBUG_TYPE } from './protocol';
 
 export const RUNS_VIEW = 'art.runs';
 export const COMPARE_SCHEME = 'art-compare';
@@ -221,7 +223,21 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.TextD
   }
 }
 
-/** Registers the view's commands: Open Trace, Compare With…, Delete (context menu), Refresh and "ART: Compare Runs". */
+/**
+ * Opens a run in the debugger, replayed from its trace: the recorded completions and tool outputs are played again,
+ * stopping at each tool call (the Runs view's "Replay in Debugger", an evaluated example's link).
+ */
+export function replayRun(trace: string): Thenable<boolean> {
+  const uri = vscode.Uri.file(trace);
+  return vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(uri), {
+    type: DEBUG_TYPE,
+    request: 'launch',
+    name: `Replay ${runLabel(trace)}`,
+    program: trace,
+  });
+}
+
+/** Registers the view's commands: Open Trace, Replay in Debugger, Compare With…, Delete (context menu), Refresh and "ART: Compare Runs". */
 export function registerRunsCommands(view: RunsView, openTrace: (uri: vscode.Uri) => Thenable<unknown>): vscode.Disposable[] {
   const fail = (e: unknown) => void vscode.window.showErrorMessage(`ART Studio: ${(e as Error).message}.`);
   return [
@@ -229,6 +245,10 @@ export function registerRunsCommands(view: RunsView, openTrace: (uri: vscode.Uri
     vscode.commands.registerCommand('art.runs.openTrace', (node: RunsNode) => {
       const t = view.traceOf(node);
       return t ? openTrace(vscode.Uri.file(t)) : undefined;
+    }),
+    vscode.commands.registerCommand('art.runs.replay', (node: RunsNode) => {
+      const t = view.traceOf(node);
+      return t ? replayRun(t) : undefined;
     }),
     vscode.commands.registerCommand('art.runs.compareWith', async (node: RunsNode) => {
       const a = view.traceOf(node);

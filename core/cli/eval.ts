@@ -4,20 +4,11 @@
 // rate, the ETA and the running accuracy; in a pipe one plain line per example. SIGINT/SIGTERM stop the runs in
 // flight; running the same command again resumes from the results file and redoes no finished example. The run
 // options' flags (core/runner/options.ts) apply, except those of a single run (--input, --trace, --mode).
-import { appendFileSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { extname, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { parseArt } from '../art/parse';
-import type { ArtDocument } from '../art/ast';
-import { readTextFile, TextFileError } from '../common/textFile';
-import { RequestLimiter } from '../model/limiter';
-import { createArtRunner } from '../runner/create';
-import { EvalDataError, formatSummary, readDataset, readResults, runEval, summarise, type EvalExample, type EvalResult } from '../runner/eval';
-import { LaunchError, openSession, pickProgram, type RunSession } from '../runner/launch';
-import { RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../runner/options';
-import { taskOf } from '../runner/prompt';
-import { bestCluster, chooseDemonstrations, folderLibraries, type LibraryFile } from '../runner/taskSelection';
-import type { TaskSpec } from '../runner/selection';
+import { formatSummary, summarise, type EvalResult } from '../runner/eval';
+import { defaultResultsPath, evaluate, EvalDataError, LaunchError } from '../runner/evaluate';
+import { RUN_OPTIONS, type RunOptionName } from '../runner/options';
 import { CliError } from './files';
 import { helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
@@ -27,6 +18,7 @@ const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'replayDe
 const SHELL_FLAGS = [
   { flag: 'data', arg: 'DATA.jsonl', help: 'the dataset: one {"input", "target"} object a line (optional "id", "description")' },
   { flag: 'out', arg: 'RESULTS.jsonl', help: 'the results file, appended to and resumed from (default: DATA.LIBRARY.results.jsonl beside the data)' },
+  { flag: 'runs', arg: 'FOLDER', help: "the run history each example's trace goes into, named in its result (default .art/runs)" },
   { flag: 'concurrency', arg: 'C', help: 'examples run at once, and the bound on requests in flight (default 4)' },
   { flag: 'select-examples', arg: 'N', help: '--select best-cluster: the labelled examples each file is tried on (default 3)' },
   { flag: 'progress', arg: 'bar|lines|none', help: 'a progress bar (default on a terminal) or one line per example (default in a pipe)' },
@@ -70,55 +62,14 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   const libraryPath = resolve(positionals[0]);
   if (extname(libraryPath).toLowerCase() !== '.art') throw new CliError(`art eval: ${libraryPath}: give a task library (.art)`);
   const dataPath = resolve(values.data);
-  const outPath = resolve(
-    typeof values.out === 'string'
-      ? values.out
-      : join(dirname(dataPath), `${basename(dataPath, extname(dataPath))}.${basename(libraryPath, '.art')}.results.jsonl`),
-  );
+  const outPath = resolve(typeof values.out === 'string' ? values.out : defaultResultsPath(dataPath, libraryPath));
   const concurrency = positiveInt(values.concurrency, 4, '--concurrency');
   const selectExamples = positiveInt(values['select-examples'], 3, '--select-examples');
   const progress = values.progress ?? ((io.isTTY ?? process.stdout.isTTY) ? 'bar' : 'lines');
   if (!['bar', 'lines', 'none'].includes(String(progress)))
     throw new CliError(`art eval: --progress: expected bar, lines or none, not "${progress}"`);
-
-  const raw: Record<string, unknown> = { program: libraryPath, mode: 'generate', ...given };
   const env = io.env ?? process.env;
 
-  let examples: EvalExample[];
-  let doc: ArtDocument;
-  try {
-    examples = readDataset(dataPath);
-    doc = parseArt(readTextFile(libraryPath));
-  } catch (e) {
-    if (e instanceof EvalDataError || e instanceof TextFileError) throw new CliError(`art eval: ${e.message}`);
-    throw e;
-  }
-  let session: RunSession;
-  let base: TaskSpec | undefined;
-  try {
-    const o = parseRunOptions(raw, name => (name === 'program' ? 'LIBRARY' : `--${RUN_OPTIONS[name].cli?.flag ?? name}`));
-    if (o.task !== undefined) base = taskOf(doc, pickProgram(doc, o.task));
-    const missing = examples.find(e => e.description === undefined);
-    if (!base && missing)
-      throw new LaunchError(
-        `${dataPath}:${missing.line}: the example has no "description": give one per example, or --task T to use a task of the library`,
-      );
-    session = await openSession({
-      ...o,
-      apiKey: env[o.apiKeyEnv] || undefined,
-      trusted: true,
-      pauseAfterTool: false,
-      pauseOnToolError: false,
-      log: line => io.err(`[art] ${line}`),
-    });
-  } catch (e) {
-    if (e instanceof LaunchError) throw new CliError(`art eval: ${e.message}`);
-    throw e;
-  }
-
-  const done = readResults(outPath);
-  const todo = examples.filter(e => !done.has(e.id));
-  const results: EvalResult[] = examples.flatMap(e => (done.has(e.id) ? [done.get(e.id)!] : []));
   const controller = new AbortController();
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -128,84 +79,44 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const s of signals) process.on(s, onSignal);
-
-  const o = session.options;
-  for (const p of session.tools.notes) io.err(`[art] tools: ${p}`);
-  for (const p of session.tools.problems) io.err(`[art] tools: ${p}`);
-  io.err(
-    `[art] ${examples.length} examples, ${results.length} already in ${outPath}, ${todo.length} to run (concurrency ${concurrency}${o.samples > 1 ? `, ${o.samples} samples` : ''}, select ${o.select})`,
-  );
-  const show = progressReporter(String(progress), todo.length, results, io);
+  let show: ReturnType<typeof progressReporter> | undefined;
   try {
-    const limiter = new RequestLimiter(concurrency);
-    // One client per run (the runner reports its own retries), all under the one limiter.
-    const newModel = () => limiter.wrap(session.endpointModel());
-    const model = newModel();
-    let libraries: LibraryFile[] = o.select === 'same-file' ? [{ path: libraryPath, doc }] : folderLibraries(libraryPath, doc);
-    let strategy = o.select;
-    if (strategy === 'best-cluster') {
-      // Once for the whole evaluation: each file of the folder tried on the first examples.
-      const labelled = examples.slice(0, selectExamples);
-      io.err(`[art] best-cluster: trying ${libraries.length} library file(s) on the first ${labelled.length} example(s)`);
-      const best = await bestCluster({
-        strategy,
-        libraries,
-        task: {
-          ...base,
-          input: '',
-          ...(examples[0]?.description !== undefined ? { description: examples[0].description, taskName: undefined } : {}),
-        },
-        labelled,
-        runnerOptions: session.runnerOptions(model),
-        signal: controller.signal,
-        explain: line => io.err(`[art] best-cluster: ${line}`),
-      });
-      io.err(`[art] best-cluster: ${best.path} (${best.correct}/${best.tried})`);
-      libraries = [best];
-      strategy = 'same-file';
-    }
-    const { stopped } = await runEval({
-      examples: todo,
+    const end = await evaluate({
+      library: libraryPath,
+      data: dataPath,
+      out: outPath,
+      options: given,
+      optionLabel: name => (name === 'program' ? 'LIBRARY' : `--${RUN_OPTIONS[name].cli?.flag ?? name}`),
+      apiKey: name => env[name] || undefined,
+      trusted: true,
       concurrency,
-      samples: o.samples,
+      selectExamples,
+      runs: { folder: resolve(typeof values.runs === 'string' ? values.runs : '.art/runs'), gitignore: true },
       signal: controller.signal,
-      makeRunner: async ex => {
-        const task: TaskSpec = {
-          ...base,
-          input: ex.input,
-          ...(ex.description !== undefined ? { description: ex.description, taskName: undefined } : {}),
-        };
-        const runnerOptions = session.runnerOptions(newModel());
-        const chosen = await chooseDemonstrations({
-          strategy,
-          libraries,
-          task,
-          model: runnerOptions.model,
-          signal: controller.signal,
-        });
-        return createArtRunner({ library: doc, task, demonstrations: chosen, inlineTriggers: o.inlineTriggers }, runnerOptions);
+      log: line => io.err(`[art] ${line}`),
+      onStart: s => {
+        io.err(
+          `[art] ${s.total} examples, ${s.done.length} already in ${s.resultsPath}, ${s.todo.length} to run (concurrency ${s.concurrency}${s.samples > 1 ? `, ${s.samples} samples` : ''}, select ${s.select})`,
+        );
+        show = progressReporter(String(progress), s.todo.length, s.done, io);
       },
-      onResult: r => {
-        appendFileSync(outPath, `${JSON.stringify(r)}\n`);
-        results.push(r);
-        show.add(r);
-      },
+      onResult: r => show?.add(r),
     });
-    show.stop();
-    if (limiter.rateLimited) io.err(`[art] the endpoint rate-limited ${limiter.rateLimited} request(s): the bound went down to ${limiter.limit}`);
-    io.write(`${formatSummary(summarise(results))}\nresults: ${outPath}\n`);
-    if (stopped) {
-      io.err(`art eval: stopped with ${results.length} of ${examples.length} examples done: run the same command again to resume`);
+    show?.stop();
+    if (end.rateLimited)
+      io.err(`[art] the endpoint rate-limited ${end.rateLimited.count} request(s): the bound went down to ${end.rateLimited.limit}`);
+    io.write(`${formatSummary(summarise(end.results))}\nresults: ${end.resultsPath}\n`);
+    if (end.stopped) {
+      io.err(`art eval: stopped with ${end.results.length} of ${end.total} examples done: run the same command again to resume`);
       return 130;
     }
     return 0;
   } catch (e) {
-    show.stop();
-    if (e instanceof LaunchError) throw new CliError(`art eval: ${e.message}`);
+    show?.stop();
+    if (e instanceof LaunchError || e instanceof EvalDataError) throw new CliError(`art eval: ${e.message}`);
     throw e;
   } finally {
     for (const s of signals) process.removeListener(s, onSignal);
-    await session.dispose();
   }
 }
 

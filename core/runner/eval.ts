@@ -4,12 +4,13 @@
 // handed to the caller, which appends it to the results file. A stopped run leaves its unfinished examples out of
 // the results, so running again over the same results file redoes none of the finished ones.
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { readTextFile, TextFileError } from '../common/textFile';
 import type { Runner } from './runner';
 import type { EndReason, RunResult, Snapshot } from './types';
 
 /** One sample's end: a run's result, or a runner that could not be made (no snapshot). */
-type SampleEnd = Pick<RunResult, 'reason' | 'answer' | 'error'> & { snapshot?: Snapshot };
+type SampleEnd = Pick<RunResult, 'reason' | 'answer' | 'error'> & { snapshot?: Snapshot; run?: EvalRun };
 
 export interface EvalExample {
   id: string;
@@ -37,6 +38,15 @@ export interface EvalResult {
   error: string | null;
   /** With several samples: each sample's answer, in order. */
   samples?: (string | null)[];
+  /** The task the example ran as (its description, else the library's task): what the accuracy per task groups by. */
+  task?: string;
+  /**
+   * The run's trace in the run history, relative to the results file's folder (`/` separators): with several
+   * samples, that of the first sample that gave the voted answer. Read it with traceOfResult.
+   */
+  trace?: string;
+  /** With several samples: each sample's trace, in order (as `trace`). */
+  traces?: string[];
 }
 
 export class EvalDataError extends Error {}
@@ -180,6 +190,23 @@ export function summarise(results: EvalResult[]): EvalSummary {
   };
 }
 
+/** The results' summary per task (EvalResult.task; examples with none under `untitled`), tasks in order of first appearance. */
+export function summariseByTask(results: EvalResult[], untitled = '(no task)'): { task: string; summary: EvalSummary }[] {
+  const groups = new Map<string, EvalResult[]>();
+  for (const r of results) {
+    const task = r.task ?? untitled;
+    const g = groups.get(task);
+    if (g) g.push(r);
+    else groups.set(task, [r]);
+  }
+  return [...groups].map(([task, rs]) => ({ task, summary: summarise(rs) }));
+}
+
+/** The absolute path of a result's trace (EvalResult.trace is relative to the results file's folder), if it has one. */
+export function traceOfResult(resultsPath: string, r: Pick<EvalResult, 'trace'>): string | undefined {
+  return r.trace === undefined ? undefined : resolve(dirname(resultsPath), r.trace);
+}
+
 export function formatSummary(s: EvalSummary): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const acc = (k: number, [lo, hi]: [number, number]) => `${k}/${s.n} = ${pct(s.n ? k / s.n : 0)} (95% CI ${pct(lo)}–${pct(hi)})`;
@@ -196,11 +223,25 @@ export function formatSummary(s: EvalSummary): string {
   ].join('\n');
 }
 
+/** A run of one sample made by the caller, with the trace it writes and what to do once it has ended. */
+export interface EvalRun {
+  runner: Runner;
+  /** Where the run's trace is, as the result records it (see EvalResult.trace). */
+  trace?: string;
+  /**
+   * Called once when the run has ended: `kept` is whether its example is reported (false when the evaluation was
+   * stopped, and the example runs again next time): close the trace, keep it in the history or drop it.
+   */
+  ended?(kept: boolean): void;
+}
+
 export interface EvalRunOptions {
   /** The examples to run (those already done left out). */
   examples: EvalExample[];
-  /** A runner for sample `sample` (0-based) of an example. */
-  makeRunner(example: EvalExample, sample: number): Runner | Promise<Runner>;
+  /** A runner for sample `sample` (0-based) of an example, or a run with its trace. */
+  makeRunner(example: EvalExample, sample: number): Runner | EvalRun | Promise<Runner | EvalRun>;
+  /** The task an example runs as (recorded in its result). */
+  taskOf?(example: EvalExample): string | undefined;
   /** Examples in flight at once. */
   concurrency: number;
   /** Programs per example, run at once, voting on the normalised answer. Default 1. */
@@ -224,26 +265,35 @@ export async function runEval(o: EvalRunOptions): Promise<{ stopped: boolean }> 
     const started = performance.now();
     const results = await Promise.all(
       Array.from({ length: samples }, async (_, k): Promise<SampleEnd> => {
-        let runner: Runner;
+        let run: EvalRun;
         try {
-          runner = await o.makeRunner(ex, k);
+          const made = await o.makeRunner(ex, k);
+          run = 'runner' in made ? made : { runner: made };
         } catch (e) {
           return { reason: 'error', answer: null, error: (e as Error).message };
         }
-        if (o.signal?.aborted) return { reason: 'stopped', answer: null, snapshot: runner.snapshot() };
-        active.add(runner);
+        if (o.signal?.aborted) return { reason: 'stopped', answer: null, snapshot: run.runner.snapshot(), run };
+        active.add(run.runner);
         try {
-          return await runner.run();
+          return { ...(await run.runner.run()), run };
+        } catch (e) {
+          return { reason: 'error', answer: null, error: (e as Error).message, run };
         } finally {
-          active.delete(runner);
+          active.delete(run.runner);
         }
       }),
     );
-    if (o.signal?.aborted || results.some(r => r.reason === 'stopped')) return null;
+    const kept = !(o.signal?.aborted || results.some(r => r.reason === 'stopped'));
+    for (const r of results) r.run?.ended?.(kept);
+    if (!kept) return null;
     const answers = results.map(r => (r.reason === 'finished' ? r.answer : null));
     const answer = samples > 1 ? vote(answers) : answers[0];
     const failed = results.find(r => r.reason !== 'finished');
     const snaps = results.flatMap(r => (r.snapshot ? [r.snapshot] : []));
+    const traces = results.map(r => r.run?.trace);
+    const voted = answer === null ? -1 : answers.findIndex(a => a !== null && normaliseAnswer(a) === normaliseAnswer(answer));
+    const trace = traces[Math.max(0, voted)];
+    const task = o.taskOf?.(ex);
     return {
       id: ex.id,
       input: ex.input,
@@ -261,6 +311,9 @@ export async function runEval(o: EvalRunOptions): Promise<{ stopped: boolean }> 
       end: answer !== null ? 'finished' : (failed?.reason ?? 'finished'),
       error: failed ? `${failed.reason}${failed.error ? `: ${failed.error}` : ''}` : null,
       ...(samples > 1 ? { samples: answers } : {}),
+      ...(task !== undefined ? { task } : {}),
+      ...(trace !== undefined ? { trace } : {}),
+      ...(samples > 1 && traces.every(t => t !== undefined) ? { traces: traces as string[] } : {}),
     };
   };
   const worker = async () => {

@@ -158,7 +158,6 @@ export function runFiles(folder: string, id: string): { trace: string; summary: 
   return { trace: join(folder, `${id}.jsonl`), summary: join(folder, `${id}.json`) };
 }
 
-/** A new run's id: its start time and a slug of its program (`2025-01-31T10-20-30-123Z-arithmetic`). */
 /** A run's file named by newRunId as a person reads it: `2026-…Z-library.jsonl` → `library, 2026-11-23 12:30:05` (UTC). */
 export function runLabel(path: string): string {
   const name = path.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
@@ -166,14 +165,17 @@ export function runLabel(path: string): string {
   return m ? `${m[5] ?? 'run'}, ${m[1]} ${m[2]}:${m[3]}:${m[4]}` : name;
 }
 
-export function newRunId(program: string | undefined, at = new Date()): string {
-  const slug = program
-    ? basename(program)
-        .replace(/\.[^.]*$/, '')
-        .replace(/[^A-Za-z0-9_-]+/g, '-')
-        .slice(0, 40)
-    : '';
-  return `${at.toISOString().replace(/[:.]/g, '-')}${slug ? `-${slug}` : ''}`;
+/**
+ * A new run's id: its start time, a slug of its program and, if given, of a part of its own
+ * (`2025-01-31T10-20-30-123Z-arithmetic`, `2025-01-31T10-20-30-123Z-library-eggs`).
+ */
+
+export function newRunId(program: string | undefined, at = new Date(), part?: string): string {
+  const slug = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 40);
+  const name = program ? slug(basename(program).replace(/\.[^.]*$/, '')) : '';
+  // A part of the run's own (an evaluated example's id) after the program's name.
+  const extra = part ? slug(part) : '';
+  return `${at.toISOString().replace(/[:.]/g, '-')}${name ? `-${name}` : ''}${extra ? `-${extra}` : ''}`;
 }
 
 /** Makes the folder; with `ignore`, writes a .gitignore there that keeps the runs out of git (once). */

@@ -6,43 +6,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { waitFor } from '../support/processes';
 import { ScriptedServer } from '../support/scriptedServer';
-import { ContinuationScript } from '../../core/model/script';
+import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts, runsAtServer } from '../support/arithmeticModel';
 
 const CLI = join(__dirname, '../../dist/cli.js');
-const LIBRARY = join(__dirname, '../../examples/library.art');
-const DATA = join(__dirname, '../../examples/data/arithmetic.jsonl');
+const LIBRARY = ARITHMETIC_LIBRARY;
+const DATA = ARITHMETIC_DATA;
 const work = mkdtempSync(join(tmpdir(), 'art-cli-eval-'));
-
-const examples = readFileSync(DATA, 'utf8')
-  .trim()
-  .split('\n')
-  .map(l => JSON.parse(l) as { id: string; input: string; target: string });
-
-/** The scripted model's program per example: a calculator step, then the answer (wrong for "pages"). */
-const SOLUTIONS: Record<string, [string, string]> = {
-  eggs: ['16 - 3 - 4', '9'],
-  pens: ['3 * 7', '21'],
-  train: ['60 * 2.5', '150'],
-  apples: ['12 - 12 / 3', '8'],
-  pages: ['240 / 30', '6'],
-  shelves: ['5 * 14 + 9', '79'],
-};
-const scripts = examples.map(e => {
-  const [expr, answer] = SOLUTIONS[e.id];
-  return ContinuationScript.parse(
-    ` [calculator] ${expr}\n#⟂1:⟦ ${answer}⟧\nQ2: [EOQ]\nAns: ${answer}\n----\nDescription: more`,
-    `Input: ${e.input}\nQ1:`,
-  );
-});
-
-/** Runs of each example at the server: requests whose prompt ends with the example's new task (a run's first request). */
-const runsAtServer = (server: ScriptedServer) =>
-  Object.fromEntries(examples.map(e => [e.id, server.requests.filter(r => r.prompt.endsWith(`Input: ${e.input}\nQ1:`)).length]));
+const examples = arithmeticExamples();
 
 function art(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -74,7 +49,7 @@ describe('art eval', () => {
   before(async () => {
     assert.ok(existsSync(CLI), 'build first: node scripts/build.mjs (dist/cli.js)');
     server = await new ScriptedServer({ tokenDelayMs: 0 }).start();
-    server.setScripts(...scripts);
+    server.setScripts(...arithmeticScripts());
   });
   after(() => ScriptedServer.closeAll());
 
@@ -83,7 +58,8 @@ describe('art eval', () => {
   test('scores every example, writes the results file and plain progress lines in a pipe', async () => {
     server.reset();
     const out = join(work, 'all.jsonl');
-    const r = await art(['eval', ...base(), '--out', out, '--concurrency', '3']);
+    const runs = join(work, 'runs-all');
+    const r = await art(['eval', ...base(), '--out', out, '--concurrency', '3', '--runs', runs]);
     assert.equal(r.code, 0, r.stderr);
     const lines = readLines(out);
     assert.deepEqual(lines.map(l => l.id).sort(), examples.map(e => e.id).sort());
@@ -103,28 +79,57 @@ describe('art eval', () => {
     assert.match(progress[5], /^\[6\/6\] \w+: (ok|wrong) .*\| [\d.]+ ex\/s \| ETA 0 s \| accuracy 83\.3%$/);
     assert.ok(!r.stdout.includes('\r') && !r.stdout.includes('\u001b['), 'no carriage return or escape code');
     assert.deepEqual(Object.values(runsAtServer(server)), [1, 1, 1, 1, 1, 1]);
+    // Each example's run is in the run history with its summary; the result names its trace (relative to the results file).
+    assert.equal(readdirSync(runs).filter(f => f.endsWith('.jsonl')).length, 6);
+    for (const l of lines) {
+      assert.equal(l.task, 'Elementary Math');
+      const trace = resolve(dirname(out), l.trace);
+      assert.ok(trace.startsWith(runs) && existsSync(trace), `${l.id}: ${l.trace}`);
+      assert.match(trace, new RegExp(`-library-${l.id}\\.jsonl$`));
+      const summary = JSON.parse(readFileSync(trace.replace(/\.jsonl$/, '.json'), 'utf8'));
+      assert.deepEqual([summary.status, summary.answer, summary.title], ['finished', l.answer, 'Elementary Math']);
+    }
+  });
+
+  test("an example's trace replays its run with no endpoint (art run TRACE)", async () => {
+    const out = join(work, 'all.jsonl');
+    const pages = readLines(out).find(l => l.id === 'pages');
+    const r = await art(['run', resolve(dirname(out), pages.trace)]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^Ans: 6$/m);
   });
 
   test('stopped half-way (SIGINT), the same command resumes and runs no finished example again', async () => {
     server.reset();
     server.tokenDelayMs = 15; // a few hundred ms per example
     const out = join(work, 'resume.jsonl');
-    const first = await art(['eval', ...base(), '--out', out, '--concurrency', '1'], child => {
+    const runs = join(work, 'runs-resume');
+    const first = await art(['eval', ...base(), '--out', out, '--concurrency', '1', '--runs', runs], child => {
       void waitFor(() => readLines(out).length >= 2, 30_000).then(() => child.kill('SIGINT'));
     });
     assert.equal(first.code, 130, first.stderr);
     assert.match(first.stderr, /stopped with \d of 6 examples done: run the same command again to resume/);
     const done = readLines(out).map(l => l.id);
     assert.ok(done.length >= 2 && done.length < 6, `done after the stop: ${done}`);
+    // The example the stop cut short left no trace: the history holds the finished examples' runs only.
+    assert.deepEqual(
+      readdirSync(runs)
+        .filter(f => f.endsWith('.jsonl'))
+        .sort(),
+      readLines(out)
+        .map(l => l.trace.split('/').pop())
+        .sort(),
+    );
     server.tokenDelayMs = 0;
-    const second = await art(['eval', ...base(), '--out', out, '--concurrency', '2']);
+    const second = await art(['eval', ...base(), '--out', out, '--concurrency', '2', '--runs', runs]);
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stderr, new RegExp(`${done.length} already in .*, ${6 - done.length} to run`));
     const all = readLines(out);
     assert.deepEqual(all.map(l => l.id).sort(), examples.map(e => e.id).sort(), 'each example once in the results');
-    const runs = runsAtServer(server);
-    for (const id of done) assert.equal(runs[id], 1, `${id} finished before the stop and ran again: ${JSON.stringify(runs)}`);
+    const atServer = runsAtServer(server);
+    for (const id of done) assert.equal(atServer[id], 1, `${id} finished before the stop and ran again: ${JSON.stringify(atServer)}`);
     assert.match(second.stdout, /exact match: +5\/6/);
+    assert.equal(readdirSync(runs).filter(f => f.endsWith('.jsonl')).length, 6);
   });
 
   test('a dataset line that is not an example is one line naming the file and line', async () => {

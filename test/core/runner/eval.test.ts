@@ -7,7 +7,9 @@ import { RequestLimiter } from '../../../core/model/limiter';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/model/script';
 import { createArtRunner } from '../../../core/runner/create';
-import { normaliseAnswer, runEval, scoreAnswer, vote, wilson, type EvalResult } from '../../../core/runner/eval';
+import { normaliseAnswer, runEval, scoreAnswer, vote, wilson, type EvalResult, type EvalRun } from '../../../core/runner/eval';
+import type { Runner } from '../../../core/runner/runner';
+import type { RunResult, Snapshot } from '../../../core/runner/types';
 import { bestCluster, llmSelect, similarityPrompt } from '../../../core/runner/taskSelection';
 import { scriptedSuite } from './helpers';
 
@@ -57,6 +59,63 @@ describe('eval scoring', () => {
     assert.equal(vote(['7', ' 8', '8.', null]), ' 8');
     assert.equal(vote(['a', 'b']), 'a');
     assert.equal(vote([null, null]), null);
+  });
+});
+
+/** A run that ends with `answer` after `ms` (or when stopped), as runEval sees a Runner. */
+function fakeRun(answer: string, ms: number, trace: string, ended: (kept: boolean) => void): EvalRun {
+  const snapshot = { calls: [], usage: { promptTokens: 3, completionTokens: 1 }, requests: 1 } as unknown as Snapshot;
+  let stop: () => void = () => {};
+  const runner = {
+    run: () =>
+      new Promise<RunResult>(resolve => {
+        const t = setTimeout(() => resolve({ reason: 'finished', answer, snapshot }), ms);
+        stop = () => (clearTimeout(t), resolve({ reason: 'stopped', answer: null, snapshot }));
+      }),
+    stop: () => stop(),
+    snapshot: () => snapshot,
+  } as unknown as Runner;
+  return { runner, trace, ended };
+}
+
+describe('eval runs with traces', () => {
+  test("each sample's trace; the result names the first that gave the voted answer; every run told it is kept", async () => {
+    const kept: boolean[] = [];
+    const results: EvalResult[] = [];
+    const answers = ['7', '8', '8.'];
+    await runEval({
+      examples: [{ id: 'a', input: 'i', target: '8', line: 1 }],
+      concurrency: 1,
+      samples: 3,
+      taskOf: () => 'Sum',
+      makeRunner: (_, k) => fakeRun(answers[k], 1, `runs/a-s${k + 1}.jsonl`, b => kept.push(b)),
+      onResult: r => results.push(r),
+    });
+    assert.deepEqual([results[0].answer, results[0].exact, results[0].task], ['8', true, 'Sum']);
+    assert.equal(results[0].trace, 'runs/a-s2.jsonl');
+    assert.deepEqual(results[0].traces, ['runs/a-s1.jsonl', 'runs/a-s2.jsonl', 'runs/a-s3.jsonl']);
+    assert.deepEqual(kept, [true, true, true]);
+  });
+
+  test('stopped: the runs in flight are told they are not kept, and their example is not reported', async () => {
+    const kept: [string, boolean][] = [];
+    const results: EvalResult[] = [];
+    const controller = new AbortController();
+    await runEval({
+      examples: ['fast', 'slow'].map((id, i) => ({ id, input: id, target: 'x', line: i + 1 })),
+      concurrency: 2,
+      signal: controller.signal,
+      makeRunner: ex => fakeRun('x', ex.id === 'fast' ? 1 : 10_000, `${ex.id}.jsonl`, b => kept.push([ex.id, b])),
+      onResult: r => (results.push(r), controller.abort()),
+    });
+    assert.deepEqual(
+      results.map(r => [r.id, r.trace]),
+      [['fast', 'fast.jsonl']],
+    );
+    assert.deepEqual(kept, [
+      ['fast', true],
+      ['slow', false],
+    ]);
   });
 });
 

@@ -223,5 +223,9 @@ describe('runLabel', () => {
     const id = newRunId('/work/examples/library.art', new Date(Date.UTC(2026, 10, 23, 12, 30, 5, 123)));
     assert.equal(runLabel(`/w/.art/runs/${id}.jsonl`), 'library, 2026-11-23 12:30:05');
     assert.equal(runLabel('/tmp/other-trace.jsonl'), 'other-trace');
+    // An evaluated example's run: the program, then the example's id, each slugged.
+    const example = newRunId('/work/examples/library.art', new Date(Date.UTC(2026, 10, 23, 12, 30, 5, 123)), 'q 1.5/x');
+    assert.equal(example, '2026-11-23T12-30-05-123Z-library-q-1-5-x');
+    assert.equal(runLabel(`${example}.jsonl`), 'library-q-1-5-x, 2026-11-23 12:30:05');
   });
 });

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 // The page of the evaluation results view (bundled for the browser into dist/evalView.js, loaded only in the
 // webview): draws the accuracy per task with Chart.js (exact and substring match, in percent), the summary and the
 // table of examples from the report core made (core/runner/evalReport.ts). All text goes in as text (no HTML from

@@ -47,6 +47,8 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
     trusted: boolean;
     /** Records of an earlier run whose completions answer identical requests (a restart: the previous run's). */
     cache?: TraceRecord[];
+    /** Wraps the model the runner (and its LLM-backed tools) asks, e.g. to count calls against a search's budget. */
+    wrapModel?: (model: ModelClient) => ModelClient;
   };
 
 export type RunLanguage = 'art' | 'agent' | 'multitool' | 'trace';
@@ -238,7 +240,7 @@ function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
   const c = b.config;
   const o = b.options;
   return {
-    model,
+    model: c.wrapModel ? c.wrapModel(model) : model,
     tools: b.tools,
     temperature: o.temperature,
     maxTokens: o.maxTokens,

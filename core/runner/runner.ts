@@ -56,6 +56,12 @@ export interface RunnerEvents {
 
 type Resume = 'continue' | 'step' | 'rewind';
 
+const POINT = Symbol('checkpoints');
+/** A pause saved by `savePoint()`, to `goTo` later. Opaque. */
+export interface RunPoint {
+  readonly [POINT]: unknown;
+}
+
 /** Thrown inside the loop when `stop()` was called. */
 class Stopped extends Error {}
 
@@ -64,6 +70,8 @@ class Rewind extends Error {
   constructor(
     readonly to: Checkpoint,
     readonly why: BranchReason,
+    /** The pauses before `to` on its own line (`goTo` a point left earlier); default: the run's own, up to `to`. */
+    readonly line?: Checkpoint[],
   ) {
     super('rewind');
   }
@@ -311,6 +319,25 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.rewind(i, 'restart-frame');
   }
 
+  /**
+   * While paused: this pause as a point to come back to with `goTo`, from anywhere the run goes later (also from
+   * another line after going back before it). A search over steps keeps one per node.
+   */
+  savePoint(): RunPoint {
+    this.requirePaused('savePoint');
+    return { [POINT]: [...this.checkpoints] } as RunPoint;
+  }
+
+  /** Back (or across) to a point saved with `savePoint`; the run pauses there again. The line left is a branch. */
+  goTo(point: RunPoint, why: BranchReason = 'search'): void {
+    this.requirePaused('goTo');
+    const stack = (point as unknown as Record<typeof POINT, Checkpoint[] | undefined>)[POINT];
+    if (!stack?.length) throw new Error('goTo: not a point saved by savePoint() of this run');
+    const to = stack[stack.length - 1];
+    this.rewindTo = new Rewind(to, why, stack.slice(0, -1));
+    this.resumeFn?.('rewind');
+  }
+
   private isBreakpointCheckpoint(c: Checkpoint): boolean {
     if (c.reason === 'breakpoint') return true;
     const call = c.callId !== undefined ? c.calls.find(x => x.id === c.callId) : undefined;
@@ -342,7 +369,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       text: this.text,
       calls: changed.map(c => ({ ...c })),
     });
-    this.checkpoints = this.checkpoints.slice(0, cp.index);
+    this.checkpoints = back.line ? [...back.line] : this.checkpoints.slice(0, cp.index);
     this.written = cp.written;
     this.handled.clear();
     for (const k of cp.handled) this.handled.add(k);
@@ -424,14 +451,19 @@ export class Runner extends EventEmitter<RunnerEvents> {
     }
     this.addUsage(usage);
     const list = rankAlternatives(results.map(r => ({ text: this.nextStepOf(base, r.text), logprobs: r.tokenLogprobs })));
+    for (const a of list) a.then = this.afterAlternative(base, a.text);
+    this.protocol.detect(this.written);
     const cp = this.checkpoints[this.checkpoints.length - 1];
     this.offered = { checkpoint: cp.index, list };
     this.trace({ t: 'alternatives', at: Date.now(), fromCheckpoint: cp.index, step: cp.step, prompt, k, alternatives: list, usage });
     return list.map(a => ({ ...a }));
   }
 
-  /** Continues with alternative `index` of the last `alternatives()`; the others stay in the trace as branches. */
-  chooseAlternative(index: number): void {
+  /**
+   * Continues with alternative `index` of the last `alternatives()`; the others stay in the trace as branches.
+   * `step`: pause again at the next step (or tool call) instead of running on.
+   */
+  chooseAlternative(index: number, step = false): void {
     this.requirePaused('chooseAlternative');
     const cp = this.checkpoints[this.checkpoints.length - 1];
     const o = this.offered;
@@ -443,9 +475,25 @@ export class Runner extends EventEmitter<RunnerEvents> {
       if (i !== index)
         this.trace({ t: 'branch', at: Date.now(), why: 'alternative', fromCheckpoint: cp.index, step: cp.step, text: a.text, nll: a.nll });
     });
-    this.forced = { text: chosen.text, index };
+    this.continueWith(chosen.text, index, step);
+  }
+
+  /**
+   * Continues with a continuation sampled at this point earlier (`alternatives()` here, before a `goTo` back): it is
+   * streamed as the next completion, not sent to the model again. `index` is its rank among the alternatives.
+   */
+  continueWith(text: string, index: number, step = false): void {
+    this.requirePaused('continueWith');
+    if (this.pending?.phase === 'before') throw new Error('continueWith: the paused tool has not run yet; continue to its output first');
+    this.forced = { text, index };
     this.offered = null;
-    this.resume('continue');
+    this.resume(step ? 'step' : 'continue');
+  }
+
+  /** While paused: the program text as the run goes on from here (a paused call's output appended, an answer marker). */
+  textOnResume(): string {
+    this.requirePaused('textOnResume');
+    return this.text + this.appendOnResume();
   }
 
   /** What resuming from the current pause appends before the next request (a call's output, an answer marker). */
@@ -465,6 +513,15 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const cut = stop ? stop.cut - base.length : text.length;
     this.protocol.detect(this.written);
     return text.slice(0, cut);
+  }
+
+  /** What the run does once an alternative is streamed (see Alternative.then). */
+  private afterAlternative(base: string, text: string): Alternative['then'] {
+    const all = base + text;
+    const stop = this.protocol.detect(all).find(d => d.cut >= base.length && (d.type !== 'boundary' || d.call));
+    if (stop) return stop.type === 'end' ? 'end' : stop.type === 'correction' ? 'more' : 'pause';
+    const end = this.protocol.atStreamEnd(all, 'stop', true);
+    return end.type === 'end' ? 'end' : end.type === 'boundary' ? 'pause' : end.type === 'incomplete' ? 'incomplete' : 'more';
   }
 
   /** Resume from a pause. */
@@ -1066,8 +1123,11 @@ export function rankAlternatives(samples: { text: string; logprobs?: number[] }[
     const seen = byText.get(s.text);
     if (seen) {
       seen.votes++;
-      if (nll !== null && (seen.nll === null || nll < seen.nll)) seen.nll = nll;
-    } else byText.set(s.text, { text: s.text, nll, votes: 1 });
+      if (nll !== null && (seen.nll === null || nll < seen.nll)) {
+        seen.nll = nll;
+        seen.tokens = lp.length;
+      }
+    } else byText.set(s.text, { text: s.text, nll, votes: 1, ...(nll !== null ? { tokens: lp.length } : {}) });
   }
   const list = [...byText.values()];
   const scored = list.every(a => a.nll !== null);

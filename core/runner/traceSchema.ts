@@ -52,7 +52,7 @@ const RECORDS = {
   toolRequest: z.looseObject({ prompt: z.string(), stop: z.array(z.string()), text: z.string() }),
   alternatives: z.looseObject({ alternatives: z.array(z.looseObject({ text: z.string() })) }),
   branch: z.looseObject({
-    why: z.enum(['step-back', 'reverse-continue', 'restart-frame', 'alternative']),
+    why: z.enum(['step-back', 'reverse-continue', 'restart-frame', 'alternative', 'search']),
     fromCheckpoint: n,
     step: z.number(),
     from: n.optional(),

@@ -177,7 +177,7 @@ export interface RunnerOptions {
   constrainer?: Constrainer;
 }
 
-export type BranchReason = 'step-back' | 'reverse-continue' | 'restart-frame' | 'alternative';
+export type BranchReason = 'step-back' | 'reverse-continue' | 'restart-frame' | 'alternative' | 'search';
 
 /** A pause the run can go back to (step back, reverse continue, restart frame). */
 export interface CheckpointView {
@@ -200,6 +200,13 @@ export interface Alternative {
   nll: number | null;
   /** How many of the k samples wrote this text. */
   votes: number;
+  /** Tokens the NLL averages over (when there are logprobs). */
+  tokens?: number;
+  /**
+   * What the run does after streaming it: pause (at a tool call or the next step), end (the program's answer or the
+   * agent's end), ask the model for more (an answer cut inside, a monitor correction), or end incomplete.
+   */
+  then?: 'pause' | 'end' | 'more' | 'incomplete';
 }
 
 /** Where trace records go (TraceWriter writes JSONL; tests collect them in memory). */
@@ -283,6 +290,10 @@ export type TraceRecord =
       nll?: number | null;
       /** A rewind: the calls made or changed since the checkpoint, as they were when the run left them. */
       calls?: ToolCall[];
+      /** A search's explored node: its own trace (relative: to this trace's folder), its answer and score. */
+      trace?: string;
+      answer?: string | null;
+      label?: string;
     }
   | { t: 'tool'; at: number; call: ToolCall }
   | { t: 'correction'; at: number; offset: number; found: string | null; expected: string[]; removed: string; inserted: string }

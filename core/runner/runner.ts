@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { normalizeName } from '../art/ast';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from '../model/types';
 import { DepartedError } from '../model/replay';
+import type { MonitorCorrection } from '../agent/monitor';
 import { formatMs } from '../tools/common';
 import type { ToolResult } from '../tools/types';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
@@ -97,6 +98,7 @@ interface Checkpoint {
   requests: number;
   constrainedRequests: number;
   corrections: number;
+  correctionLog: MonitorCorrection[];
   lastDropped: string;
   /** Records of the trace written before the run left this pause (the pause record included). */
   traceAt: number;
@@ -119,6 +121,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private requests = 0;
   private constrainedRequests = 0;
   private corrections = 0;
+  /** The corrections made on the way to the text as it stands (as many as `corrections`). */
+  private readonly correctionLog: MonitorCorrection[] = [];
   /** The constraint the latest request was sent with (`vllm regex`), for the call it wrote. */
   private lastConstraint: string | undefined;
   private runState: RunState = 'idle';
@@ -191,6 +195,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       requests: this.requests,
       constrainedRequests: this.constrainedRequests,
       corrections: this.corrections,
+      ...(this.correctionLog.length ? { monitorCorrections: this.correctionLog.map(c => ({ ...c, expected: [...c.expected] })) } : {}),
     };
   }
 
@@ -380,6 +385,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.requests = cp.requests;
     this.constrainedRequests = cp.constrainedRequests;
     this.corrections = cp.corrections;
+    this.correctionLog.splice(0, this.correctionLog.length, ...cp.correctionLog);
     this.lastDropped = cp.lastDropped;
     this.currentCall = cp.callId !== undefined ? this.calls.find(c => c.id === cp.callId) : this.calls[this.calls.length - 1];
     this.lastConstraint = undefined;
@@ -895,6 +901,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.corrections++;
     this.append(c.insert);
     const offset = this.protocol.header.length + c.cut;
+    this.correctionLog.push({ offset, found: c.found, expected: [...c.expected], removed, inserted: c.insert });
     this.trace({ t: 'correction', at: Date.now(), offset, found: c.found, expected: c.expected, removed, inserted: c.insert });
     this.emit('correction', { offset, found: c.found, expected: c.expected, removed, inserted: c.insert });
   }
@@ -1019,6 +1026,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       requests: this.requests,
       constrainedRequests: this.constrainedRequests,
       corrections: this.corrections,
+      correctionLog: [...this.correctionLog],
       lastDropped: this.lastDropped,
       traceAt: this.traceCount,
       resume,

@@ -4,6 +4,7 @@ import type { Span } from '../common/text';
 import type { Tool } from '../tools/types';
 import type { ModelClient, Usage } from '../model/types';
 import type { Constrainer, SentConstraint } from './constraints';
+import type { MonitorCorrection } from '../agent/monitor';
 
 /** Finds a tool by the name written in the program (`[code execute]`, `[Action] Search`, `<<Calculator>>`). */
 export interface ToolLookup {
@@ -83,6 +84,8 @@ export interface Snapshot {
   constrainedRequests: number;
   /** Times the agent monitor corrected off-spec text. */
   corrections: number;
+  /** Agents: the monitor's corrections still in the text (a step back drops those after it). */
+  monitorCorrections?: MonitorCorrection[];
 }
 
 export type RunKind = 'art' | 'agent' | 'multitool';

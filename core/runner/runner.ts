@@ -48,6 +48,8 @@ export interface RunnerEvents {
   toolDone: [{ call: ToolCall }];
   paused: [PauseInfo];
   resumed: [{ step: boolean }];
+  /** The run went back to a pause (step back, reverse continue, restart frame, goTo): `checkpoint` is its index. */
+  rewound: [{ checkpoint: number; step: number; why: BranchReason }];
   /** The user changed the paused call: its input, its output, or skipped the tool. */
   edit: [{ what: 'input' | 'output' | 'skip'; call: ToolCall }];
   retry: [{ attempt: number; delayMs: number; reason: string }];
@@ -393,6 +395,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.pauseRequested = false;
     this.forced = undefined;
     this.emit('text', { delta: '', text: this.text });
+    this.emit('rewound', { checkpoint: cp.index, step: cp.step, why: back.why });
   }
 
   /** Pauses again at a restored checkpoint, then goes on from it as the run did the first time. */

@@ -304,5 +304,7 @@ export type TraceRecord =
   | { t: 'edit'; at: number; what: 'input' | 'output' | 'skip'; callId: number; text?: string }
   /** From here on the model is the live one: the replay departed from its recording. */
   | { t: 'live'; at: number; callId: number; why: string; model: string }
+  /** The run went back to before the change that made it live: the recording answers again. */
+  | { t: 'rejoin'; at: number; why: string }
   | { t: 'retry'; at: number; attempt: number; delayMs: number; reason: string }
   | { t: 'end'; at: number; reason: EndReason; answer: string | null; text: string; usage: Usage; requests: number; error?: string };

@@ -161,9 +161,21 @@ export class StepSearch {
   }
 
   async run(): Promise<SearchResult> {
+    // Listening before the run starts: it pauses at its start at once.
+    const first = nextStop(this.runner);
+    const running = this.runner.run();
+    try {
+      return await this.search(first, running);
+    } catch (e) {
+      // A request or a tool that failed past the runner (the endpoint gone): end the run, then say why.
+      this.runner.stop();
+      await running;
+      throw e;
+    }
+  }
+
+  private async search(first: Promise<Stop>, running: Promise<RunResult>): Promise<SearchResult> {
     const runner = this.runner;
-    const first = nextStop(runner);
-    const running = runner.run();
     const start = await Promise.race([first, running.then(end => ({ end }) as Stop)]);
     if (!start.pause) throw new Error(`search: the run did not pause at its start (it ended: ${start.end.reason}); it needs stopOnEntry`);
     const root = this.node(null);

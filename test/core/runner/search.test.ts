@@ -171,6 +171,13 @@ describe('best-first search over steps', () => {
     }
   });
 
+  test('a sampling request the endpoint refuses ends the run and the search says why', async () => {
+    const { search } = setup(3, 40);
+    server.injectFaults({ status: 400, message: 'bad request from the scripted server' });
+    await assert.rejects(search.run(), /bad request from the scripted server/);
+    assert.equal(search.runner.state, 'finished', 'the run is not left paused');
+  });
+
   test('without logprobs the nodes are scored by vote', async () => {
     setup(3, 40);
     // The chat API of the scripted server returns no logprobs for n samples.

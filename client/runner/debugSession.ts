@@ -692,6 +692,7 @@ export class ArtDebugSession extends LoggingDebugSession {
             call: this.pause?.call,
             phase: this.pause?.phase,
             tracePath: this.run?.tracePath,
+            corrections: r?.protocol.kind === 'agent' ? (r.snapshot().monitorCorrections ?? []) : undefined,
           };
           response.body = body;
           break;

@@ -1,7 +1,8 @@
 // "ART: Show Agent Diagram": the automaton of the agent under the cursor beside its spec, in a webview. Core lays it
 // out and draws it (core/agent/diagram.ts); this file only shows the SVG, redraws it as the spec is edited, opens a
 // state's definition when it is clicked, and, while an `art` debug session of that spec is stopped, highlights the
-// state the run is in and the states allowed next (read with the adapter's `art/state` request at each `stopped`).
+// state the run is in, the states allowed next and the transitions the decoding monitor corrected the run on (read
+// with the adapter's `art/state` request at each `stopped`; core/agent/diagram.ts computes which edges).
 // The webview loads nothing: a strict CSP, one nonce'd style and script, no remote resource.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -139,7 +140,7 @@ export class AgentDiagrams implements vscode.Disposable {
       if (r.kind !== 'agent') return;
       const s = this.findByPath(r.program ?? program);
       if (!s?.compiled) return;
-      this.setHighlight(program, highlightOf(s.compiled, r.text));
+      this.setHighlight(program, highlightOf(s.compiled, r.text, r.corrections ?? []));
     } catch (e) {
       this.log.warn(`agent diagram: the run's state: ${(e as Error).message}`);
     }
@@ -191,10 +192,12 @@ body { padding: 8px; color: var(--vscode-foreground); font-family: var(--vscode-
 .agent-diagram .current rect { stroke: var(--vscode-charts-blue); stroke-width: 3; stroke-opacity: 1; fill: var(--vscode-charts-blue); fill-opacity: .15; }
 .agent-diagram .transition { stroke: var(--vscode-foreground); stroke-opacity: .5; }
 .agent-diagram .transition.next { stroke: var(--vscode-charts-green); stroke-opacity: 1; stroke-width: 2; }
+.agent-diagram .transition.corrected { stroke: var(--vscode-charts-orange); stroke-opacity: 1; stroke-width: 3; stroke-dasharray: 6 3; }
+.agent-diagram .correction-label { fill: var(--vscode-charts-orange); font-weight: bold; font-size: 11px; cursor: help; }
 .agent-diagram .arrowhead, .agent-diagram .start { fill: var(--vscode-foreground); }
 </style></head>
 <body>
-<div id="legend">Dashed: <code>:env-input</code> (the environment writes it) · double border: may end the run · blue: where the run is · green: allowed next. Click a state to open its definition.</div>
+<div id="legend">Dashed: <code>:env-input</code> (the environment writes it) · double border: may end the run · blue: where the run is · green: allowed next · orange, dashed: a transition the decoding monitor corrected the model on (hover for what). Click a state to open its definition.</div>
 <div id="problem"></div>
 <div id="diagram"></div>
 <script nonce="${nonce}">

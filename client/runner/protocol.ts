@@ -4,6 +4,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Usage } from '../../core/model/types';
 import type { RunOptionsInput } from '../../core/runner/options';
 import type { Alternative, EndReason, RunKind, ToolCall } from '../../core/runner/types';
+import type { MonitorCorrection } from '../../core/agent/monitor';
 
 export const DEBUG_TYPE = 'art';
 
@@ -81,6 +82,8 @@ export namespace StateRequest {
     /** The paused call's phase: before the tool runs (input editable) or after. */
     phase?: 'before' | 'after';
     tracePath?: string;
+    /** Agents: the decoding monitor's corrections still in the text (offsets in `text`). */
+    corrections?: MonitorCorrection[];
   }
 }
 

@@ -1,11 +1,13 @@
 // The agent's automaton drawn as SVG: one box per state (its name and prompt text, `:env-input` states dashed and
 // shaded, final states double-bordered), an arrow per transition, a start dot. The layout is dagre's (layered, left
 // to right); this module only sizes the boxes, hands the graph to dagre and draws what it returns. During a run the
-// current state is highlighted and the states allowed next are marked. Plain SVG text: no script, no remote resource.
+// current state is highlighted, the states allowed next are marked, and a transition the decoding monitor corrected
+// the model on is marked with what was corrected (correctedEdges computes which). Plain SVG text: no script, no
+// remote resource.
 import { graphlib, layout as dagreLayout } from '@dagrejs/dagre';
 import type { AgentDef } from './ast';
 import { automatonGraph, compileAgent, type AutomatonNode, type CompiledAgent } from './compile';
-import { StreamMonitor } from './monitor';
+import { StreamMonitor, type MonitorCorrection, type MonitorEvent } from './monitor';
 
 /** Monospace metrics the boxes are sized with (the SVG uses the same font size). */
 const CHAR_W = 7.2;
@@ -96,17 +98,62 @@ export function layoutDiagram(input: DiagramInput): DiagramLayout {
   };
 }
 
-/** Where a run stands in the automaton: the state it is in and the states allowed next. */
+/** Where a run stands in the automaton: the state it is in, the states allowed next, the transitions corrected. */
 export interface DiagramHighlight {
   current: string | null;
   expected: string[];
+  /** Transitions the decoding monitor corrected the model on (only when there are any). */
+  corrections?: CorrectedEdge[];
 }
 
-/** The monitor's state after reading a transcript (the question line included, as runs write it). */
-export function highlightOf(agent: CompiledAgent, transcript: string): DiagramHighlight {
+/** The transition a correction made the run take: from a state (null: the start) to the state the corrected text entered. */
+export interface CorrectedEdge {
+  from: string | null;
+  to: string;
+  /** What was corrected, in a sentence (the edge's tooltip). */
+  title: string;
+}
+
+const quoteShort = (t: string) => JSON.stringify(t.length > 40 ? `${t.slice(0, 39)}…` : t);
+
+/**
+ * The edges the run took because the monitor corrected it. For each correction still in `transcript` (its inserted
+ * text at its offset), the edge from the state the run was in there to the state the corrected text entered next;
+ * while that state's prompt text is not complete yet, the edges to each state the correction allowed.
+ */
+export function correctedEdges(agent: CompiledAgent, transcript: string, corrections: readonly MonitorCorrection[]): CorrectedEdge[] {
+  if (!corrections.length) return [];
+  const m = new StreamMonitor(agent);
+  const states = [...m.feed(transcript), ...m.end()].filter((e): e is Extract<MonitorEvent, { type: 'state' }> => e.type === 'state');
+  const out: CorrectedEdge[] = [];
+  const seen = new Set<string>();
+  for (const c of corrections) {
+    if (!c.inserted || !transcript.startsWith(c.inserted, c.offset)) continue;
+    const from = [...states].reverse().find(e => e.end <= c.offset)?.state ?? null;
+    const entered = states.find(e => e.offset >= c.offset && e.offset <= c.offset + c.inserted.length);
+    const wrote = c.found !== null ? `the state ${c.found}` : c.removed.trim() ? quoteShort(c.removed) : 'nothing more (it stopped early)';
+    const title = `Monitor correction: after ${from ?? 'the start'} the model wrote ${wrote}; the spec allows ${c.expected.join(' or ')}, so ${quoteShort(c.inserted)} was inserted`;
+    for (const to of entered ? [entered.state] : c.expected) {
+      const key = `${from}>${to}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ from, to, title });
+    }
+  }
+  return out;
+}
+
+/**
+ * The monitor's state after reading a transcript (the question line included, as runs write it), and the
+ * transitions the run's monitor corrections made it take.
+ */
+export function highlightOf(agent: CompiledAgent, transcript: string, corrections: readonly MonitorCorrection[] = []): DiagramHighlight {
   const m = new StreamMonitor(agent);
   m.feed(transcript);
-  return { current: m.current, expected: m.expectedNext() };
+  const h: DiagramHighlight = { current: m.current, expected: m.expectedNext() };
+  const edges = correctedEdges(agent, transcript, corrections);
+  if (edges.length) h.corrections = edges;
+  return h;
 }
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -123,15 +170,35 @@ export function renderDiagramSvg(layout: DiagramLayout, highlight?: DiagramHighl
   ];
   const expected = new Set(highlight?.expected ?? []);
   const byId = new Map(layout.nodes.map(n => [n.id, n]));
+  const labels: string[] = [];
   for (const e of layout.edges) {
     if (e.points.length < 2) continue;
     const to = byId.get(e.to)?.node?.name;
-    const cls = ['transition', highlight?.current && byId.get(e.from)?.node?.name === highlight.current && to && expected.has(to) ? 'next' : '']
+    const fromName = e.from === START_ID ? null : byId.get(e.from)?.node?.name;
+    const corrected = highlight?.corrections?.filter(c => c.from === fromName && c.to === to) ?? [];
+    const cls = [
+      'transition',
+      highlight?.current && fromName === highlight.current && to && expected.has(to) ? 'next' : '',
+      corrected.length ? 'corrected' : '',
+    ]
       .filter(Boolean)
       .join(' ');
     const d = e.points.map((p, i) => `${i ? 'L' : 'M'} ${f(p.x)} ${f(p.y)}`).join(' ');
-    out.push(`<path class="${cls}" d="${d}" fill="none" marker-end="url(#arrow)"/>`);
+    if (!corrected.length) {
+      out.push(`<path class="${cls}" d="${d}" fill="none" marker-end="url(#arrow)"/>`);
+      continue;
+    }
+    // A corrected transition: marked, with what was corrected as its tooltip and a label at its middle.
+    const title = esc(corrected.map(c => c.title).join('\n'));
+    const data = `data-from="${esc(fromName ?? '')}" data-to="${esc(to ?? '')}"`;
+    out.push(`<path class="${cls}" ${data} d="${d}" fill="none" marker-end="url(#arrow)"><title>${title}</title></path>`);
+    const mid = e.points[Math.floor(e.points.length / 2)];
+    labels.push(
+      `<text class="correction-label" ${data} x="${f(mid.x)}" y="${f(mid.y - 4)}" text-anchor="middle"><title>${title}</title>corrected</text>`,
+    );
   }
+  // Labels over the edges, under the states.
+  out.push(...labels);
   for (const n of layout.nodes) {
     if (!n.node) {
       out.push(`<circle class="start" cx="${f(n.x)}" cy="${f(n.y)}" r="${n.width / 2}"/>`);

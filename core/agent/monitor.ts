@@ -18,6 +18,19 @@ export interface Violation {
   expected: string[];
 }
 
+/** A correction the runner made with the monitor (offsets in the run's text, the question line included). */
+export interface MonitorCorrection {
+  offset: number;
+  /** The state whose prompt text the model wrote where it could not follow; null: text before any state, an early end. */
+  found: string | null;
+  /** The states allowed there. */
+  expected: string[];
+  /** The text dropped (what the model wrote from the offset). */
+  removed: string;
+  /** The text inserted instead (the common prefix of the allowed states' prompt texts). */
+  inserted: string;
+}
+
 export interface MonitorResult {
   valid: boolean;
   /** The states entered, in order, up to the violation. */

@@ -3,7 +3,7 @@
 // tool's output is shown and a line typed in replaces it (an empty line keeps it; "quoted\nJSON" gives several
 // lines). The key is read from the environment variable --api-key-env names (default OPENAI_API_KEY). The flags
 // are the run options' (core/runner/options.ts), parsed and listed from their declaration.
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
 import { RUN_OPTIONS, parseRunOptions, type RunOptions } from '../runner/options';
@@ -14,6 +14,8 @@ import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
 import { helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 import { typedText } from '../runner/typedText';
+import { newRunId, prepareRunsFolder, runFiles, writeSummary } from '../runner/history';
+import { BudgetedModel, StepSearch, writeSearchTraces, type SearchResult } from '../runner/search';
 
 /** Flags of `art run` that are not run options: how the terminal shows the run. */
 const SHELL_FLAGS = [
@@ -72,6 +74,16 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   try {
     const options = parseRunOptions(raw, name => (name === 'program' ? 'FILE' : `--${RUN_OPTIONS[name].cli?.flag ?? name}`));
     samples = options.samples;
+    if (options.search !== undefined) {
+      if (interactive) throw new LaunchError('--search drives the run itself: it cannot be --interactive');
+      if (samples > 1) throw new LaunchError('--search and --samples are two ways to spend model calls: give one');
+      if (options.mode === 'replay')
+        throw new LaunchError(
+          '--search samples continuations from the model: give an endpoint (--base-url and --model); a replay has only the recorded text',
+        );
+      return await runSearch(options, positionals[0], env, io, !!values.quiet);
+    }
+    if (raw.budget !== undefined) throw new LaunchError('--budget is the budget of --search: give --search K too');
     if (samples > 1) {
       if (interactive) throw new LaunchError('--samples runs several programs at once: it cannot be --interactive');
       return await runSamples(options, samples, env, io);
@@ -152,6 +164,69 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   }
   io.err(
     `art run: the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`,
+  );
+  return 1;
+}
+
+/**
+ * `--search K --budget N`: the best-first search over steps (core/runner/search.ts). Progress goes to standard error,
+ * the chosen program and its answer to standard output. The tree goes into the run history: the run's trace at
+ * --trace, else a new run in .art/runs (VS Code's default runs folder), and the explored nodes beside it.
+ */
+async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessEnv, io: RunIo, quiet: boolean): Promise<number> {
+  const root = resolve(options.cwd ?? process.cwd());
+  let tracePath: string;
+  let runsFolder: string | undefined;
+  if (options.trace) tracePath = resolve(root, options.trace);
+  else {
+    runsFolder = resolve(root, '.art', 'runs');
+    prepareRunsFolder(runsFolder, true);
+    tracePath = runFiles(runsFolder, newRunId(file)).trace;
+  }
+  const apiKey = env[options.apiKeyEnv] || undefined;
+  let budgeted: BudgetedModel | undefined;
+  const run = await prepareRun({
+    ...options,
+    trace: undefined,
+    apiKey,
+    trusted: true,
+    stopOnEntry: true,
+    pauseAfterTool: false,
+    pauseOnToolError: false,
+    wrapModel: m => (budgeted = new BudgetedModel(m, options.budget)),
+    log: line => io.err(`[art] ${line}`),
+  });
+  for (const p of run.toolProblems) io.err(`[art] tools: ${p}`);
+  const search = new StepSearch(run.runner, budgeted!, run.records, {
+    k: options.search!,
+    budget: options.budget,
+    progress: line => io.err(`[art] ${line}`),
+  });
+  const stop = () => run.runner.stop();
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, stop);
+  let r: SearchResult;
+  try {
+    r = await search.run();
+  } finally {
+    for (const s of signals) process.removeListener(s, stop);
+    await run.dispose();
+  }
+  const files = writeSearchTraces(search, r, tracePath, apiKey ? [apiKey] : []);
+  if (runsFolder) writeSummary(runsFolder, basename(tracePath).replace(/\.jsonl$/, ''), { program: file, task: options.task });
+  const result = r.result;
+  if (!quiet) io.write(`${result.snapshot.text}${result.snapshot.text.endsWith('\n') ? '' : '\n'}`);
+  io.err(
+    `[art] search: ${r.expanded} node(s) expanded, ${r.reached} reached, ${r.nodes} sampled; ${r.calls} of ${r.budget} model call(s); ` +
+      `best score ${r.chosen.score.toFixed(3)} (${r.scoredBy === 'nll' ? 'average NLL' : 'by vote'}); trace: ${tracePath}` +
+      (files.length > 1 ? ` and ${files.length - 1} explored branch(es) beside it` : ''),
+  );
+  if (result.reason === 'finished') {
+    io.write(`${quiet ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n`);
+    return 0;
+  }
+  io.err(
+    `art run: the search ended without an answer (${r.budgetSpent ? `the budget of ${r.budget} model calls was spent first; give a larger --budget` : result.reason})${result.error && !r.budgetSpent ? `: ${result.error}` : ''}`,
   );
   return 1;
 }

@@ -110,6 +110,14 @@ export class ReplayModel implements ModelClient {
     this.departure ??= why;
   }
 
+  /**
+   * The run went back to before the change that made it depart (a step back): the text is the recorded one again,
+   * so the recording answers again and the live model is asked nothing.
+   */
+  rejoin(): void {
+    this.departure = null;
+  }
+
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
     if (this.departure !== null) {
       if (this.opts.live) return yield* this.opts.live.stream(req);

@@ -65,11 +65,15 @@ export class ContinuationScript {
     return this.rest({ part: 0, offset: 0 }).text;
   }
 
-  /** Where `prompt` ends in the recording, or null when it does not follow the recording. */
-  locate(prompt: string): ScriptPosition | null {
-    if (!this.anchor) return this.alignOrResync(prompt);
+  /**
+   * Where `prompt` ends in the recording, or null when it does not follow the recording. `resync`: false to follow
+   * the recording only where the text is the recorded one (slots aside), never picking up again after a departure.
+   */
+  locate(prompt: string, resync = true): ScriptPosition | null {
+    const find = (w: string) => (resync ? this.alignOrResync(w) : this.align(w, 0, 0));
+    if (!this.anchor) return find(prompt);
     for (let at = prompt.lastIndexOf(this.anchor); at >= 0; at = at === 0 ? -1 : prompt.lastIndexOf(this.anchor, at - 1)) {
-      const p = this.alignOrResync(prompt.slice(at + this.anchor.length));
+      const p = find(prompt.slice(at + this.anchor.length));
       if (p) return p;
     }
     return null;

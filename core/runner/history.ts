@@ -111,7 +111,9 @@ export function summarize(id: string, records: LooseRecord[], known: Partial<Pic
   const times = records.map(r => num(r.at)).filter((t): t is number => t !== undefined);
   const startedAt = num(run?.at) ?? (times.length ? Math.min(...times) : 0);
   const endedAt = num(end?.at) ?? (times.length ? Math.max(...times) : undefined);
-  const liveRecord = records.find(r => r.t === 'live');
+  // Live from the last switch to the model, unless the run went back before it (a `rejoin` after it).
+  const lastLive = records.map(r => r.t).lastIndexOf('live');
+  const liveRecord = lastLive >= 0 && !records.slice(lastLive).some(r => r.t === 'rejoin') ? records[lastLive] : undefined;
   const branches: RecordedBranch[] = [];
   records.forEach((r, index) => {
     if (r.t !== 'branch') return;

@@ -1,6 +1,7 @@
 // Public API of the runner (see README.md).
 export * from './types';
-export { Runner, describePause, type RunnerEvents } from './runner';
+export { Runner, describePause, type RunnerEvents, type RunPoint } from './runner';
+export { StepSearch, BudgetedModel, BudgetSpent, writeSearchTraces, type SearchNode, type SearchOptions, type SearchResult } from './search';
 export { createArtRunner, createAgentRunner, createMultiToolRunner, type ArtRunSpec } from './create';
 export type { AgentRunSpec } from './agentProtocol';
 export type { MultiToolRunSpec } from './multitoolProtocol';

@@ -47,6 +47,8 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
     trusted: boolean;
     /** Records of an earlier run whose completions answer identical requests (a restart: the previous run's). */
     cache?: TraceRecord[];
+    /** Wraps the model the runner (and its LLM-backed tools) asks, e.g. to count calls against a search's budget. */
+    wrapModel?: (model: ModelClient) => ModelClient;
   };
 
 export type RunLanguage = 'art' | 'agent' | 'multitool' | 'trace';
@@ -240,7 +242,7 @@ function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
   const c = b.config;
   const o = b.options;
   return {
-    model,
+    model: c.wrapModel ? c.wrapModel(model) : model,
     tools: b.tools,
     temperature: o.temperature,
     maxTokens: o.maxTokens,
@@ -300,9 +302,12 @@ async function makeArtRun(text: string, path: string, b: Base): Promise<Made> {
 /**
  * A replay follows its recording only while the run is what was recorded: the first edit (an output set by hand,
  * an edited input, a skipped tool) ends that, and the log and the trace say where the run went on live, or why it
- * cannot go on.
+ * cannot go on. Going back to the pause of that edit or before it (step back, reverse continue, restart frame)
+ * undoes it: the run follows the recording again; going back to a pause after it keeps the run live.
  */
 function departOnEdit(runner: Runner, model: ReplayModel, b: Base): void {
+  /** The checkpoint of the pause the departing edit was made at. */
+  let departedAt = -1;
   runner.on('edit', ({ what, call }) => {
     if (model.departed !== null) return;
     const at = runner.protocol.kind === 'art' ? `#${call.step}` : `[${call.tool}]`;
@@ -313,6 +318,7 @@ function departOnEdit(runner: Runner, model: ReplayModel, b: Base): void {
           ? `the input of [${call.tool}] was edited`
           : `[${call.tool}] was skipped`;
     model.depart(why);
+    departedAt = runner.checkpointList().at(-1)?.index ?? 0;
     const live = model.live;
     runner.writeTrace({ t: 'live', at: Date.now(), callId: call.id, why, model: live?.id ?? '' });
     b.config.log?.(
@@ -320,6 +326,13 @@ function departOnEdit(runner: Runner, model: ReplayModel, b: Base): void {
         ? `The run departs from its recording here (${why}): from the next request on, ${live.id} writes the rest live.`
         : `The run departs from its recording here (${why}): replay mode has no model to go on with, so the run stops at the next request (set a model endpoint to go on live).`,
     );
+  });
+  runner.on('rewound', ({ checkpoint }) => {
+    const why = model.departed;
+    if (why === null || checkpoint > departedAt) return;
+    model.rejoin();
+    runner.writeTrace({ t: 'rejoin', at: Date.now(), why: `back before the change (${why})` });
+    b.config.log?.(`Back before the change that left the recording (${why}): the run follows its recording again (no model requests).`);
   });
 }
 

@@ -290,6 +290,17 @@ export const RUN_OPTIONS = {
     launch: false,
     cli: { flag: 'samples', arg: 'N' },
   }),
+  search: option(count(1).max(16).optional(), {
+    description:
+      "Best-first search over steps (the LLM-programs paper's tree search): at each expansion, sample this many continuations of the next step from the best node so far, scored by the average negative log-likelihood of its path (by vote when the endpoint returns no logprobs), until the best node is a program with its answer or the budget is spent; the chosen path is the run, the other explored nodes are its branches in the run history. Needs an endpoint. Command line only: in the debugger, Sample Alternatives is the same step by hand.",
+    launch: false,
+    cli: { flag: 'search', arg: 'K' },
+  }),
+  budget: option(count(1).default(32), {
+    description: 'With search: the model calls the search may make in all (each sampled continuation is one, as is any request a tool makes).',
+    launch: false,
+    cli: { flag: 'budget', arg: 'N' },
+  }),
   from: option(path(), {
     description:
       'A trace (.jsonl) of an earlier run: every model request identical to one recorded there (same prompt, stop sequences, max tokens, temperature) is answered from it at no cost; the model is called only from the first changed request.',

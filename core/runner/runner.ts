@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { normalizeName } from '../art/ast';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from '../model/types';
 import { DepartedError } from '../model/replay';
+import type { MonitorCorrection } from '../agent/monitor';
 import { formatMs } from '../tools/common';
 import type { ToolResult } from '../tools/types';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
@@ -47,6 +48,8 @@ export interface RunnerEvents {
   toolDone: [{ call: ToolCall }];
   paused: [PauseInfo];
   resumed: [{ step: boolean }];
+  /** The run went back to a pause (step back, reverse continue, restart frame, goTo): `checkpoint` is its index. */
+  rewound: [{ checkpoint: number; step: number; why: BranchReason }];
   /** The user changed the paused call: its input, its output, or skipped the tool. */
   edit: [{ what: 'input' | 'output' | 'skip'; call: ToolCall }];
   retry: [{ attempt: number; delayMs: number; reason: string }];
@@ -56,6 +59,12 @@ export interface RunnerEvents {
 
 type Resume = 'continue' | 'step' | 'rewind';
 
+const POINT = Symbol('checkpoints');
+/** A pause saved by `savePoint()`, to `goTo` later. Opaque. */
+export interface RunPoint {
+  readonly [POINT]: unknown;
+}
+
 /** Thrown inside the loop when `stop()` was called. */
 class Stopped extends Error {}
 
@@ -64,6 +73,8 @@ class Rewind extends Error {
   constructor(
     readonly to: Checkpoint,
     readonly why: BranchReason,
+    /** The pauses before `to` on its own line (`goTo` a point left earlier); default: the run's own, up to `to`. */
+    readonly line?: Checkpoint[],
   ) {
     super('rewind');
   }
@@ -89,6 +100,7 @@ interface Checkpoint {
   requests: number;
   constrainedRequests: number;
   corrections: number;
+  correctionLog: MonitorCorrection[];
   lastDropped: string;
   /** Records of the trace written before the run left this pause (the pause record included). */
   traceAt: number;
@@ -111,6 +123,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private requests = 0;
   private constrainedRequests = 0;
   private corrections = 0;
+  /** The corrections made on the way to the text as it stands (as many as `corrections`). */
+  private readonly correctionLog: MonitorCorrection[] = [];
   /** The constraint the latest request was sent with (`vllm regex`), for the call it wrote. */
   private lastConstraint: string | undefined;
   private runState: RunState = 'idle';
@@ -183,6 +197,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       requests: this.requests,
       constrainedRequests: this.constrainedRequests,
       corrections: this.corrections,
+      ...(this.correctionLog.length ? { monitorCorrections: this.correctionLog.map(c => ({ ...c, expected: [...c.expected] })) } : {}),
     };
   }
 
@@ -311,6 +326,25 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.rewind(i, 'restart-frame');
   }
 
+  /**
+   * While paused: this pause as a point to come back to with `goTo`, from anywhere the run goes later (also from
+   * another line after going back before it). A search over steps keeps one per node.
+   */
+  savePoint(): RunPoint {
+    this.requirePaused('savePoint');
+    return { [POINT]: [...this.checkpoints] } as RunPoint;
+  }
+
+  /** Back (or across) to a point saved with `savePoint`; the run pauses there again. The line left is a branch. */
+  goTo(point: RunPoint, why: BranchReason = 'search'): void {
+    this.requirePaused('goTo');
+    const stack = (point as unknown as Record<typeof POINT, Checkpoint[] | undefined>)[POINT];
+    if (!stack?.length) throw new Error('goTo: not a point saved by savePoint() of this run');
+    const to = stack[stack.length - 1];
+    this.rewindTo = new Rewind(to, why, stack.slice(0, -1));
+    this.resumeFn?.('rewind');
+  }
+
   private isBreakpointCheckpoint(c: Checkpoint): boolean {
     if (c.reason === 'breakpoint') return true;
     const call = c.callId !== undefined ? c.calls.find(x => x.id === c.callId) : undefined;
@@ -343,7 +377,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       text: this.text,
       calls: changed.map(c => ({ ...c })),
     });
-    this.checkpoints = this.checkpoints.slice(0, cp.index);
+    this.checkpoints = back.line ? [...back.line] : this.checkpoints.slice(0, cp.index);
     this.written = cp.written;
     this.handled.clear();
     for (const k of cp.handled) this.handled.add(k);
@@ -354,6 +388,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.requests = cp.requests;
     this.constrainedRequests = cp.constrainedRequests;
     this.corrections = cp.corrections;
+    this.correctionLog.splice(0, this.correctionLog.length, ...cp.correctionLog);
     this.lastDropped = cp.lastDropped;
     this.currentCall = cp.callId !== undefined ? this.calls.find(c => c.id === cp.callId) : this.calls[this.calls.length - 1];
     this.lastConstraint = undefined;
@@ -361,6 +396,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.pauseRequested = false;
     this.forced = undefined;
     this.emit('text', { delta: '', text: this.text });
+    this.emit('rewound', { checkpoint: cp.index, step: cp.step, why: back.why });
   }
 
   /** Pauses again at a restored checkpoint, then goes on from it as the run did the first time. */
@@ -425,14 +461,19 @@ export class Runner extends EventEmitter<RunnerEvents> {
     }
     this.addUsage(usage);
     const list = rankAlternatives(results.map(r => ({ text: this.nextStepOf(base, r.text), logprobs: r.tokenLogprobs })));
+    for (const a of list) a.then = this.afterAlternative(base, a.text);
+    this.protocol.detect(this.written);
     const cp = this.checkpoints[this.checkpoints.length - 1];
     this.offered = { checkpoint: cp.index, list };
     this.trace({ t: 'alternatives', at: Date.now(), fromCheckpoint: cp.index, step: cp.step, prompt, k, alternatives: list, usage });
     return list.map(a => ({ ...a }));
   }
 
-  /** Continues with alternative `index` of the last `alternatives()`; the others stay in the trace as branches. */
-  chooseAlternative(index: number): void {
+  /**
+   * Continues with alternative `index` of the last `alternatives()`; the others stay in the trace as branches.
+   * `step`: pause again at the next step (or tool call) instead of running on.
+   */
+  chooseAlternative(index: number, step = false): void {
     this.requirePaused('chooseAlternative');
     const cp = this.checkpoints[this.checkpoints.length - 1];
     const o = this.offered;
@@ -444,9 +485,25 @@ export class Runner extends EventEmitter<RunnerEvents> {
       if (i !== index)
         this.trace({ t: 'branch', at: Date.now(), why: 'alternative', fromCheckpoint: cp.index, step: cp.step, text: a.text, nll: a.nll });
     });
-    this.forced = { text: chosen.text, index };
+    this.continueWith(chosen.text, index, step);
+  }
+
+  /**
+   * Continues with a continuation sampled at this point earlier (`alternatives()` here, before a `goTo` back): it is
+   * streamed as the next completion, not sent to the model again. `index` is its rank among the alternatives.
+   */
+  continueWith(text: string, index: number, step = false): void {
+    this.requirePaused('continueWith');
+    if (this.pending?.phase === 'before') throw new Error('continueWith: the paused tool has not run yet; continue to its output first');
+    this.forced = { text, index };
     this.offered = null;
-    this.resume('continue');
+    this.resume(step ? 'step' : 'continue');
+  }
+
+  /** While paused: the program text as the run goes on from here (a paused call's output appended, an answer marker). */
+  textOnResume(): string {
+    this.requirePaused('textOnResume');
+    return this.text + this.appendOnResume();
   }
 
   /** What resuming from the current pause appends before the next request (a call's output, an answer marker). */
@@ -466,6 +523,15 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const cut = stop ? stop.cut - base.length : text.length;
     this.protocol.detect(this.written);
     return text.slice(0, cut);
+  }
+
+  /** What the run does once an alternative is streamed (see Alternative.then). */
+  private afterAlternative(base: string, text: string): Alternative['then'] {
+    const all = base + text;
+    const stop = this.protocol.detect(all).find(d => d.cut >= base.length && (d.type !== 'boundary' || d.call));
+    if (stop) return stop.type === 'end' ? 'end' : stop.type === 'correction' ? 'more' : 'pause';
+    const end = this.protocol.atStreamEnd(all, 'stop', true);
+    return end.type === 'end' ? 'end' : end.type === 'boundary' ? 'pause' : end.type === 'incomplete' ? 'incomplete' : 'more';
   }
 
   /** Resume from a pause. */
@@ -842,6 +908,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.corrections++;
     this.append(c.insert);
     const offset = this.protocol.header.length + c.cut;
+    this.correctionLog.push({ offset, found: c.found, expected: [...c.expected], removed, inserted: c.insert });
     this.trace({ t: 'correction', at: Date.now(), offset, found: c.found, expected: c.expected, removed, inserted: c.insert });
     this.emit('correction', { offset, found: c.found, expected: c.expected, removed, inserted: c.insert });
   }
@@ -966,6 +1033,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       requests: this.requests,
       constrainedRequests: this.constrainedRequests,
       corrections: this.corrections,
+      correctionLog: [...this.correctionLog],
       lastDropped: this.lastDropped,
       traceAt: this.traceCount,
       resume,
@@ -1070,8 +1138,11 @@ export function rankAlternatives(samples: { text: string; logprobs?: number[] }[
     const seen = byText.get(s.text);
     if (seen) {
       seen.votes++;
-      if (nll !== null && (seen.nll === null || nll < seen.nll)) seen.nll = nll;
-    } else byText.set(s.text, { text: s.text, nll, votes: 1 });
+      if (nll !== null && (seen.nll === null || nll < seen.nll)) {
+        seen.nll = nll;
+        seen.tokens = lp.length;
+      }
+    } else byText.set(s.text, { text: s.text, nll, votes: 1, ...(nll !== null ? { tokens: lp.length } : {}) });
   }
   const list = [...byText.values()];
   const scored = list.every(a => a.nll !== null);

@@ -48,11 +48,12 @@ const RECORDS = {
   edit: z.looseObject({ what: z.enum(['input', 'output', 'skip']), callId: n, text: z.string().optional() }),
   retry: z.looseObject({}),
   live: z.looseObject({ why: z.string() }),
+  rejoin: z.looseObject({ why: z.string() }),
   unconstrained: z.looseObject({}),
   toolRequest: z.looseObject({ prompt: z.string(), stop: z.array(z.string()), text: z.string() }),
   alternatives: z.looseObject({ alternatives: z.array(z.looseObject({ text: z.string() })) }),
   branch: z.looseObject({
-    why: z.enum(['step-back', 'reverse-continue', 'restart-frame', 'alternative']),
+    why: z.enum(['step-back', 'reverse-continue', 'restart-frame', 'alternative', 'search']),
     fromCheckpoint: n,
     step: z.number(),
     from: n.optional(),

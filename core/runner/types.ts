@@ -4,6 +4,7 @@ import type { Span } from '../common/text';
 import type { Tool } from '../tools/types';
 import type { ModelClient, Usage } from '../model/types';
 import type { Constrainer, SentConstraint } from './constraints';
+import type { MonitorCorrection } from '../agent/monitor';
 
 /** Finds a tool by the name written in the program (`[code execute]`, `[Action] Search`, `<<Calculator>>`). */
 export interface ToolLookup {
@@ -85,6 +86,8 @@ export interface Snapshot {
   constrainedRequests: number;
   /** Times the agent monitor corrected off-spec text. */
   corrections: number;
+  /** Agents: the monitor's corrections still in the text (a step back drops those after it). */
+  monitorCorrections?: MonitorCorrection[];
 }
 
 export type RunKind = 'art' | 'agent' | 'multitool';
@@ -179,7 +182,7 @@ export interface RunnerOptions {
   constrainer?: Constrainer;
 }
 
-export type BranchReason = 'step-back' | 'reverse-continue' | 'restart-frame' | 'alternative';
+export type BranchReason = 'step-back' | 'reverse-continue' | 'restart-frame' | 'alternative' | 'search';
 
 /** A pause the run can go back to (step back, reverse continue, restart frame). */
 export interface CheckpointView {
@@ -202,6 +205,13 @@ export interface Alternative {
   nll: number | null;
   /** How many of the k samples wrote this text. */
   votes: number;
+  /** Tokens the NLL averages over (when there are logprobs). */
+  tokens?: number;
+  /**
+   * What the run does after streaming it: pause (at a tool call or the next step), end (the program's answer or the
+   * agent's end), ask the model for more (an answer cut inside, a monitor correction), or end incomplete.
+   */
+  then?: 'pause' | 'end' | 'more' | 'incomplete';
 }
 
 /** Where trace records go (TraceWriter writes JSONL; tests collect them in memory). */
@@ -285,6 +295,10 @@ export type TraceRecord =
       nll?: number | null;
       /** A rewind: the calls made or changed since the checkpoint, as they were when the run left them. */
       calls?: ToolCall[];
+      /** A search's explored node: its own trace (relative: to this trace's folder), its answer and score. */
+      trace?: string;
+      answer?: string | null;
+      label?: string;
     }
   | { t: 'tool'; at: number; call: ToolCall }
   | { t: 'correction'; at: number; offset: number; found: string | null; expected: string[]; removed: string; inserted: string }
@@ -292,5 +306,7 @@ export type TraceRecord =
   | { t: 'edit'; at: number; what: 'input' | 'output' | 'skip'; callId: number; text?: string }
   /** From here on the model is the live one: the replay departed from its recording. */
   | { t: 'live'; at: number; callId: number; why: string; model: string }
+  /** The run went back to before the change that made it live: the recording answers again. */
+  | { t: 'rejoin'; at: number; why: string }
   | { t: 'retry'; at: number; attempt: number; delayMs: number; reason: string }
   | { t: 'end'; at: number; reason: EndReason; answer: string | null; text: string; usage: Usage; requests: number; error?: string };

@@ -129,6 +129,54 @@ describe('art run', () => {
       assert.equal(server.tokensAfterCall, 0);
     });
 
+    test('--search K --budget N: progress lines, a summary, the answer; the run and its tree go into .art/runs', async () => {
+      server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
+      server.reset();
+      const cwd = mkdtempSync(join(tmpdir(), 'art-cli-search-'));
+      const args = ['run', PROGRAM, '--task', '1', '--base-url', server.baseURL, '--model', 'scripted', '--cwd', cwd, '--search', '2'];
+      const r = await art([...args, '--budget', '12']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /\nQ3: \[EOQ\]\nAns: 18\n\nAnswer: 18\n$/);
+      assert.match(r.stderr, /\[art\] search: expanded node 0 \(step 0, score 0\.000\): 2 sample\(s\), 1 distinct/);
+      const summary =
+        /\[art\] search: (\d+) node\(s\) expanded, (\d+) reached, \d+ sampled; (\d+) of 12 model call\(s\); best score [\d.]+ \(average NLL\); trace: (\S+\.jsonl)/.exec(
+          r.stderr,
+        );
+      assert.ok(summary, r.stderr);
+      const calls = server.requests.reduce((n, q) => n + Number(q.body.n ?? 1), 0);
+      assert.equal(Number(summary[3]), calls, "the calls counted are the calls the server saw (samples and the code tool's own request)");
+      assert.ok(calls <= 12);
+      const runs = join(cwd, '.art', 'runs');
+      assert.equal(summary[4].startsWith(runs), true);
+      const ids = readdirSync(runs).filter(f => f.endsWith('.json'));
+      assert.equal(ids.length, 1, 'the run and its summary are in the run history');
+      const saved = JSON.parse(readFileSync(join(runs, ids[0]), 'utf8'));
+      assert.equal(saved.answer, '18');
+      assert.equal(saved.status, 'finished');
+
+      // A budget too small to reach the answer: exactly that many calls, exit 1, and what to do.
+      server.reset();
+      const short = await art([...args, '--budget', '3', '--quiet']);
+      assert.equal(short.code, 1);
+      assert.equal(
+        server.requests.reduce((n, q) => n + Number(q.body.n ?? 1), 0),
+        3,
+      );
+      assert.match(short.stderr, /the search ended without an answer \(the budget of 3 model calls was spent first; give a larger --budget\)/);
+    });
+
+    test('--search needs an endpoint and no --interactive; --budget needs --search', async () => {
+      const replay = await art(['run', PROGRAM, '--task', '1', '--search', '2']);
+      assert.equal(replay.code, 2);
+      assert.match(replay.stderr, /^art run: --search samples continuations from the model: give an endpoint \(--base-url and --model\)/m);
+      const budget = await art(['run', PROGRAM, '--task', '1', '--budget', '5']);
+      assert.equal(budget.code, 2);
+      assert.match(budget.stderr, /--budget is the budget of --search: give --search K too/);
+      const bad = await art(['run', PROGRAM, '--search', '0', '--base-url', server.baseURL, '--model', 'scripted']);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--search: expected an integer from 1 to 16, not 0/);
+    });
+
     test('--rerank: search scores its passages with logprobs requests to the endpoint', async () => {
       server.setScripts(
         ContinuationScript.parse(' [search] Who is Milhouse named after?\n#⟂1:⟦ Richard Nixon⟧\nQ2: [EOQ]\nAns: Richard Nixon\n', 'Q1:'),

@@ -172,4 +172,71 @@ describe('debug adapter over stdio: step back, restart frame, alternatives', () 
     assert.equal(server.requests.length, before, 'the chosen alternative is not asked for again');
     await c.close();
   });
+
+  test('replay mode: a step back to a pause after the edit stays live; back to the edit or before it, the recording answers again', async () => {
+    server.reset();
+    server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
+    const c = await ArtDebugClient.start({ cwd: work });
+    const tracePath = join(work, 'rejoin.jsonl');
+    const toStop = async (send: () => Promise<unknown>) => {
+      const stopped = c.waitForEvent('stopped');
+      await send();
+      return (await stopped) as DebugProtocol.StoppedEvent;
+    };
+    await toStop(() =>
+      c.launchWith({
+        program: PROGRAM,
+        task: DUCKS,
+        mode: 'replay',
+        baseURL: server.baseURL,
+        model: 'scripted',
+        pauseBeforeTool: true,
+        trace: tracePath,
+      }),
+    );
+    // Before [generate python code]: edit its input. The replay departs here.
+    const ref = await c.scopeReference('Tool call');
+    await c.setVariableRequest({ variablesReference: ref, name: 'input', value: 'Write the equations as python code, the answer in ans' });
+    await toStop(() => c.continueRequest({ threadId: 1 })); // after it: the code generator asked the live model
+    assert.equal(server.requests.length, 1, "the code generator's own request went to the endpoint");
+    const beforeExec = await toStop(() => c.continueRequest({ threadId: 1 }));
+    assert.match(beforeExec.body.description ?? '', /before tool \[code execute\]/);
+    assert.equal(server.requests.length, 2, 'the next step was written live');
+
+    // Back to the pause after the edit: still live (the step is asked of the endpoint again).
+    await toStop(() => c.stepBackRequest({ threadId: 1 }));
+    assert.equal((await c.variables('Tool call')).tool, 'generate python code');
+    await toStop(() => c.continueRequest({ threadId: 1 }));
+    assert.equal(server.requests.length, 3, 'after the edit the run stays live');
+
+    // Back to the edit's own pause (before it was made): the recording answers again, the endpoint sees nothing.
+    await toStop(() => c.stepBackRequest({ threadId: 1 }));
+    const atEdit = await toStop(() => c.stepBackRequest({ threadId: 1 }));
+    assert.match(atEdit.body.description ?? '', /before tool \[generate python code\]/);
+    assert.match((await c.variables('Tool call')).input, /^Write down the arithmetic or algebra equations/, 'the edit is undone');
+    let stops = 0;
+    for (;;) {
+      const ended = c.waitForEvent('art/end');
+      const stopped = c.waitForEvent('stopped');
+      await c.continueRequest({ threadId: 1 });
+      const next = await Promise.race([ended.then(e => ({ end: e })), stopped.then(() => ({ end: undefined }))]);
+      if (next.end) {
+        assert.equal(next.end.body.reason, 'finished', next.end.body.error);
+        assert.equal(next.end.body.answer, '18');
+        break;
+      }
+      assert.ok(++stops < 6, 'the run ends');
+    }
+    assert.equal(server.requests.length, 3, 'the recording wrote the rest: 0 model requests');
+    assert.match(
+      c.output('console'),
+      /Back before the change that left the recording \(the input of \[generate python code\] was edited\): the run follows its recording again/,
+    );
+    const { records } = readTraceFile(tracePath);
+    assert.deepEqual(
+      records.filter(r => r.t === 'live' || r.t === 'rejoin').map(r => r.t),
+      ['live', 'rejoin'],
+    );
+    await c.close();
+  });
 });

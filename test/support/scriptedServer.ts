@@ -68,6 +68,11 @@ export interface ScriptedServerOptions {
   rejectConstraints?: boolean;
   /** Wait this long before answering each completion request (a busy endpoint's fixed latency). Default 0. */
   requestDelayMs?: number;
+  /**
+   * Whether a script picks up again after a prompt departs from it (an edited input, a corrected state). Default
+   * true; false: a script answers only prompts that follow it (slots aside), so diverging paths stay apart.
+   */
+  resync?: boolean;
 }
 
 export class ScriptedServer {
@@ -79,6 +84,7 @@ export class ScriptedServer {
   identity: ScriptedServerOptions['identity'];
   rejectConstraints: boolean;
   requestDelayMs: number;
+  resync: boolean;
   private scripts: ContinuationScript[] = [];
   /** The log-probability each token of a script gets (default -0.5), so samples of different scripts rank apart. */
   readonly scriptLogprobs = new Map<ContinuationScript, number>();
@@ -103,6 +109,7 @@ export class ScriptedServer {
     this.identity = opts.identity ?? null;
     this.rejectConstraints = opts.rejectConstraints ?? false;
     this.requestDelayMs = opts.requestDelayMs ?? 0;
+    this.resync = opts.resync ?? true;
   }
 
   /** Scripts tried in order; the first whose recording lines up with a prompt answers it. */
@@ -265,15 +272,16 @@ export class ScriptedServer {
     let callEnds: number[] = [];
     // With a constraint, the first script whose text up to the first stop (inclusive) meets it, as a constraining
     // server would never write anything else; without one, the first script that lines up.
-    const aligned = this.scripts.filter(s => s.locate(prompt));
+    const aligned = this.scripts.filter(s => s.locate(prompt, this.resync));
     let script = aligned[0];
     if (constraint) {
       // Up to the first stop, with the stop (an env-input prompt text) or without it (the model may end before it).
-      const meets = (s: ContinuationScript) => upToStop(s.rest(s.locate(prompt)!).text, stop).some(t => constraintAccepts(constraint, t));
+      const meets = (s: ContinuationScript) =>
+        upToStop(s.rest(s.locate(prompt, this.resync)!).text, stop).some(t => constraintAccepts(constraint, t));
       script = aligned.find(meets) ?? aligned[0];
       rec.constraint = { ...constraint, met: !!script && meets(script) };
     }
-    if (script) ({ text, callEnds } = script.rest(script.locate(prompt)!));
+    if (script) ({ text, callEnds } = script.rest(script.locate(prompt, this.resync)!));
     else rec.unaligned = true;
     const maxTokens: number = body.max_tokens ?? body.max_completion_tokens ?? Infinity;
     const tokens = roughTokens(text).slice(0, maxTokens);
@@ -286,7 +294,7 @@ export class ScriptedServer {
     if (!body.stream) {
       // n samples: the scripts that line up take turns (choice i is the i-th of them, round), each with its logprob.
       const sample = (s: ContinuationScript | undefined) => {
-        const all = s ? roughTokens(s.rest(s.locate(prompt)!).text) : [];
+        const all = s ? roughTokens(s.rest(s.locate(prompt, this.resync)!).text) : [];
         const scanner = new StopScanner(this.honourStop ? stop : []);
         const { release, stopped } = scanner.push(all.slice(0, maxTokens).join(''));
         const out = stopped ? release : release + scanner.flush();

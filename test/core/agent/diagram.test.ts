@@ -72,4 +72,40 @@ describe('agent diagram', () => {
     assert.equal((svg.match(/class="transition next"/g) ?? []).length, 1);
     assert.deepEqual(highlightOf(react, ''), { current: null, expected: ['Ques'] });
   });
+
+  test('a monitor correction marks the edge it took, with what was corrected; one gone from the text marks nothing', () => {
+    const before = '[Question] who?\n[Thought] search it\n';
+    const text = `${before}[Action] Search\n[Action Input] Milhouse\n`;
+    const correction = { offset: before.length, found: 'Act-Inp', expected: ['Act'], removed: '[Action Input] Milhouse', inserted: '[Action]' };
+    const h = highlightOf(react, text, [correction]);
+    assert.deepEqual(h.current, 'Act-Inp');
+    assert.deepEqual(
+      h.corrections?.map(c => [c.from, c.to]),
+      [['Tht', 'Act']],
+    );
+    assert.match(h.corrections![0].title, /after Tht the model wrote the state Act-Inp; the spec allows Act, so "\[Action\]" was inserted/);
+    const svg = renderDiagramSvg(layoutDiagram(diagramInput(react)), h);
+    const marked = svg.match(/<path class="transition[^"]*corrected" data-from="([^"]*)" data-to="([^"]*)"[^>]*><title>([^<]*)<\/title>/g) ?? [];
+    assert.equal(marked.length, 1, 'exactly one edge is marked');
+    assert.match(marked[0], /data-from="Tht" data-to="Act"/);
+    assert.match(marked[0], /the model wrote the state Act-Inp/);
+    assert.match(svg, /<text class="correction-label" data-from="Tht" data-to="Act"[^>]*><title>[^<]+<\/title>corrected<\/text>/);
+
+    // Text before the first state: the edge from the start. Not yet entered: the edges to each state allowed.
+    const start = highlightOf(react, '[Question] who?\n', [
+      { offset: 0, found: null, expected: ['Ques'], removed: 'Sure! ', inserted: '[Question]' },
+    ]);
+    assert.deepEqual(
+      start.corrections?.map(c => [c.from, c.to]),
+      [[null, 'Ques']],
+    );
+    assert.match(renderDiagramSvg(layoutDiagram(diagramInput(react)), start), /class="transition corrected" data-from="" data-to="Ques"/);
+    const early = highlightOf(react, `${before}[`, [{ offset: before.length, found: null, expected: ['Act'], removed: '', inserted: '[' }]);
+    assert.deepEqual(
+      early.corrections?.map(c => [c.from, c.to]),
+      [['Tht', 'Act']],
+    );
+    // A correction whose text is no longer there (the run stepped back before it) marks nothing.
+    assert.equal(highlightOf(react, before, [correction]).corrections, undefined);
+  });
 });

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { compileAgent } from '../../../core/agent/compile';
+import { highlightOf } from '../../../core/agent/diagram';
 import { parseAgentFile } from '../../../core/agent/parse';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/model/script';
@@ -102,6 +103,19 @@ describe('agent specs and inline triggers against the scripted server', { timeou
       ['Search', 'Lookup'],
     );
     assert.equal(result.answer, 'Richard Nixon');
+    // The snapshot keeps it, and the diagram marks the transition it made the run take: Tht to Act.
+    assert.deepEqual(result.snapshot.monitorCorrections, [
+      { offset: corrections[0].offset, found: 'Act-Inp', expected: ['Act'], removed: corrections[0].removed, inserted: '[Action]' },
+    ]);
+    const h = highlightOf(react, result.snapshot.text, result.snapshot.monitorCorrections);
+    assert.deepEqual(
+      h.corrections?.map(c => [c.from, c.to]),
+      [['Tht', 'Act']],
+    );
+    assert.match(
+      h.corrections![0].title,
+      /^Monitor correction: after Tht the model wrote the state Act-Inp; the spec allows Act, so "\[Action\]" was inserted$/,
+    );
     // Replaying the trace makes the same correction.
     const replay = await replayTrace(trace.records);
     assert.equal(replay.result.snapshot.text, result.snapshot.text);

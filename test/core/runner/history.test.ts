@@ -120,6 +120,11 @@ describe('run history', () => {
     writeFileSync(runFiles(dir, second).trace, jsonl(replay));
     const s2 = writeSummary(dir, second, { program: runFiles(dir, first).trace });
     assert.deepEqual(s2.parent, { run: first, callId: 2 });
+    assert.deepEqual(s2.live, { callId: 2, why: 'an override' });
+    // A step back to before the change: the run followed its recording again, so it did not go live.
+    const rejoined = [...replay];
+    rejoined.splice(rejoined.length - 1, 0, { t: 'rejoin', at: 6, why: 'back before the change (an override)' });
+    assert.equal(summarize('x', rejoined as never).live, undefined);
     // A trace with no summary: derived.
     const third = newRunId('/w/arithmetic.art', new Date(Date.UTC(2025, 0, 3)));
     writeFileSync(runFiles(dir, third).trace, jsonl(answered(await artRun('21'), '21')));

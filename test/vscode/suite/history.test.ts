@@ -8,6 +8,8 @@ import * as vscode from 'vscode';
 import type { FinishedRun } from '../../../client/runner/streamEditor';
 import type { RunsNode } from '../../../client/runner/runsView';
 import { artStudio, open, until, workspaceUri } from './helpers';
+import { ContinuationScript } from '../../../core/model/script';
+import { ScriptedServer } from '../../support/scriptedServer';
 
 const LIBRARY = `Description: (Sports Understanding) Determine whether a sentence relating to sports is plausible.
 Input: Is the following sentence plausible? "Lionel Messi threw a touchdown pass."
@@ -25,6 +27,21 @@ const SPEC = `(define tiny-agent
     (Ans (:text "[Answer]")))
   (:behavior (next Ques (until (next Tht Obs) Ans))))
 `;
+
+/** A spec with no environment state: think, act, answer. */
+const FIX_SPEC = `(define fix-agent
+  (:states
+    (Ques (:text "[Question]"))
+    (Tht (:text "[Thought]"))
+    (Act (:text "[Action]"))
+    (Ans (:text "[Answer]")))
+  (:behavior (next Ques Tht Act Ans)))
+`;
+const FIX_HEADER = '[Question] What is two plus two?\n';
+/** The model skips [Action] (off-spec: the monitor corrects it) ... */
+const OFF_SPEC = ContinuationScript.parse('[Thought] add them\n[Answer] 4\n', FIX_HEADER);
+/** ... and, given the corrected text, goes on on-spec. */
+const ON_SPEC = ContinuationScript.parse('[Thought] add them\n[Action] add two and two\n[Answer] 4\n', FIX_HEADER);
 
 describe('run history, Compare Runs and the agent diagram', function () {
   this.timeout(60_000);
@@ -104,5 +121,55 @@ describe('run history, Compare Runs and the agent diagram', function () {
     });
     await until(() => shown()!.svg.includes('data-state="Act"'), 'the diagram redrawn with the new state');
     await vscode.commands.executeCommand('workbench.action.files.revert');
+  });
+
+  it('during a debug session, a monitor correction is drawn on the transition it made the run take', async () => {
+    const api = await artStudio();
+    const server = await new ScriptedServer().start();
+    server.setScripts(OFF_SPEC, ON_SPEC);
+    const uri = workspaceUri('history-fix.agent');
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(FIX_SPEC));
+    const editor = await open('history-fix.agent');
+    editor.selection = new vscode.Selection(1, 2, 1, 2);
+    await vscode.commands.executeCommand('art.showAgentDiagram');
+    const shown = () => api.runner.diagrams.diagramOf(editor.document.uri);
+    assert.doesNotMatch(shown()!.svg, /corrected/);
+    // Stop when the run reaches Ans (after the correction inserted [Action] and the model went on from there).
+    const ansLine = FIX_SPEC.split('\n').findIndex(l => l.includes('(Ans '));
+    const bp = new vscode.SourceBreakpoint(new vscode.Location(uri, new vscode.Position(ansLine, 5)));
+    vscode.debug.addBreakpoints([bp]);
+    const started = new Promise<vscode.DebugSession>(resolve => subscriptions.push(vscode.debug.onDidStartDebugSession(resolve)));
+    try {
+      assert.ok(
+        await vscode.debug.startDebugging(vscode.workspace.workspaceFolders![0], {
+          type: 'art',
+          request: 'launch',
+          name: 'monitor correction',
+          program: uri.fsPath,
+          mode: 'generate',
+          baseURL: server.baseURL,
+          model: 'scripted',
+          input: 'What is two plus two?',
+        }),
+      );
+      const session = await started;
+      await until(() => shown()!.svg.includes('class="transition corrected"'), 'the corrected transition drawn', 30_000);
+      const svg = shown()!.svg;
+      assert.equal((svg.match(/class="transition corrected"/g) ?? []).length, 1, 'one transition marked');
+      assert.match(svg, /class="transition corrected" data-from="Tht" data-to="Act"/);
+      assert.match(
+        svg,
+        /<title>Monitor correction: after Tht the model wrote the state Ans; the spec allows Act, so &quot;\[Action\]&quot; was inserted<\/title>/,
+      );
+      assert.match(svg, /<text class="correction-label" data-from="Tht" data-to="Act"/);
+      assert.match(svg, /<g class="state final current" data-state="Ans"/, 'the run is at Ans');
+      const ended = new Promise<void>(resolve => subscriptions.push(vscode.debug.onDidTerminateDebugSession(() => resolve())));
+      await session.customRequest('continue', { threadId: 1 });
+      await ended;
+    } finally {
+      vscode.debug.removeBreakpoints([bp]);
+      if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
+      await server.close();
+    }
   });
 });

@@ -5,10 +5,14 @@
 // debug session, so the runner (model client, tools, MCP SDK) costs nothing at activation.
 import { parseArt } from '../core/art/parse';
 import { listDemonstrations, testProgram as testLibraryProgram, type ProgramTest } from '../core/runner/libraryTest';
+import { promptOfRun } from '../core/runner/launch';
 import { createToolRegistry } from '../core/tools/registry';
 import { ArtDebugSession } from './runner/debugSession';
 
 export { ArtDebugSession };
+
+/** "ART: Show Prompt" outside a debug session: the prompt a run of a configuration would send, or a trace's. */
+export { promptOfRun };
 
 /** Programs as tests for the Test Explorer (client/runner/libraryTests.ts): loaded with the runner on first use. */
 export const libraryTests = {

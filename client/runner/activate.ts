@@ -13,6 +13,7 @@ import { isRunnable, unitsOf } from './programs';
 import { DEBUG_TYPE } from './protocol';
 import { registerLibraryTests, type LibraryTests } from './libraryTests';
 import { registerRunsCommands, RunsView } from './runsView';
+import { SHOW_PROMPT_COMMAND, showPrompt } from './showPrompt';
 import { ProgramStreams } from './streamEditor';
 import { TraceView } from './traceView';
 
@@ -39,6 +40,7 @@ export const COMMANDS = {
   compareRuns: 'art.compareRuns',
   showAgentDiagram: SHOW_DIAGRAM_COMMAND,
   sampleAlternatives: 'art.sampleAlternatives',
+  showPrompt: SHOW_PROMPT_COMMAND,
   run: RUN_COMMAND,
   debug: DEBUG_COMMAND,
 } as const;
@@ -144,6 +146,12 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     diagrams,
     ...registerRunsCommands(runs, uri => openTrace(traceView, streams, uri)),
     vscode.commands.registerCommand(COMMANDS.showAgentDiagram, () => diagrams.show()),
+    vscode.commands.registerCommand(COMMANDS.showPrompt, (target?: Parameters<typeof showPrompt>[1]) =>
+      showPrompt(
+        { streams, provider, runs, promptOf: () => loadRunnerBundle().promptOfRun, apiKey: () => context.secrets.get(API_KEY_SECRET) },
+        target,
+      ),
+    ),
     streams.onDidEndRun(run => {
       // A run kept in the history: its summary (program, task, answer, tokens, time) beside its trace.
       if (run.tracePath) {

@@ -28,7 +28,7 @@ import {
   Thread,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { LaunchError, prepareRun, type PreparedRun, type RunConfig } from '../../core/runner/launch';
+import { LaunchError, prepareRun, promptReportOf, type PreparedRun, type RunConfig } from '../../core/runner/launch';
 import { parseRunOptions } from '../../core/runner/options';
 import { StreamedText } from '../../core/runner/streamedText';
 import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView, TraceRecord } from '../../core/runner/types';
@@ -36,6 +36,7 @@ import {
   AlternativesRequest,
   ChooseAlternativeRequest,
   EndEvent,
+  PromptRequest,
   SetToolInputRequest,
   SetToolOutputRequest,
   SkipToolRequest,
@@ -679,6 +680,12 @@ export class ArtDebugSession extends LoggingDebugSession {
           if (!this.run) throw new Error('chooseAlternative: no run');
           if (typeof index !== 'number') throw new Error('chooseAlternative needs { "index": number }');
           this.run.runner.chooseAlternative(index);
+          break;
+        }
+        case PromptRequest.command: {
+          if (!this.run) throw new Error('the prompt: no run is going on in this session');
+          const body: PromptRequest.Response = promptReportOf(this.run);
+          response.body = body;
           break;
         }
         case StateRequest.command: {

@@ -3,6 +3,7 @@
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Usage } from '../../core/model/types';
 import type { RunOptionsInput } from '../../core/runner/options';
+import type { PromptReport } from '../../core/runner/promptReport';
 import type { Alternative, EndReason, RunKind, ToolCall } from '../../core/runner/types';
 
 export const DEBUG_TYPE = 'art';
@@ -66,6 +67,18 @@ export namespace SetToolInputRequest {
 /** Request: do not run the paused tool; the model writes its output (before the tool runs). */
 export namespace SkipToolRequest {
   export const command = 'art/skipTool' as const;
+}
+
+/**
+ * Request: the prompt of the run (of thread `threadId`'s sample in a self-consistency run; default the first), with
+ * the demonstrations in it and why each was chosen, and what the model wrote after it so far.
+ */
+export namespace PromptRequest {
+  export const command = 'art/prompt' as const;
+  export interface Arguments {
+    threadId?: number;
+  }
+  export type Response = PromptReport;
 }
 
 /** Request: where the run stands. */

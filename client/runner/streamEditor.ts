@@ -2,6 +2,7 @@
 // grows as the model writes it (the session's `art/text` events). It is not a file: it is never dirty, never asks
 // to be saved, is not checked (no Problems entries, no status bar counts) and gets no Run/Debug lenses. What each
 // finished run left behind (its program, answer and trace) is kept for "Save as Demonstration" and "Open Trace".
+// Reports of a run ("ART: Show Prompt") open in documents of the same scheme (showText).
 import * as vscode from 'vscode';
 import { DEBUG_TYPE, EndEvent, TextEvent } from './protocol';
 
@@ -53,6 +54,18 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
     );
   }
 
+  /**
+   * Shows `text` in a read-only document of this scheme beside the editor (a report such as "ART: Show Prompt"):
+   * not a file, never dirty, not checked. Showing the same name again replaces the text.
+   */
+  async showText(name: string, text: string): Promise<vscode.TextEditor> {
+    const uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${name.replace(/[\\/:*?"<>|]+/g, ' ').trim() || 'report'}.txt` });
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+  }
+
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.texts.get(uri.toString()) ?? '';
   }
@@ -77,10 +90,11 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
     this.texts.set(st.uri.toString(), st.text);
     if (!st.shown && this.enabled()) {
       st.shown = true;
-      void vscode.workspace.openTextDocument(st.uri).then(
-        doc => vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false }),
-        e => this.log.warn(`streamed program: ${(e as Error).message}`),
-      );
+      void vscode.workspace
+        .openTextDocument(st.uri)
+        .then(doc => vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false }))
+        // Opening or showing fails when the editors are closed meanwhile: the run goes on, the log says so.
+        .then(undefined, e => this.log.warn(`streamed program: ${(e as Error).message}`));
     } else this.changed.fire(st.uri);
   }
 

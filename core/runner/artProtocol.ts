@@ -7,6 +7,7 @@ import { parseArt } from '../art/parse';
 import { ArtScanner, type ArtScan, type ScannedStep } from './artScan';
 import { artStepConstraint, type Constraint } from './constraints';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
+import type { PromptDemonstration } from './promptReport';
 import type { StepView, ToolLookup } from './types';
 
 /** Stop sequences: the answer marker and the starts of another program (see STREAM_STOPS). */
@@ -28,6 +29,8 @@ export class ArtProtocol implements Protocol {
     /** The new program's own lines in the prompt, ending in `Q1:`. */
     readonly header: string,
     private readonly tools: ToolLookup,
+    /** The demonstrations in the prompt and why each was chosen (written to the trace's `run` record). */
+    readonly demonstrations?: PromptDemonstration[],
   ) {
     this.taskInput = parseArt(header).programs.at(-1)?.input?.text;
   }

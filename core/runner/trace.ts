@@ -218,7 +218,7 @@ export function protocolFromTrace(records: TraceRecord[], tools: ToolLookup): Pr
   if (!run || run.t !== 'run') throw new Error('the trace has no "run" record');
   switch (run.kind) {
     case 'art':
-      return new ArtProtocol(run.prompt, run.header, tools);
+      return new ArtProtocol(run.prompt, run.header, tools, run.demonstrations);
     case 'agent': {
       const c = run.config as { agent: CompiledAgent; question: string; preamble?: string };
       return new AgentProtocol({ agent: c.agent, question: c.question, preamble: c.preamble }, tools);

@@ -19,6 +19,7 @@ export async function run(): Promise<void> {
   await import('./debug.test');
   await import('./libraryTests.test');
   await import('./history.test');
+  await import('./showPrompt.test');
 
   console.log(`ART Studio integration suite (VS Code ${vscode.version})`);
   const { passes, failures } = await new Promise<{ passes: number; failures: number }>(resolve => {

@@ -26,6 +26,8 @@ export namespace TextEvent {
     text: string;
     /** The whole program's length after the change (a check for the client). */
     length: number;
+    /** Self-consistency: which sample's program (1-based, its thread), of how many. */
+    sample?: { index: number; of: number };
   }
 }
 
@@ -47,6 +49,8 @@ export namespace EndEvent {
     usage: Usage;
     requests: number;
     tracePath?: string;
+    /** Self-consistency: which sample ended (1-based, its thread), of how many; sent once every sample has ended. */
+    sample?: { index: number; of: number };
   }
 }
 
@@ -55,6 +59,8 @@ export namespace SetToolOutputRequest {
   export const command = 'art/setToolOutput' as const;
   export interface Arguments {
     text: string;
+    /** Self-consistency: the sample's thread (default: the first paused sample). Also for the other requests here. */
+    threadId?: number;
   }
 }
 
@@ -106,6 +112,7 @@ export namespace AlternativesRequest {
   export const command = 'alternatives' as const;
   export interface Arguments {
     k: number;
+    threadId?: number;
   }
   export interface Response {
     alternatives: Alternative[];
@@ -117,5 +124,6 @@ export namespace ChooseAlternativeRequest {
   export const command = 'chooseAlternative' as const;
   export interface Arguments {
     index: number;
+    threadId?: number;
   }
 }

@@ -45,7 +45,9 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
         if (e.event === TextEvent.event) this.onText(e.session, e.body as TextEvent.Body);
         else if (e.event === EndEvent.event) this.onEnd(e.session, e.body as EndEvent.Body);
       }),
-      vscode.debug.onDidTerminateDebugSession(s => this.streams.delete(s.id)),
+      vscode.debug.onDidTerminateDebugSession(s => {
+        for (const key of [...this.streams.keys()]) if (key === s.id || key.startsWith(`${s.id}#`)) this.streams.delete(key);
+      }),
       vscode.workspace.onDidCloseTextDocument(d => {
         if (d.uri.scheme === RUN_SCHEME) this.texts.delete(d.uri.toString());
       }),
@@ -70,15 +72,22 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
     return this.texts.get(uri.toString()) ?? '';
   }
 
+  /** A session's stream, or one sample's of a self-consistency run (each sample's program is a document). */
+  private key(session: vscode.DebugSession, sample: { index: number } | undefined): string {
+    return sample ? `${session.id}#${sample.index}` : session.id;
+  }
+
   private stream(session: vscode.DebugSession, body: TextEvent.Body): Stream {
-    let st = this.streams.get(session.id);
+    const key = this.key(session, body.sample);
+    let st = this.streams.get(key);
     if (!st || st.run !== body.run) {
       const name = session.name.replace(/[\\/:*?"<>|]+/g, ' ').trim() || 'run';
       // The extension gives the language: `art-run` (highlighted as ART, not checked); agent and trigger runs are transcripts.
       const ext = body.kind === 'art' ? 'art-run' : 'txt';
-      const uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${name} (run ${body.run}).${ext}`, query: session.id });
+      const sample = body.sample ? `, sample ${body.sample.index}` : '';
+      const uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${name} (run ${body.run}${sample}).${ext}`, query: session.id });
       st = { run: body.run, uri, text: '', shown: false };
-      this.streams.set(session.id, st);
+      this.streams.set(key, st);
     }
     return st;
   }
@@ -99,7 +108,7 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
   }
 
   private onEnd(session: vscode.DebugSession, body: EndEvent.Body): void {
-    const st = this.streams.get(session.id);
+    const st = this.streams.get(this.key(session, body.sample));
     const uri = st && st.run === body.run && st.shown ? st.uri : undefined;
     if (uri) {
       this.texts.set(uri.toString(), body.text);

@@ -76,6 +76,17 @@ describe('debug adapter over stdio: self-consistency samples as threads', () => 
       assert.match(text, /\nQ1: \[calculator\] /);
     }
     assert.deepEqual([...inputs].sort(), ['(16 - 3 - 4) * 2', '(16 - 7) * 2', '16 * 2'], 'three different programs');
+    // Show Prompt of a thread: its sample's prompt (the same for every sample) and what that sample wrote.
+    const prompts = await Promise.all([1, 2].map(threadId => c.customRequest('art/prompt', { threadId }).then(r => r.body)));
+    assert.deepEqual(
+      prompts.map(p => p.sample),
+      [
+        { index: 1, of: 3 },
+        { index: 2, of: 3 },
+      ],
+    );
+    assert.equal(prompts[0].prompt, prompts[1].prompt);
+    assert.notEqual(prompts[0].generated, prompts[1].generated);
 
     // Continue samples 2 and 3: they run to their end while sample 1 stays paused.
     await c.continueRequest({ threadId: 2 }).then(r => assert.equal(r.body.allThreadsContinued, false));

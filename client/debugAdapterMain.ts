@@ -6,13 +6,16 @@
 import { resolve } from 'node:path';
 import { parseArt } from '../core/art/parse';
 import { listDemonstrations, testProgram as testLibraryProgram, type ProgramTest } from '../core/runner/libraryTest';
-import { openSession } from '../core/runner/launch';
+import { openSession, promptOfRun } from '../core/runner/launch';
 import { readDataset } from '../core/runner/eval';
 import { evalReport, progressLine } from '../core/runner/evalReport';
 import { defaultResultsPath, EvalDataError, evaluate, exampleWithoutTask, LaunchError, libraryTasks } from '../core/runner/evaluate';
 import { ArtDebugSession } from './runner/debugSession';
 
 export { ArtDebugSession };
+
+/** "ART: Show Prompt" outside a debug session: the prompt a run of a configuration would send, or a trace's. */
+export { promptOfRun };
 
 /** Programs as tests for the Test Explorer (client/runner/libraryTests.ts): loaded with the runner on first use. */
 export const libraryTests = {

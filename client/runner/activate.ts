@@ -14,6 +14,7 @@ import { DEBUG_TYPE } from './protocol';
 import { registerLibraryTests, type LibraryTests } from './libraryTests';
 import { registerRunsCommands, replayRun, RunsView } from './runsView';
 import { EVALUATE_COMMAND, Evaluations } from './evaluation';
+import { SHOW_PROMPT_COMMAND, showPrompt } from './showPrompt';
 import { ProgramStreams } from './streamEditor';
 import { TraceView } from './traceView';
 
@@ -43,6 +44,7 @@ export const COMMANDS = {
   showAgentDiagram: SHOW_DIAGRAM_COMMAND,
   sampleAlternatives: 'art.sampleAlternatives',
   evaluateTask: EVALUATE_COMMAND,
+  showPrompt: SHOW_PROMPT_COMMAND,
   run: RUN_COMMAND,
   debug: DEBUG_COMMAND,
 } as const;
@@ -156,6 +158,12 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     evaluations,
     vscode.commands.registerCommand(COMMANDS.evaluateTask, (library?: vscode.Uri, data?: vscode.Uri, task?: string | number) =>
       evaluations.run(library, data, task),
+    ),
+    vscode.commands.registerCommand(COMMANDS.showPrompt, (target?: Parameters<typeof showPrompt>[1]) =>
+      showPrompt(
+        { streams, provider, runs, promptOf: () => loadRunnerBundle().promptOfRun, apiKey: () => context.secrets.get(API_KEY_SECRET) },
+        target,
+      ),
     ),
     streams.onDidEndRun(run => {
       // A run kept in the history: its summary (program, task, answer, tokens, time) beside its trace.

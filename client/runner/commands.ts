@@ -38,6 +38,12 @@ function artSession(): vscode.DebugSession | undefined {
   return s?.type === DEBUG_TYPE ? s : undefined;
 }
 
+/** The thread focused in the Call Stack view (a sample of a self-consistency run); none: the adapter picks the paused one. */
+function focusedThread(session: vscode.DebugSession): { threadId?: number } {
+  const item = vscode.debug.activeStackItem;
+  return item && item.session.id === session.id ? { threadId: item.threadId } : {};
+}
+
 /** Sets the output the model will see for the tool call the active session is paused at. */
 export async function overrideToolOutput(text?: string): Promise<boolean> {
   const session = artSession();
@@ -45,7 +51,8 @@ export async function overrideToolOutput(text?: string): Promise<boolean> {
     void vscode.window.showWarningMessage('ART Studio: no ART debug session is active.');
     return false;
   }
-  const state = (await session.customRequest(StateRequest.command)) as StateRequest.Response;
+  const thread = focusedThread(session);
+  const state = (await session.customRequest(StateRequest.command, thread)) as StateRequest.Response;
   if (state.state !== 'paused' || !state.call) {
     void vscode.window.showWarningMessage('ART Studio: the run is not paused at a tool call.');
     return false;
@@ -60,7 +67,7 @@ export async function overrideToolOutput(text?: string): Promise<boolean> {
       ignoreFocusOut: true,
     }));
   if (value === undefined) return false;
-  await session.customRequest(SetToolOutputRequest.command, { text: typedText(value) } satisfies SetToolOutputRequest.Arguments);
+  await session.customRequest(SetToolOutputRequest.command, { text: typedText(value), ...thread } satisfies SetToolOutputRequest.Arguments);
   return true;
 }
 
@@ -81,7 +88,7 @@ export async function sampleAlternatives(k = ALTERNATIVES_K): Promise<number | u
   try {
     const r = (await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `ART: sampling ${k} continuations of the next step…` },
-      () => session.customRequest(AlternativesRequest.command, { k } satisfies AlternativesRequest.Arguments),
+      () => session.customRequest(AlternativesRequest.command, { k, ...focusedThread(session) } satisfies AlternativesRequest.Arguments),
     )) as AlternativesRequest.Response;
     list = r.alternatives;
   } catch (e) {
@@ -100,7 +107,10 @@ export async function sampleAlternatives(k = ALTERNATIVES_K): Promise<number | u
     matchOnDetail: true,
   });
   if (!picked) return undefined;
-  await session.customRequest(ChooseAlternativeRequest.command, { index: picked.index } satisfies ChooseAlternativeRequest.Arguments);
+  await session.customRequest(ChooseAlternativeRequest.command, {
+    index: picked.index,
+    ...focusedThread(session),
+  } satisfies ChooseAlternativeRequest.Arguments);
   return picked.index;
 }
 

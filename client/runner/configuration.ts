@@ -67,6 +67,19 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     folder: vscode.WorkspaceFolder | undefined,
     config: ArtConfiguration,
   ): Promise<ArtConfiguration | undefined> {
+    return this.complete(folder, config, { trace: true });
+  }
+
+  /**
+   * The configuration as a run gets it: settings fill what it leaves out, the program at the cursor, the question of
+   * an agent. `trace`: name a trace file in the run history when it has none (false for a run that is not run:
+   * "ART: Show Prompt").
+   */
+  async complete(
+    folder: vscode.WorkspaceFolder | undefined,
+    config: ArtConfiguration,
+    opts: { trace: boolean },
+  ): Promise<ArtConfiguration | undefined> {
     const program = String(config.program);
     const programUri = vscode.Uri.file(program);
     const s = this.deps.settings(programUri);
@@ -77,7 +90,7 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     for (const [name, value] of Object.entries(s.runOptions)) filled[name] ??= value;
     // A fresh install has no model: it replays the examples' recorded programs.
     config.mode ??= config.model ? 'generate' : 'replay';
-    if (config.trace === undefined) {
+    if (config.trace === undefined && opts.trace) {
       // Every run goes in the workspace's run history (art.runs.folder); outside a workspace, in the extension's storage.
       const workspaceRoot = folder?.uri.fsPath ?? vscode.workspace.getWorkspaceFolder(programUri)?.uri.fsPath;
       if (workspaceRoot) {

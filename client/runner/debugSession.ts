@@ -7,6 +7,9 @@
 // `pauseBeforeTool`, at breakpoints on `Qk:` lines / agent state lines / tool names, after `next` and `pause`.
 // Variables: a `Tool call` scope (tool, input, output, error, duration) and a `Program` scope (#1 ... #k, Ans);
 // setVariable on `output` (and on `input` before the tool runs) changes what the model sees.
+// Self-consistency (`samples: N`): each sample is a thread (ids 1..N) of its own Runner; a stop, a step or a pause
+// is one thread's (`allThreadsStopped` false), a `Samples` scope shows each sample's answer and the vote (read from
+// the runners, core/runner/samples.ts), and the vote goes into every sample's trace once all have ended.
 // The API key comes from the client through a constructor option (never a launch argument) or from the
 // environment variable named by `apiKeyEnv`.
 import { readFileSync } from 'node:fs';
@@ -26,9 +29,11 @@ import {
   StoppedEvent,
   TerminatedEvent,
   Thread,
+  ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { LaunchError, prepareRun, type PreparedRun, type RunConfig } from '../../core/runner/launch';
+import { LaunchError, prepareRun, promptReportOf, type PreparedRun, type RunConfig } from '../../core/runner/launch';
+import { prepareSamples, recordVote, sampleStates, tally } from '../../core/runner/samples';
 import { parseRunOptions } from '../../core/runner/options';
 import { StreamedText } from '../../core/runner/streamedText';
 import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView, TraceRecord } from '../../core/runner/types';
@@ -36,6 +41,7 @@ import {
   AlternativesRequest,
   ChooseAlternativeRequest,
   EndEvent,
+  PromptRequest,
   SetToolInputRequest,
   SetToolOutputRequest,
   SkipToolRequest,
@@ -47,11 +53,14 @@ import { SourceMap, lineAt } from './sourceMap';
 import { typedText } from '../../core/runner/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 
-const THREAD_ID = 1;
 const TOOL_SCOPE = 1;
 const PROGRAM_SCOPE = 2;
-/** The `source` reference of the program as generated (when it is not the file's own program). */
-const GENERATED_SOURCE = 1;
+/** Self-consistency: each sample's answer and the vote. */
+const SAMPLES_SCOPE = 3;
+/** Thread k's variable references are (k - 1) * SCOPE_STRIDE + scope; its frame ids (k - 1) * FRAME_STRIDE + id. */
+const SCOPE_STRIDE = 10;
+const FRAME_STRIDE = 100_000;
+/** Thread k's program as generated (when it is not the file's own program) is `source` reference k. */
 /** How long launch waits for `configurationDone` (breakpoints) before it starts anyway. */
 const CONFIGURATION_WAIT_MS = 2000;
 /** Coalesces streamed text into one output/custom event per interval. */
@@ -67,8 +76,9 @@ export interface ArtDebugSessionOptions {
 }
 
 export class ArtDebugSession extends LoggingDebugSession {
-  private run: PreparedRun | undefined;
-  private running: Promise<void> | undefined;
+  /** The run, or the samples of a self-consistency run (thread k is runs[k - 1]). */
+  private runs: PreparedRun[] = [];
+  private running: Promise<unknown> | undefined;
   private args: ArtLaunchArguments | undefined;
   private runNumber = 0;
   private launching = false;
@@ -79,12 +89,13 @@ export class ArtDebugSession extends LoggingDebugSession {
   private readonly sourceBreakpoints = new Map<string, number[]>();
   private functionBreakpoints: string[] = [];
   private readonly console = new StreamedText(text => this.sendEvent(new OutputEvent(text, 'stdout')));
-  private sentText = '';
+  /** What the client was sent of each thread's program (art/text events), by thread. */
+  private readonly sentText = new Map<number, string>();
   private flushTimer: NodeJS.Timeout | undefined;
   /** The trace records of the last run that ended (a restart after the end re-uses them). */
   private lastRecords: TraceRecord[] | undefined;
-  /** The step number each stack frame of the last stackTrace stands for (restartFrame). */
-  private frameSteps = new Map<number, number>();
+  /** The step number each stack frame of the last stackTrace of each thread stands for (restartFrame). */
+  private readonly frameSteps = new Map<number, number>();
 
   constructor(private readonly options: ArtDebugSessionOptions = {}) {
     super();
@@ -117,7 +128,7 @@ export class ArtDebugSession extends LoggingDebugSession {
   }
 
   protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: ArtLaunchArguments): Promise<void> {
-    if (this.run || this.launching) {
+    if (this.runs.length || this.launching) {
       // One run per debug session: a second launch would leave the first paused forever, its trace and tools open.
       return this.sendErrorResponse(response, {
         id: 1007,
@@ -159,7 +170,7 @@ export class ArtDebugSession extends LoggingDebugSession {
     // VS Code sends the whole (possibly edited) configuration again; other clients may send none.
     const next = (args.arguments as ArtLaunchArguments | undefined) ?? this.args!;
     // The run restarted is answered from the previous one wherever it asks the same (no tokens for the same prefix).
-    const previous = this.run?.records ?? this.lastRecords;
+    const previous = this.runs.length === 1 ? this.runs[0].records : this.runs.length ? undefined : this.lastRecords;
     this.restarting = true;
     try {
       await this.stopRun();
@@ -178,7 +189,7 @@ export class ArtDebugSession extends LoggingDebugSession {
 
   protected override async terminateRequest(response: DebugProtocol.TerminateResponse): Promise<void> {
     this.sendResponse(response);
-    if (this.run) await this.stopRun();
+    if (this.runs.length) await this.stopRun();
     else this.sendEvent(new TerminatedEvent());
   }
 
@@ -217,33 +228,48 @@ export class ArtDebugSession extends LoggingDebugSession {
       log: line => this.sendEvent(new OutputEvent(`${line}\n`, 'console')),
       cache: cache?.length ? cache : undefined,
     };
-    const run = await prepareRun(config);
-    this.run = run;
+    const n = options.samples;
+    const runs = n > 1 ? await prepareSamples(config, n) : [await prepareRun(config)];
+    this.runs = runs;
     this.runNumber++;
     this.console.reset();
-    this.sentText = '';
+    this.sentText.clear();
+    this.frameSteps.clear();
+    const run = runs[0];
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
-    this.wire(run);
+    runs.forEach((r, i) => this.wire(r, i + 1));
     this.applyBreakpoints();
+    const traces =
+      runs.length > 1
+        ? `, traces → ${runs.map(r => r.tracePath && basename(r.tracePath)).join(', ')}`
+        : run.tracePath
+          ? `, trace → ${run.tracePath}`
+          : '';
     this.sendEvent(
       new OutputEvent(
-        `Running ${run.title} (${run.language === 'trace' ? 'trace replay' : mode}, model ${run.model.id})${run.tracePath ? `, trace → ${run.tracePath}` : ''}\n`,
+        `Running ${run.title} (${run.language === 'trace' ? 'trace replay' : mode}, model ${run.model.id})${runs.length > 1 ? `, ${runs.length} samples (threads 1-${runs.length}) voting on the answer` : ''}${traces}\n`,
         'console',
       ),
     );
-    this.running = run.runner
-      .run()
-      .then(result => this.ended(run, result))
-      .catch(e => {
-        // Whatever went wrong, the session ends: the client must not wait on a run that is gone.
-        this.sendEvent(new OutputEvent(`The run failed: ${(e as Error).message}\n`, 'stderr'));
-        if (this.run === run) this.run = undefined;
-        void run.dispose().catch(() => undefined);
-        if (!this.restarting) this.sendEvent(new TerminatedEvent());
-      });
+    if (runs.length > 1) runs.forEach((_, i) => this.sendEvent(new ThreadEvent('started', i + 1)));
+    this.running = Promise.all(
+      runs.map((r, i) =>
+        r.runner
+          .run()
+          .then(result => this.ended(runs, i + 1, result))
+          .catch(e => {
+            // Whatever went wrong, the session ends: the client must not wait on a run that is gone.
+            this.sendEvent(new OutputEvent(`The run failed: ${(e as Error).message}\n`, 'stderr'));
+            for (const other of runs) other.runner.stop();
+            if (this.runs === runs) this.runs = [];
+            void Promise.all(runs.map(x => x.dispose())).catch(() => undefined);
+            if (!this.restarting) this.sendEvent(new TerminatedEvent());
+          }),
+      ),
+    );
   }
 
-  private wire(run: PreparedRun): void {
+  private wire(run: PreparedRun, thread: number): void {
     const r = run.runner;
     const schedule = () => {
       if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush(false), FLUSH_MS);
@@ -255,90 +281,144 @@ export class ArtDebugSession extends LoggingDebugSession {
       const found = c.found === null ? 'text that starts no state' : `state ${c.found}`;
       this.sendEvent(
         new OutputEvent(
-          `\n[monitor] off-spec at offset ${c.offset}: found ${found}, expected ${c.expected.join(' or ')}; removed ${JSON.stringify(c.removed)}, inserted ${JSON.stringify(c.inserted)}\n`,
+          `\n[monitor${this.runs.length > 1 ? `, sample ${thread}` : ''}] off-spec at offset ${c.offset}: found ${found}, expected ${c.expected.join(' or ')}; removed ${JSON.stringify(c.removed)}, inserted ${JSON.stringify(c.inserted)}\n`,
           'console',
         ),
       );
       schedule();
     });
     r.on('paused', p => {
-      if (this.run !== run) return;
+      if (!this.runs.includes(run)) return;
       this.flush(true);
-      const ev = new StoppedEvent(stopReason(p), THREAD_ID) as DebugProtocol.StoppedEvent;
-      ev.body.description = p.description;
+      const ev = new StoppedEvent(stopReason(p), thread) as DebugProtocol.StoppedEvent;
+      ev.body.description = this.runs.length > 1 ? `Sample ${thread}: ${p.description}` : p.description;
       ev.body.text = p.call ? `[${p.call.tool}]` : undefined;
-      ev.body.allThreadsStopped = true;
+      // A sample stops alone: the others go on.
+      ev.body.allThreadsStopped = this.runs.length === 1;
       this.sendEvent(ev);
     });
   }
 
-  /** The pause of the current run, as the runner reports it (the adapter keeps no copy). */
-  private get pause(): PauseInfo | undefined {
-    return this.run?.runner.paused ?? undefined;
+  /** Thread `thread`'s run; without a thread, the first paused sample (else the first). */
+  private runOf(thread?: number): PreparedRun | undefined {
+    if (thread === undefined || thread === null) return this.runs.find(r => r.runner.paused) ?? this.runs[0];
+    return this.runs[thread - 1];
   }
 
-  /** Sends the text streamed since the last flush: to the Debug Console (whole lines unless `all`) and the client. */
+  /** The session's program: every sample runs the same one. */
+  private get run(): PreparedRun | undefined {
+    return this.runs[0];
+  }
+
+  /** The pause of a thread's run, as the runner reports it (the adapter keeps no copy). */
+  private pauseOf(run: PreparedRun | undefined): PauseInfo | undefined {
+    return run?.runner.paused ?? undefined;
+  }
+
+  private threadOf(run: PreparedRun): number {
+    return this.runs.indexOf(run) + 1;
+  }
+
+  /**
+   * Sends the text streamed since the last flush: to the Debug Console (whole lines unless `all`; a single run only:
+   * samples would interleave) and to the client (each sample's program on its own).
+   */
   private flush(all: boolean): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    const run = this.run;
-    if (!run) return;
-    const text = run.runner.text;
-    this.console.update(text, all);
-    if (text !== this.sentText) {
-      const from = commonPrefixLength(text, this.sentText);
-      const body: TextEvent.Body = { run: this.runNumber, kind: run.runner.protocol.kind, from, text: text.slice(from), length: text.length };
-      this.sentText = text;
-      this.sendEvent(new Event(TextEvent.event, body));
-    }
+    const samples = this.runs.length > 1;
+    this.runs.forEach((run, i) => {
+      const thread = i + 1;
+      const text = run.runner.text;
+      if (!samples) this.console.update(text, all);
+      const sent = this.sentText.get(thread) ?? '';
+      if (text !== sent) {
+        const from = commonPrefixLength(text, sent);
+        const body: TextEvent.Body = { run: this.runNumber, kind: run.runner.protocol.kind, from, text: text.slice(from), length: text.length };
+        if (samples) body.sample = { index: thread, of: this.runs.length };
+        this.sentText.set(thread, text);
+        this.sendEvent(new Event(TextEvent.event, body));
+      }
+    });
   }
 
-  private async ended(run: PreparedRun, result: RunResult): Promise<void> {
-    if (this.run === run) this.flush(true);
-    await run.dispose().catch(() => undefined);
+  /**
+   * A run ended (thread `thread` of `runs`). A single run ends the session; a sample says its answer, and once every
+   * sample has ended the vote is written into their traces, then each sample's end is sent and the session ends.
+   */
+  private async ended(runs: PreparedRun[], thread: number, result: RunResult): Promise<void> {
+    const run = runs[thread - 1];
+    const current = this.runs === runs;
+    if (current) this.flush(true);
+    const samples = runs.length > 1;
     const s = result.snapshot;
     const tokens = `${s.requests} request${s.requests === 1 ? '' : 's'}, ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens`;
+    const who = samples ? `Sample ${thread}: ` : '';
     if (result.reason === 'finished')
       this.sendEvent(
-        new OutputEvent(`\n${this.console.text.endsWith('\n') ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n(${tokens})\n`, 'console'),
+        new OutputEvent(
+          `${samples ? '' : `\n${this.console.text.endsWith('\n') ? '' : '\n'}`}${who}Answer: ${result.answer ?? '(none)'}\n(${tokens})\n`,
+          'console',
+        ),
       );
     else
       this.sendEvent(
         new OutputEvent(
-          `\nThe run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`,
+          `\n${who}The run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`,
           result.reason === 'stopped' ? 'console' : 'stderr',
         ),
       );
-    const body: EndEvent.Body = {
-      run: this.runNumber,
-      reason: result.reason,
-      answer: result.answer,
-      error: result.error,
-      kind: s.kind,
-      language: run.language,
-      program: run.path,
-      unit: run.unit,
-      text: s.text,
-      calls: s.calls,
-      usage: s.usage,
-      requests: s.requests,
-      tracePath: run.tracePath,
-    };
-    this.sendEvent(new Event(EndEvent.event, body));
-    if (run.cache && run.cache.hits > 0)
+    if (samples) {
+      if (current) this.sendEvent(new ThreadEvent('exited', thread));
+      // The last sample to end votes; the others wait for it.
+      if (!runs.every(r => r.runner.ended)) return;
+    }
+    const vote = samples ? recordVote(runs) : undefined;
+    await Promise.all(runs.map(r => r.dispose().catch(() => undefined)));
+    for (const [i, r] of runs.entries()) {
+      const res = r.runner.ended!;
+      const snap = res.snapshot;
+      const body: EndEvent.Body = {
+        run: this.runNumber,
+        reason: res.reason,
+        answer: res.answer,
+        error: res.error,
+        kind: snap.kind,
+        language: r.language,
+        program: r.path,
+        unit: r.unit,
+        text: snap.text,
+        calls: snap.calls,
+        usage: snap.usage,
+        requests: snap.requests,
+        tracePath: r.tracePath,
+      };
+      if (samples) body.sample = { index: i + 1, of: runs.length };
+      this.sendEvent(new Event(EndEvent.event, body));
+    }
+    if (vote)
+      this.sendEvent(
+        new OutputEvent(
+          vote.answer === null
+            ? `\nVote: none of the ${vote.of} samples finished with an answer\n`
+            : `\nVote: ${vote.answer} (${vote.agree} of ${vote.of} samples)\n`,
+          'console',
+        ),
+      );
+    if (!samples && run.cache && run.cache.hits > 0)
       this.sendEvent(new OutputEvent(`(${run.cache.hits} model request(s) answered from the previous run at no cost)\n`, 'console'));
-    this.lastRecords = run.records;
-    if (this.run === run) this.run = undefined;
+    this.lastRecords = samples ? undefined : run.records;
+    if (this.runs === runs) this.runs = [];
     if (!this.restarting) {
-      this.sendEvent(new ExitedEvent(result.reason === 'finished' ? 0 : 1));
+      const ok = vote ? vote.answer !== null : result.reason === 'finished';
+      this.sendEvent(new ExitedEvent(ok ? 0 : 1));
       this.sendEvent(new TerminatedEvent());
     }
   }
 
   private async stopRun(): Promise<void> {
-    const run = this.run;
-    if (!run) return;
-    run.runner.stop();
+    if (!this.runs.length) return;
+    for (const run of this.runs) run.runner.stop();
     await this.running;
   }
 
@@ -389,6 +469,7 @@ export class ArtDebugSession extends LoggingDebugSession {
   private applyBreakpoints(): void {
     const run = this.run;
     if (!run) return;
+    // Every sample runs the same program: the same breakpoints.
     const b: Required<Breakpoints> = { steps: [], states: [], tools: this.noDebug ? [] : [...this.functionBreakpoints] };
     const lines = this.sourceBreakpoints.get(run.path);
     if (lines && !this.noDebug && run.language !== 'trace') {
@@ -399,66 +480,74 @@ export class ArtDebugSession extends LoggingDebugSession {
         if (t.state !== undefined && t.agent === run.unit) b.states.push(t.state);
       }
     }
-    run.runner.setBreakpoints(b);
+    for (const r of this.runs) r.runner.setBreakpoints(b);
   }
 
   // ---- execution control ----
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
-    response.body = { threads: [new Thread(THREAD_ID, this.run ? this.run.title : 'ART run')] };
+    const runs = this.runs;
+    response.body = {
+      threads:
+        runs.length > 1
+          ? runs.flatMap((r, i) => (r.runner.ended ? [] : [new Thread(i + 1, `Sample ${i + 1} · ${r.title}`)]))
+          : [new Thread(1, runs[0] ? runs[0].title : 'ART run')],
+    };
     this.sendResponse(response);
   }
 
-  protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
-    this.run?.runner.continue();
-    response.body = { allThreadsContinued: true };
+  // Continue, step and pause act on their thread alone: the other samples go on.
+
+  protected override continueRequest(response: DebugProtocol.ContinueResponse, args: DebugProtocol.ContinueArguments): void {
+    this.runOf(args.threadId)?.runner.continue();
+    response.body = { allThreadsContinued: this.runs.length <= 1 };
     this.sendResponse(response);
   }
 
-  protected override nextRequest(response: DebugProtocol.NextResponse): void {
-    this.run?.runner.step();
+  protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
+    this.runOf(args.threadId)?.runner.step();
     this.sendResponse(response);
   }
 
-  protected override stepInRequest(response: DebugProtocol.StepInResponse): void {
-    this.run?.runner.step();
+  protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
+    this.runOf(args.threadId)?.runner.step();
     this.sendResponse(response);
   }
 
-  protected override stepOutRequest(response: DebugProtocol.StepOutResponse): void {
-    this.run?.runner.step();
+  protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
+    this.runOf(args.threadId)?.runner.step();
     this.sendResponse(response);
   }
 
-  protected override pauseRequest(response: DebugProtocol.PauseResponse): void {
-    this.run?.runner.pause();
+  protected override pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {
+    this.runOf(args.threadId)?.runner.pause();
     this.sendResponse(response);
   }
 
   // ---- time travel: the runner keeps a checkpoint at every pause; the run pauses again at the one gone back to ----
 
-  protected override stepBackRequest(response: DebugProtocol.StepBackResponse): void {
-    this.travel(response, r => r.stepBack());
+  protected override stepBackRequest(response: DebugProtocol.StepBackResponse, args: DebugProtocol.StepBackArguments): void {
+    this.travel(response, args.threadId, r => r.stepBack());
   }
 
-  protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse): void {
-    this.travel(response, r => r.reverseContinue());
+  protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse, args: DebugProtocol.ReverseContinueArguments): void {
+    this.travel(response, args.threadId, r => r.reverseContinue());
   }
 
   protected override restartFrameRequest(response: DebugProtocol.RestartFrameResponse, args: DebugProtocol.RestartFrameArguments): void {
     const step = this.frameSteps.get(args.frameId);
-    this.travel(response, r => {
+    this.travel(response, frameThread(args.frameId), r => {
       if (step === undefined) throw new Error('that frame is not a step of the paused run: ask for the call stack again');
       r.restartFrame(step);
     });
   }
 
-  private travel(response: DebugProtocol.Response, go: (r: PreparedRun['runner']) => void): void {
+  private travel(response: DebugProtocol.Response, thread: number | undefined, go: (r: PreparedRun['runner']) => void): void {
     try {
-      if (!this.run || !this.pause) throw new Error('the run is not paused');
+      const run = this.runOf(thread);
+      if (!run || !this.pauseOf(run)) throw new Error('the run is not paused');
       // Answer first: the stop at the checkpoint follows as an event.
-      const runner = this.run.runner;
-      go(runner);
+      go(run.runner);
       this.sendResponse(response);
     } catch (e) {
       this.sendErrorResponse(response, { id: 1008, format: (e as Error).message, showUser: true });
@@ -467,14 +556,16 @@ export class ArtDebugSession extends LoggingDebugSession {
 
   // ---- what a stop shows ----
 
-  protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse): void {
-    const run = this.run;
-    const p = this.pause;
+  protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse, args: DebugProtocol.StackTraceArguments): void {
+    const run = this.runOf(args.threadId ?? 1);
+    const p = this.pauseOf(run);
     if (!run || !p) {
       response.body = { stackFrames: [], totalFrames: 0 };
       return this.sendResponse(response);
     }
-    // One frame per step, the paused one on top; a frame's id names its step for restartFrame.
+    const thread = this.threadOf(run);
+    const base = (thread - 1) * FRAME_STRIDE;
+    // One frame per step, the paused one on top; a frame's id names its thread and its step for restartFrame.
     const step = p.step;
     // An agent's call is at its env-input state, which the program shows only once the tool's output is written.
     const label = p.call?.state ?? step?.label;
@@ -483,12 +574,12 @@ export class ArtDebugSession extends LoggingDebugSession {
     const steps = p.snapshot.steps;
     const topStep = p.call?.step ?? step?.number ?? 0;
     const resumable = new Set(run.runner.checkpointList().map(c => c.step));
-    this.frameSteps = new Map();
+    for (const id of [...this.frameSteps.keys()]) if (frameThread(id) === thread) this.frameSteps.delete(id);
     const frames: DebugProtocol.StackFrame[] = [];
     const frame = (id: number, stepNumber: number, title: string, at: StepView | undefined, state: string | undefined) => {
-      const f = new StackFrame(id, title, ...this.frameLocation(run, p.snapshot.text, at, state)) as DebugProtocol.StackFrame;
+      const f = new StackFrame(base + id, title, ...this.frameLocation(run, thread, p.snapshot.text, at, state)) as DebugProtocol.StackFrame;
       f.canRestart = resumable.has(stepNumber);
-      this.frameSteps.set(id, stepNumber);
+      this.frameSteps.set(base + id, stepNumber);
       frames.push(f);
     };
     const onTop = steps.find(s => s.number === topStep && s.label === label);
@@ -503,7 +594,13 @@ export class ArtDebugSession extends LoggingDebugSession {
   }
 
   /** The source and line of the step: the file's own line when the run replays its program, else the generated text. */
-  private frameLocation(run: PreparedRun, text: string, step: StepView | undefined, state: string | undefined): [Source, number, number] {
+  private frameLocation(
+    run: PreparedRun,
+    thread: number,
+    text: string,
+    step: StepView | undefined,
+    state: string | undefined,
+  ): [Source, number, number] {
     if (run.language !== 'trace') {
       const map = new SourceMap(run.language, run.text);
       let line: number | undefined;
@@ -511,30 +608,43 @@ export class ArtDebugSession extends LoggingDebugSession {
       if (run.language === 'agent') line = state ? map.stateLine(run.unit, state) : undefined;
       if (line !== undefined) return [new Source(basename(run.path), this.convertDebuggerPathToClient(run.path)), line, 1];
     }
-    const source = new Source(`${run.title} (generated)`, undefined, GENERATED_SOURCE, 'generated by the model');
+    const title = this.runs.length > 1 ? `${run.title} (sample ${thread}, generated)` : `${run.title} (generated)`;
+    const source = new Source(title, undefined, thread, 'generated by the model');
     return [source, step ? lineAt(text, step.span.start) : 1, 1];
   }
 
   protected override sourceRequest(response: DebugProtocol.SourceResponse, args: DebugProtocol.SourceArguments): void {
     const ref = args.source?.sourceReference ?? args.sourceReference;
-    if (ref !== GENERATED_SOURCE || !this.run) {
+    const run = ref ? this.runs[ref - 1] : undefined;
+    if (!run) {
       return this.sendErrorResponse(response, { id: 1003, format: 'that source is gone: the run it belonged to has ended', showUser: false });
     }
-    response.body = { content: this.run.runner.text, mimeType: 'text/x-art' };
+    response.body = { content: run.runner.text, mimeType: 'text/x-art' };
     this.sendResponse(response);
   }
 
-  protected override scopesRequest(response: DebugProtocol.ScopesResponse): void {
+  protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
+    const thread = frameThread(args.frameId);
+    const p = this.pauseOf(this.runs[thread - 1]);
+    const base = (thread - 1) * SCOPE_STRIDE;
     const scopes: DebugProtocol.Scope[] = [];
-    if (this.pause?.call) scopes.push(new Scope('Tool call', TOOL_SCOPE, false));
-    if (this.pause) scopes.push(new Scope('Program', PROGRAM_SCOPE, false));
+    if (p?.call) scopes.push(new Scope('Tool call', base + TOOL_SCOPE, false));
+    if (p) scopes.push(new Scope('Program', base + PROGRAM_SCOPE, false));
+    if (p && this.runs.length > 1) scopes.push(new Scope('Samples', base + SAMPLES_SCOPE, false));
     response.body = { scopes };
     this.sendResponse(response);
   }
 
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
+    const { run, scope } = this.scopeOf(args.variablesReference);
     const vars =
-      args.variablesReference === TOOL_SCOPE ? this.toolVariables() : args.variablesReference === PROGRAM_SCOPE ? this.programVariables() : [];
+      scope === TOOL_SCOPE
+        ? this.toolVariables(run)
+        : scope === PROGRAM_SCOPE
+          ? this.programVariables(run)
+          : scope === SAMPLES_SCOPE
+            ? this.samplesVariables()
+            : [];
     response.body = {
       variables: vars.map(v => ({
         name: v.name,
@@ -546,10 +656,16 @@ export class ArtDebugSession extends LoggingDebugSession {
     this.sendResponse(response);
   }
 
-  private toolVariables(): { name: string; value: string; readOnly: boolean }[] {
-    const p = this.pause;
+  /** The run and the scope a variables reference names. */
+  private scopeOf(ref: number): { run: PreparedRun | undefined; scope: number } {
+    const thread = Math.floor((ref - 1) / SCOPE_STRIDE) + 1;
+    return { run: this.runs[thread - 1], scope: ref - (thread - 1) * SCOPE_STRIDE };
+  }
+
+  private toolVariables(run: PreparedRun | undefined): { name: string; value: string; readOnly: boolean }[] {
+    const p = this.pauseOf(run);
     const c = p?.call;
-    if (!c) return [];
+    if (!p || !c) return [];
     const before = p.phase === 'before';
     const vars = [
       { name: 'tool', value: c.tool, readOnly: true },
@@ -565,9 +681,8 @@ export class ArtDebugSession extends LoggingDebugSession {
     return vars;
   }
 
-  private programVariables(): { name: string; value: string; readOnly: boolean }[] {
-    const p = this.pause;
-    const run = this.run;
+  private programVariables(run: PreparedRun | undefined): { name: string; value: string; readOnly: boolean }[] {
+    const p = this.pauseOf(run);
     if (!p || !run) return [];
     const s = p.snapshot;
     const vars: { name: string; value: string; readOnly: boolean }[] = [];
@@ -599,12 +714,38 @@ export class ArtDebugSession extends LoggingDebugSession {
     return vars;
   }
 
+  /** Self-consistency: each sample's answer (so far, or how it ended) and the vote of those that finished. */
+  private samplesVariables(): { name: string; value: string; readOnly: boolean }[] {
+    const states = sampleStates(this.runs);
+    const vars = states.map(st => ({
+      name: `sample ${st.index}`,
+      value:
+        st.reason !== undefined
+          ? st.reason === 'finished'
+            ? (st.answer ?? '(no answer)')
+            : `(${st.reason})${st.answer !== null ? ` ${st.answer}` : ''}`
+          : `(${st.state})${st.answer !== null ? ` ${st.answer}` : ''}`,
+      readOnly: true,
+    }));
+    const t = tally(states);
+    vars.push({
+      name: 'vote',
+      value:
+        t.answer === null
+          ? `(no sample has finished yet: 0 of ${t.of})`
+          : `${t.answer} (${t.agree} of ${t.answered} finished, ${t.of} samples${t.answered < t.of ? '; not final' : ''})`,
+      readOnly: true,
+    });
+    return vars;
+  }
+
   protected override setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): void {
     try {
-      if (args.variablesReference !== TOOL_SCOPE || !this.pause?.call) throw new Error("only the paused tool call's output and input can be changed");
+      const { run, scope } = this.scopeOf(args.variablesReference);
+      if (scope !== TOOL_SCOPE || !this.pauseOf(run)?.call) throw new Error("only the paused tool call's output and input can be changed");
       if (typeof args.value !== 'string') throw new Error('setVariable needs the new value as a string');
       const value = typedText(args.value);
-      this.setCallField(args.name, value);
+      this.setCallField(run, args.name, value);
       response.body = { value };
       this.sendResponse(response);
     } catch (e) {
@@ -613,9 +754,8 @@ export class ArtDebugSession extends LoggingDebugSession {
   }
 
   /** Changes the paused call's output or input (what the model then sees); the runner keeps it, the views read it there. */
-  private setCallField(name: string, value: string): void {
-    const run = this.run;
-    const p = this.pause;
+  private setCallField(run: PreparedRun | undefined, name: string, value: string): void {
+    const p = this.pauseOf(run);
     if (!run || !p?.call) throw new Error('the run is not paused at a tool call');
     if (name === 'output') {
       run.runner.setToolOutput(value);
@@ -629,13 +769,14 @@ export class ArtDebugSession extends LoggingDebugSession {
 
   protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments): void {
     const name = typeof args.expression === 'string' ? args.expression.trim() : '';
-    const v = [...this.toolVariables(), ...this.programVariables()].find(
+    const run = this.runOf(args.frameId !== undefined ? frameThread(args.frameId) : undefined);
+    const v = [...this.toolVariables(run), ...this.programVariables(run), ...(this.runs.length > 1 ? this.samplesVariables() : [])].find(
       x => x.name === name || (name.startsWith('#') && x.name === name.replace(/:$/, '')),
     );
     if (!v) {
       return this.sendErrorResponse(response, {
         id: 1005,
-        format: this.pause ? `"${name}" is not a variable of this stop: try output, input, #1 or Ans` : 'the run is not paused',
+        format: this.pauseOf(run) ? `"${name}" is not a variable of this stop: try output, input, #1 or Ans` : 'the run is not paused',
         showUser: false,
       });
     }
@@ -646,23 +787,26 @@ export class ArtDebugSession extends LoggingDebugSession {
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
     try {
       const text = (args as SetToolOutputRequest.Arguments | undefined)?.text;
+      // A sample's thread; none: the first paused sample (the only run when there is one).
+      const threadId = (args as { threadId?: unknown } | undefined)?.threadId;
+      const run = this.runOf(typeof threadId === 'number' ? threadId : undefined);
       switch (command) {
         case SetToolOutputRequest.command:
         case SetToolInputRequest.command:
           if (typeof text !== 'string') throw new Error(`${command} needs { "text": string }`);
-          this.setCallField(command === SetToolOutputRequest.command ? 'output' : 'input', text);
+          this.setCallField(run, command === SetToolOutputRequest.command ? 'output' : 'input', text);
           // The Variables view shows the new value.
-          this.sendEvent(new InvalidatedEvent(['variables'], THREAD_ID));
+          if (run) this.sendEvent(new InvalidatedEvent(['variables'], this.threadOf(run)));
           break;
         case SkipToolRequest.command:
-          if (!this.run || this.pause?.phase !== 'before')
+          if (!run || this.pauseOf(run)?.phase !== 'before')
             throw new Error('a tool can only be skipped before it runs (launch with "pauseBeforeTool": true)');
-          this.run.runner.skipTool();
+          run.runner.skipTool();
           break;
         case AlternativesRequest.command: {
           const k = (args as AlternativesRequest.Arguments | undefined)?.k;
-          const runner = this.run?.runner;
-          if (!runner || !this.pause) throw new Error('alternatives: the run is not paused');
+          const runner = run?.runner;
+          if (!runner || !this.pauseOf(run)) throw new Error('alternatives: the run is not paused');
           if (typeof k !== 'number') throw new Error('alternatives needs { "k": number }');
           runner.alternatives(k).then(
             alternatives => {
@@ -676,22 +820,32 @@ export class ArtDebugSession extends LoggingDebugSession {
         }
         case ChooseAlternativeRequest.command: {
           const index = (args as ChooseAlternativeRequest.Arguments | undefined)?.index;
-          if (!this.run) throw new Error('chooseAlternative: no run');
+          if (!run) throw new Error('chooseAlternative: no run');
           if (typeof index !== 'number') throw new Error('chooseAlternative needs { "index": number }');
-          this.run.runner.chooseAlternative(index);
+          run.runner.chooseAlternative(index);
+          break;
+        }
+        case PromptRequest.command: {
+          if (!run) throw new Error('the prompt: no run is going on in this session');
+          const body: PromptRequest.Response = promptReportOf(
+            run,
+            this.runs.length > 1 ? { index: this.threadOf(run), of: this.runs.length } : undefined,
+          );
+          response.body = body;
           break;
         }
         case StateRequest.command: {
-          const r = this.run?.runner;
+          const r = run?.runner;
+          const p = this.pauseOf(run);
           const body: StateRequest.Response = {
             run: this.runNumber,
             state: r?.state ?? 'idle',
             kind: r?.protocol.kind,
-            program: this.run?.path,
+            program: run?.path,
             text: r?.text ?? '',
-            call: this.pause?.call,
-            phase: this.pause?.phase,
-            tracePath: this.run?.tracePath,
+            call: p?.call,
+            phase: p?.phase,
+            tracePath: run?.tracePath,
             corrections: r?.protocol.kind === 'agent' ? (r.snapshot().monitorCorrections ?? []) : undefined,
           };
           response.body = body;
@@ -720,6 +874,11 @@ function stopReason(p: PauseInfo): string {
     default:
       return reason;
   }
+}
+
+/** The thread a frame id belongs to (thread k's frames are numbered from (k - 1) * FRAME_STRIDE). */
+function frameThread(frameId: number): number {
+  return Math.floor(frameId / FRAME_STRIDE) + 1;
 }
 
 function withMessage(bp: Breakpoint, message: string): DebugProtocol.Breakpoint {

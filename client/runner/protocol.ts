@@ -3,6 +3,7 @@
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Usage } from '../../core/model/types';
 import type { RunOptionsInput } from '../../core/runner/options';
+import type { PromptReport } from '../../core/runner/promptReport';
 import type { Alternative, EndReason, RunKind, ToolCall } from '../../core/runner/types';
 import type { MonitorCorrection } from '../../core/agent/monitor';
 
@@ -26,6 +27,8 @@ export namespace TextEvent {
     text: string;
     /** The whole program's length after the change (a check for the client). */
     length: number;
+    /** Self-consistency: which sample's program (1-based, its thread), of how many. */
+    sample?: { index: number; of: number };
   }
 }
 
@@ -47,6 +50,8 @@ export namespace EndEvent {
     usage: Usage;
     requests: number;
     tracePath?: string;
+    /** Self-consistency: which sample ended (1-based, its thread), of how many; sent once every sample has ended. */
+    sample?: { index: number; of: number };
   }
 }
 
@@ -55,6 +60,8 @@ export namespace SetToolOutputRequest {
   export const command = 'art/setToolOutput' as const;
   export interface Arguments {
     text: string;
+    /** Self-consistency: the sample's thread (default: the first paused sample). Also for the other requests here. */
+    threadId?: number;
   }
 }
 
@@ -67,6 +74,18 @@ export namespace SetToolInputRequest {
 /** Request: do not run the paused tool; the model writes its output (before the tool runs). */
 export namespace SkipToolRequest {
   export const command = 'art/skipTool' as const;
+}
+
+/**
+ * Request: the prompt of the run (of thread `threadId`'s sample in a self-consistency run; default the first), with
+ * the demonstrations in it and why each was chosen, and what the model wrote after it so far.
+ */
+export namespace PromptRequest {
+  export const command = 'art/prompt' as const;
+  export interface Arguments {
+    threadId?: number;
+  }
+  export type Response = PromptReport;
 }
 
 /** Request: where the run stands. */
@@ -96,6 +115,7 @@ export namespace AlternativesRequest {
   export const command = 'alternatives' as const;
   export interface Arguments {
     k: number;
+    threadId?: number;
   }
   export interface Response {
     alternatives: Alternative[];
@@ -107,5 +127,6 @@ export namespace ChooseAlternativeRequest {
   export const command = 'chooseAlternative' as const;
   export interface Arguments {
     index: number;
+    threadId?: number;
   }
 }

@@ -2,6 +2,7 @@
 // its streamed chunks and completion, each tool call with its input, output, override, error and duration, the
 // monitor's corrections, pauses, edits, retries, and the end with the token counts. Plain data (no `vscode`), so
 // it is tested without VS Code; client/runner/traceView.ts shows it.
+import { describeWhy } from '../../core/runner/promptReport';
 import type { TraceRecord, ToolCall } from '../../core/runner/types';
 
 export interface TraceNode {
@@ -34,12 +35,21 @@ export function traceTree(records: readonly TraceRecord[]): TraceNode[] {
     switch (r.t) {
       case 'run':
         out.push({
-          label: `Run (${r.kind})`,
+          label: `Run (${r.kind})${r.sample ? ` · sample ${r.sample.index} of ${r.sample.of}` : ''}`,
           description: `${r.model}${r.honoursStop ? '' : ' · stops by abort'}`,
           icon: 'debug-start',
           children: [
             leaf('prompt', r.prompt),
             leaf('task', r.header),
+            ...(r.demonstrations
+              ? [
+                  {
+                    label: 'demonstrations',
+                    description: String(r.demonstrations.length),
+                    children: r.demonstrations.map(d => leaf(d.title, describeWhy(d.why))),
+                  },
+                ]
+              : []),
             ...Object.entries(r.options)
               .filter(([, v]) => v !== undefined)
               .map(([k, v]) => leaf(k, String(v))),
@@ -129,6 +139,14 @@ export function traceTree(records: readonly TraceRecord[]): TraceNode[] {
             leaf('completion tokens', String(r.usage.completionTokens)),
             leaf('requests', String(r.requests)),
           ],
+        });
+        break;
+      case 'vote':
+        out.push({
+          label: `Vote: ${r.answer ?? '(no answer)'}`,
+          description: `${r.agree} of ${r.of} samples`,
+          icon: 'checklist',
+          children: r.samples.map(s => leaf(`sample ${s.index}`, s.reason === 'finished' ? (s.answer ?? '(no answer)') : `(${s.reason})`)),
         });
         break;
     }

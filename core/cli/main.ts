@@ -21,6 +21,8 @@ commands:
                                 (art run --help lists its options)
   test LIBRARY...               replay every demonstration program and compare its tools' outputs and answer with
                                 the recording; ends with "N passed, N failed", exit 1 on a failure  (art test --help)
+  prompt FILE                   print the exact prompt a run sends, with the demonstrations and why each was chosen,
+                                without running it; or the prompt a run trace (.jsonl) recorded  (art prompt --help)
   eval LIBRARY --data DATA.jsonl
                                 run every example of a dataset, write the results JSONL and print the accuracy;
                                 resumes from the results file (art eval --help lists its options)
@@ -94,6 +96,10 @@ export async function main(
       case 'test': {
         const { testCommand } = await import('./commands');
         return await testCommand(rest, { out: io.out });
+      }
+      case 'prompt': {
+        const { promptCommand } = await import('./commands');
+        return await promptCommand(rest, { out: io.out, err: io.err });
       }
       case 'eval': {
         const { evalCommand } = await import('./commands');

@@ -7,7 +7,7 @@ import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
 import { RUN_OPTIONS, parseRunOptions, type RunOptions } from '../runner/options';
-import { normaliseAnswer, vote } from '../runner/eval';
+import { prepareSamples, recordVote, type Tally } from '../runner/samples';
 import { StreamedText } from '../runner/streamedText';
 import type { RunResult, ToolCall } from '../runner/types';
 import { withoutToolPrefix } from '../tools/common';
@@ -231,43 +231,43 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
   return 1;
 }
 
-/** Self-consistency: `samples` programs at once (each prepared like a single run, no trace), then the vote. */
+/**
+ * Self-consistency: `samples` programs at once (core/runner/samples.ts: each prepared like a single run; with --trace
+ * each writes RUN.sample-k.jsonl, the vote at its end), then the vote.
+ */
 async function runSamples(options: RunOptions, samples: number, env: NodeJS.ProcessEnv, io: RunIo): Promise<number> {
-  if (options.trace) throw new LaunchError('--trace writes one run: leave it out with --samples');
-  const runs = await Promise.all(
-    Array.from({ length: samples }, () =>
-      prepareRun({
-        ...options,
-        apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
-        trusted: true,
-      }),
-    ),
+  const runs = await prepareSamples(
+    {
+      ...options,
+      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      trusted: true,
+    },
+    samples,
   );
   for (const p of runs[0].toolProblems) io.err(`[art] tools: ${p}`);
   const stop = () => runs.forEach(r => r.runner.stop());
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const s of signals) process.on(s, stop);
   let results: RunResult[];
+  let t: Tally;
   try {
     results = await Promise.all(runs.map(r => r.runner.run()));
+    t = recordVote(runs);
   } finally {
     for (const s of signals) process.removeListener(s, stop);
     await Promise.all(runs.map(r => r.dispose()));
   }
-  const answers = results.map(r => (r.reason === 'finished' ? r.answer : null));
   results.forEach((r, i) =>
     io.err(
-      `[art] sample ${i + 1}: ${r.reason === 'finished' ? `answer ${JSON.stringify(r.answer)}` : `${r.reason}${r.error ? `: ${r.error}` : ''}`}`,
+      `[art] sample ${i + 1}: ${r.reason === 'finished' ? `answer ${JSON.stringify(r.answer)}` : `${r.reason}${r.error ? `: ${r.error}` : ''}`}${runs[i].tracePath ? `; trace: ${runs[i].tracePath}` : ''}`,
     ),
   );
-  const answer = vote(answers);
-  if (answer === null) {
+  if (t.answer === null) {
     io.err(`art run: none of the ${samples} samples finished with an answer`);
     return 1;
   }
-  const agree = answers.filter(a => a !== null && normaliseAnswer(a) === normaliseAnswer(answer)).length;
-  io.write(`Answer: ${answer}\n`);
-  io.err(`[art] vote: ${agree} of ${samples} samples`);
+  io.write(`Answer: ${t.answer}\n`);
+  io.err(`[art] vote: ${t.agree} of ${samples} samples`);
   return 0;
 }
 

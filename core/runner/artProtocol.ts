@@ -13,6 +13,7 @@ import { ArtScanner, type ArtScan, type ScannedStep } from './artScan';
 import { artStepConstraint, type Constraint } from './constraints';
 import { TRIGGER_END, findTriggers, openTrigger, triggerBoundary, triggerOutput, type Trigger } from './multitoolProtocol';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
+import type { PromptDemonstration } from './promptReport';
 import type { StepView, ToolLookup } from './types';
 
 /** Stop sequences: the answer marker and the starts of another program (see STREAM_STOPS). */
@@ -30,6 +31,8 @@ const OUTPUT_CONTINUED = new Set(['search']);
 export interface ArtProtocolOptions {
   /** Honour inline `<<Tool>>` triggers inside the answers the model writes (the run option inlineTriggers). */
   inlineTriggers?: boolean;
+  /** The demonstrations in the prompt and why each was chosen (written to the trace's `run` record). */
+  demonstrations?: PromptDemonstration[];
 }
 
 export class ArtProtocol implements Protocol {
@@ -40,6 +43,7 @@ export class ArtProtocol implements Protocol {
   /** The new task's input, answer `#0` for tools that read the task (the ART reference's convention). */
   private readonly taskInput: string | undefined;
   private readonly inlineTriggers: boolean;
+  readonly demonstrations?: PromptDemonstration[];
   /** Whether the latest request had the trigger's end among its stops (set by stops(), read by atStreamEnd). */
   private triggerStopSent = false;
   /**
@@ -58,6 +62,7 @@ export class ArtProtocol implements Protocol {
   ) {
     this.taskInput = parseArt(header).programs.at(-1)?.input?.text;
     this.inlineTriggers = !!opts.inlineTriggers;
+    this.demonstrations = opts.demonstrations;
     this.traceConfig = this.inlineTriggers ? { inlineTriggers: true } : {};
   }
 

@@ -31,8 +31,8 @@ export function createArtRunner(spec: ArtRunSpec, opts: RunnerOptions): Runner {
   if (!task.input.trim()) throw new Error('the task has no input: give one, or pick a program of the library');
   const exclude = [...(spec.selection?.exclude ?? []), ...(spec.program !== undefined ? [spec.program] : [])];
   const demos = spec.demonstrations ?? selectDemonstrations([spec.library, ...(spec.otherLibraries ?? [])], task, { ...spec.selection, exclude });
-  const { prompt, header } = buildArtPrompt(spec.library, task, demos);
-  return new Runner(new ArtProtocol(prompt, header, opts.tools, { inlineTriggers: spec.inlineTriggers }), opts);
+  const { prompt, header, demonstrations } = buildArtPrompt(spec.library, task, demos);
+  return new Runner(new ArtProtocol(prompt, header, opts.tools, { inlineTriggers: spec.inlineTriggers, demonstrations }), opts);
 }
 
 export function createAgentRunner(spec: AgentRunSpec, opts: RunnerOptions): Runner {

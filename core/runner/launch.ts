@@ -21,6 +21,7 @@ import { cotRecording, fillCotPrompt } from './cotPrompt';
 import { Constrainer } from './constraints';
 import { createAgentRunner, createArtRunner, createMultiToolRunner } from './create';
 import { libraryAsRun, taskOf } from './prompt';
+import { promptReportFromTrace, type PromptReport } from './promptReport';
 import { chooseDemonstrations, folderLibraries } from './taskSelection';
 import { Runner } from './runner';
 import { MemoryTrace, TraceReplayModel, TraceWriter, cacheEntries, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
@@ -31,7 +32,7 @@ import type { RunnerOptions, TraceRecord, TraceSink } from './types';
 export { LaunchError };
 
 /** The pauses, breakpoints and log only the shells set pass straight through to the runner. */
-type PassedRunnerOptions = Pick<RunnerOptions, 'pauseAfterTool' | 'pauseOnToolError' | 'breakpoints' | 'log'>;
+type PassedRunnerOptions = Pick<RunnerOptions, 'pauseAfterTool' | 'pauseOnToolError' | 'breakpoints' | 'log' | 'sample'>;
 
 /**
  * What a run needs: the declared run options (core/runner/options.ts: `program`, `mode`, `rerank`, ...; relative
@@ -251,6 +252,7 @@ function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
     pauseOnToolError: c.pauseOnToolError,
     stopOnEntry: o.stopOnEntry,
     breakpoints: c.breakpoints,
+    sample: c.sample,
     toolTimeoutMs: o.toolTimeoutMs,
     workspaceRoot: b.root,
     trace: b.trace,
@@ -337,13 +339,14 @@ function departOnEdit(runner: Runner, model: ReplayModel, b: Base): void {
 }
 
 /**
- * The demonstrations by the run option `select` (undefined: every program of the file but the one run). The folder's
+ * The demonstrations by the run option `select` (`same-file`: every program of the file but the one run). The folder's
  * other .art files are the candidates of the other strategies; `best-cluster` tries each on the programs of the file
  * with the run program's task name (their inputs and answers), the run program left out.
  */
 async function selectForRun(doc: ArtDocument, path: string, index: number, input: string | undefined, model: ModelClient, b: Base) {
   const strategy = b.options.select;
-  if (strategy === 'same-file') return undefined;
+  if (strategy === 'same-file')
+    return chooseDemonstrations({ strategy, libraries: [{ path: resolve(path), doc }], task: { input: '' }, exclude: [index] });
   if (b.options.mode === 'replay' && (strategy === 'llm' || strategy === 'best-cluster'))
     throw new LaunchError(`select "${strategy}" asks the model: run in generate mode (replay mode has no model to ask)`);
   const task = { ...taskOf(doc, index), ...(input !== undefined ? { input } : {}) };
@@ -369,6 +372,46 @@ async function selectForRun(doc: ArtDocument, path: string, index: number, input
     });
   } catch (e) {
     throw new LaunchError(`select "${strategy}": ${(e as Error).message}`);
+  }
+}
+
+/** The prompt of a prepared run (what its first request sends), its demonstrations and why each was chosen. */
+export function promptReportOf(run: PreparedRun, sample?: { index: number; of: number }): PromptReport {
+  const r = run.runner;
+  const generated = r.text.slice(r.protocol.header.length);
+  return {
+    kind: r.protocol.kind,
+    title: run.language === 'trace' ? undefined : run.title,
+    program: run.path,
+    model: run.model.id,
+    prompt: r.protocol.prompt,
+    header: r.protocol.header,
+    demonstrations: r.protocol.demonstrations,
+    generated: generated || undefined,
+    sample,
+  };
+}
+
+/**
+ * The prompt a run of `config` would send, without running it: the run is prepared (the task picked, the
+ * demonstrations selected, as a run selects them) and disposed of. A trace (.jsonl) gives the prompt it recorded.
+ */
+export async function promptOfRun(config: RunConfig): Promise<PromptReport> {
+  const program = resolve(config.cwd ?? process.cwd(), String(config.program ?? ''));
+  if (config.program && languageOf(program) === 'trace') {
+    const { records, errors } = parseTrace(config.text ?? readProgram(program));
+    if (errors.length) throw new LaunchError(`${program}:${errors[0].line}: ${errors[0].message}`);
+    try {
+      return promptReportFromTrace(records, program);
+    } catch (e) {
+      throw new LaunchError(`${program}: ${(e as Error).message}`);
+    }
+  }
+  const run = await prepareRun({ ...config, trace: undefined, stopOnEntry: false });
+  try {
+    return promptReportOf(run);
+  } finally {
+    await run.dispose();
   }
 }
 

@@ -286,8 +286,7 @@ export const RUN_OPTIONS = {
   }),
   samples: option(count(1).max(64).default(1), {
     description:
-      'Self-consistency: run this many programs at once and vote on the normalised answer (use a temperature above 0). Command line only (art run, art eval): the debugger runs one program.',
-    launch: false,
+      'Self-consistency: run this many programs at once and vote on the normalised answer (use a temperature above 0). In the debugger each sample is a thread; each writes its own trace (RUN.sample-k.jsonl), the vote at its end.',
     cli: { flag: 'samples', arg: 'N' },
   }),
   search: option(count(1).max(16).optional(), {

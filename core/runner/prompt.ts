@@ -1,8 +1,9 @@
 // The few-shot prompt for a new task, as the ART reference builds it: the library's preamble, the selected
 // demonstrations separated by `----`, then the new task filled into the library's `%s` template (or a plain
 // `Description:`/`Input:` pair) ending in `Q1:`, where the model starts writing the program.
-import type { ArtDocument } from '../art/ast';
+import { programTitle, type ArtDocument } from '../art/ast';
 import { parseArt } from '../art/parse';
+import type { PromptDemonstration } from './promptReport';
 import type { Demonstration, TaskSpec } from './selection';
 
 export const SEPARATOR = '----';
@@ -28,6 +29,8 @@ export interface ArtPrompt {
   prompt: string;
   /** The new task's own lines (the end of `prompt`), through `Q1:`. */
   header: string;
+  /** The demonstrations in the prompt, in order, with why each was chosen (for the trace and "Show Prompt"). */
+  demonstrations: PromptDemonstration[];
 }
 
 export function buildArtPrompt(library: ArtDocument, task: TaskSpec, demonstrations: Demonstration[]): ArtPrompt {
@@ -35,7 +38,13 @@ export function buildArtPrompt(library: ArtDocument, task: TaskSpec, demonstrati
   const parts: string[] = [];
   if (library.preamble) parts.push(`${library.preamble.text}\n`);
   for (const d of demonstrations) parts.push(`${d.doc.text.slice(d.program.span.start, d.program.span.end).replace(/\s+$/, '')}\n${SEPARATOR}`);
-  return { prompt: `${parts.join('\n')}${parts.length ? '\n' : ''}${header}`, header };
+  return { prompt: `${parts.join('\n')}${parts.length ? '\n' : ''}${header}`, header, demonstrations: demonstrations.map(promptDemonstration) };
+}
+
+/** A demonstration as the trace keeps it: where it is, its title and why it was chosen. */
+export function promptDemonstration(d: Demonstration): PromptDemonstration {
+  const line = d.doc.text.slice(0, d.program.span.start).split('\n').length;
+  return { ...(d.file ? { file: d.file } : {}), index: d.index, title: programTitle(d.program, d.index), line, ...(d.why ? { why: d.why } : {}) };
 }
 
 /** The description line's value: `(Task name) description`. */

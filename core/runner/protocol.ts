@@ -3,6 +3,7 @@
 // the runner appends to resume. The Runner drives any Protocol the same way.
 import type { Constraint } from '../agent/constrain';
 import type { Span } from '../common/text';
+import type { PromptDemonstration } from './promptReport';
 import type { RunKind, StepView } from './types';
 
 /** A tool call found in the generated text. */
@@ -82,6 +83,8 @@ export interface Protocol {
   appendOutput(written: string, call: DetectedCall, output: string | null): string;
   steps(written: string): StepView[];
   answer(written: string): string | null;
+  /** ART: the demonstrations in the prompt and why each was chosen (the trace's `run` record keeps them). */
+  readonly demonstrations?: PromptDemonstration[];
   /** What, besides prompt and header, rebuilds this protocol from a trace (see trace.ts). JSON only. */
   readonly traceConfig: Record<string, unknown>;
   /** Agents only: the monitor's current state and the states that may follow. */

@@ -210,6 +210,11 @@ export class Runner extends EventEmitter<RunnerEvents> {
 
   private pauseCall: ToolCall | undefined;
 
+  /** How the run ended, once it has (null before). */
+  get ended(): RunResult | null {
+    return this.result;
+  }
+
   // ---- control (the debugger's buttons) ----
 
   /** Runs to the end; resolves with the result (never rejects: errors end the run with reason `error`). */
@@ -231,6 +236,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
       prompt: this.protocol.prompt,
       header: this.protocol.header,
       config: this.protocol.traceConfig,
+      ...(this.protocol.demonstrations ? { demonstrations: this.protocol.demonstrations } : {}),
+      ...(this.opts.sample ? { sample: this.opts.sample } : {}),
       options: {
         temperature: this.opts.temperature,
         maxTokens: this.maxTokens,

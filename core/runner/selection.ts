@@ -4,6 +4,9 @@
 // model-based selection.
 import MiniSearch from 'minisearch';
 import type { ArtDocument, Program } from '../art/ast';
+import type { SelectionWhy } from './promptReport';
+
+export type { SelectionWhy };
 
 export interface TaskSpec {
   /** `(Task name)` written before the description. */
@@ -16,6 +19,10 @@ export interface Demonstration {
   doc: ArtDocument;
   index: number;
   program: Program;
+  /** Why the strategy chose it (the trace and "Show Prompt" show it). */
+  why?: SelectionWhy;
+  /** The library file it comes from, when the selection knew the paths (taskSelection.ts). */
+  file?: string;
 }
 
 /** Every task selection strategy (the run option `select`). */
@@ -46,17 +53,19 @@ export function selectDemonstrations(libraries: ArtDocument[], task: TaskSpec, o
       candidates.push({ doc, index, program });
     });
   });
-  if ((opts.strategy ?? 'same-file') === 'same-file') return candidates.filter(c => c.doc === libraries[0]);
+  if ((opts.strategy ?? 'same-file') === 'same-file')
+    return candidates.filter(c => c.doc === libraries[0]).map(c => ({ ...c, why: { strategy: 'same-file' } }));
   const k = Math.max(1, opts.k ?? 5);
-  if (candidates.length <= k) return candidates;
   const index = new MiniSearch<{ id: number; text: string }>({ fields: ['text'], idField: 'id' });
   index.addAll(candidates.map((c, id) => ({ id, text: programKey(c.program) })));
   const query = [task.taskName, task.description, task.input].filter(Boolean).join(' ');
   const hits = index.search(query, { combineWith: 'OR', prefix: true, fuzzy: 0.1 }).slice(0, k);
-  const chosen = new Set(hits.map(h => h.id as number));
+  const why = new Map<number, SelectionWhy>(
+    hits.map((h, rank) => [h.id as number, { strategy: 'similar', score: h.score, terms: [...h.terms].sort(), rank: rank + 1 }]),
+  );
   // Fill up in file order when few words matched, so the prompt always has k demonstrations.
-  for (let i = 0; chosen.size < k && i < candidates.length; i++) chosen.add(i);
-  return [...chosen].sort((a, b) => a - b).map(i => candidates[i]);
+  for (let i = 0; why.size < k && i < candidates.length; i++) if (!why.has(i)) why.set(i, { strategy: 'similar', score: 0, terms: [], rank: null });
+  return [...why.keys()].sort((a, b) => a - b).map(i => ({ ...candidates[i], why: why.get(i) }));
 }
 
 /** The text a program is matched on: its task name, description and input. */

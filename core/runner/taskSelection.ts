@@ -13,7 +13,8 @@ import type { ModelClient } from '../model/types';
 import { createArtRunner } from './create';
 import { normaliseAnswer } from './eval';
 import { descriptionText } from './prompt';
-import { isDemonstration, selectDemonstrations, type Demonstration, type SelectStrategy, type TaskSpec } from './selection';
+import { describeWhy } from './promptReport';
+import { isDemonstration, selectDemonstrations, type Demonstration, type SelectionWhy, type SelectStrategy, type TaskSpec } from './selection';
 import type { RunnerOptions } from './types';
 
 export interface LibraryFile {
@@ -63,18 +64,20 @@ export interface ChooseOptions {
   explain?: (line: string) => void;
 }
 
-/** The demonstrations for the task, by the strategy. */
+/** The demonstrations for the task, by the strategy, each with its file and why it was chosen. */
 export async function chooseDemonstrations(o: ChooseOptions): Promise<Demonstration[]> {
   const docs = o.libraries.map(l => l.doc);
+  const withFiles = (chosen: Demonstration[]) => chosen.map(d => ({ ...d, file: d.file ?? o.libraries.find(l => l.doc === d.doc)?.path }));
   switch (o.strategy) {
     case 'same-file':
     case 'similar':
-      return selectDemonstrations(docs, o.task, { strategy: o.strategy, k: o.k, exclude: o.exclude });
+      return withFiles(selectDemonstrations(docs, o.task, { strategy: o.strategy, k: o.k, exclude: o.exclude }));
     case 'llm':
-      return (await llmSelect(o)).chosen;
+      return withFiles((await llmSelect(o)).chosen);
     case 'best-cluster': {
       const best = await bestCluster(o);
-      return selectDemonstrations([best.doc], o.task, { exclude: best.doc === docs[0] ? o.exclude : [] });
+      const why: SelectionWhy = { strategy: 'best-cluster', file: best.path, correct: best.correct, tried: best.tried };
+      return withFiles(selectDemonstrations([best.doc], o.task, { exclude: best.doc === docs[0] ? o.exclude : [] }).map(d => ({ ...d, why })));
     }
   }
 }
@@ -120,6 +123,8 @@ export interface ScoredTask {
   score: number;
   answer: string;
   usedLogprobs: boolean;
+  /** The log-probability of the answer's first token, where the endpoint returned it. */
+  logprob: number | null;
 }
 
 /** `llm`: asks the model about each candidate task once (its first program stands for it); keeps the best k programs. */
@@ -151,22 +156,21 @@ export async function llmSelect(o: ChooseOptions): Promise<{ chosen: Demonstrati
     const usedLogprobs = lp !== undefined && (yes || no);
     const p = usedLogprobs ? Math.exp(lp) : undefined;
     const score = yes ? (p ?? 1) : no ? (p !== undefined ? 1 - p : 0) : 0;
-    scored.push({ demonstrations, score, answer, usedLogprobs });
+    scored.push({ demonstrations, score, answer, usedLogprobs, logprob: usedLogprobs ? lp : null });
   }
   const k = Math.max(1, o.k ?? 5);
   const order = [...scored].sort((a, b) => b.score - a.score);
-  const chosen: Demonstration[] = [];
+  const chosen = new Map<Demonstration, SelectionWhy>();
   for (const s of order) {
     for (const d of s.demonstrations) {
-      if (chosen.length >= k) break;
-      chosen.push(d);
-      o.explain?.(
-        `${d.program.description?.taskName ?? `program ${d.index}`}: P(similar) = ${s.score.toFixed(3)} (${s.usedLogprobs ? 'log-probability of' : 'answer'} "${s.answer}")`,
-      );
+      if (chosen.size >= k) break;
+      const why: SelectionWhy = { strategy: 'llm', pYes: s.score, answer: s.answer, logprob: s.logprob };
+      chosen.set(d, why);
+      o.explain?.(`${d.program.description?.taskName ?? `program ${d.index}`}: ${describeWhy(why)}`);
     }
   }
   // In the candidates' order, as the prompt lists them.
-  return { chosen: candidates.filter(c => chosen.includes(c)), scored };
+  return { chosen: candidates.filter(c => chosen.has(c)).map(c => ({ ...c, why: chosen.get(c) })), scored };
 }
 
 /** `best-cluster`: runs each file (its programs as the demonstrations) on the labelled examples; the most exact wins. */

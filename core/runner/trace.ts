@@ -220,6 +220,7 @@ export function protocolFromTrace(records: TraceRecord[], tools: ToolLookup): Pr
     case 'art':
       return new ArtProtocol(run.prompt, run.header, tools, {
         inlineTriggers: (run.config as { inlineTriggers?: boolean } | undefined)?.inlineTriggers,
+        demonstrations: run.demonstrations,
       });
     case 'agent': {
       const c = run.config as { agent: CompiledAgent; question: string; preamble?: string };

@@ -2,6 +2,8 @@
 // from another version fails with the line and the field at fault, not deep inside the replay. Fields the replay
 // does not read are not checked, and unknown fields pass (a newer writer may add some).
 import { z } from 'zod';
+import type { SelectStrategy } from './selection';
+import type { PromptDemonstration, SelectionWhy } from './promptReport';
 
 const n = z.number().int().nonnegative();
 const usage = z.looseObject({ promptTokens: z.number(), completionTokens: z.number() });
@@ -29,12 +31,33 @@ const agentConfig = z.looseObject({
   preamble: z.string().optional(),
 });
 
+/** Why a demonstration was chosen (promptReport.ts's SelectionWhy; the annotation keeps the two the same). */
+const why: z.ZodType<SelectionWhy> = z.discriminatedUnion('strategy', [
+  z.looseObject({ strategy: z.literal('same-file') }),
+  z.looseObject({ strategy: z.literal('similar'), score: z.number(), terms: z.array(z.string()), rank: n.nullable() }),
+  z.looseObject({ strategy: z.literal('llm'), pYes: z.number(), answer: z.string(), logprob: z.number().nullable() }),
+  z.looseObject({ strategy: z.literal('best-cluster'), file: z.string(), correct: n, tried: n }),
+]);
+// Every strategy has its reason, and every reason is a strategy's (a type error otherwise).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const EVERY_STRATEGY_HAS_ITS_WHY: Same<SelectionWhy['strategy'], SelectStrategy> = true;
+
+const demonstration: z.ZodType<PromptDemonstration> = z.looseObject({
+  file: z.string().optional(),
+  index: n,
+  title: z.string(),
+  line: z.number().int().positive(),
+  why: why.optional(),
+});
+
 const run = z.looseObject({
   t: z.literal('run'),
   kind: z.enum(['art', 'agent', 'multitool']),
   prompt: z.string(),
   header: z.string(),
   config: z.looseObject({}).optional(),
+  demonstrations: z.array(demonstration).optional(),
+  sample: z.looseObject({ index: z.number().int().positive(), of: z.number().int().positive() }).optional(),
 });
 
 const RECORDS = {
@@ -61,6 +84,14 @@ const RECORDS = {
     text: z.string().optional(),
   }),
   end: z.looseObject({}),
+  vote: z.looseObject({
+    answer: z.string().nullable(),
+    agree: n,
+    of: z.number().int().positive(),
+    samples: z.array(
+      z.looseObject({ index: z.number().int().positive(), answer: z.string().nullable(), reason: z.string(), trace: z.string().optional() }),
+    ),
+  }),
 } as const;
 
 export type TraceRecordKind = keyof typeof RECORDS;

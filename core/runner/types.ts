@@ -5,6 +5,7 @@ import type { Tool } from '../tools/types';
 import type { ModelClient, Usage } from '../model/types';
 import type { Constrainer, SentConstraint } from './constraints';
 import type { MonitorCorrection } from '../agent/monitor';
+import type { PromptDemonstration } from './promptReport';
 
 /** Finds a tool by the name written in the program (`[code execute]`, `[Action] Search`, `<<Calculator>>`). */
 export interface ToolLookup {
@@ -151,6 +152,8 @@ export interface Breakpoints {
 
 export interface RunnerOptions {
   model: ModelClient;
+  /** One sample of a self-consistency run (1-based index, of how many): the trace's `run` record says so. */
+  sample?: { index: number; of: number };
   tools: ToolLookup;
   /** Model for LLM-backed tools (default: `model`). */
   toolModel?: ModelClient;
@@ -230,6 +233,10 @@ export type TraceRecord =
       header: string;
       config: Record<string, unknown>;
       options: Record<string, unknown>;
+      /** ART: the demonstrations in the prompt, in order, and why each was chosen. */
+      demonstrations?: PromptDemonstration[];
+      /** A sample of a self-consistency run: which (1-based) of how many. */
+      sample?: { index: number; of: number };
     }
   | {
       t: 'request';
@@ -309,4 +316,16 @@ export type TraceRecord =
   /** The run went back to before the change that made it live: the recording answers again. */
   | { t: 'rejoin'; at: number; why: string }
   | { t: 'retry'; at: number; attempt: number; delayMs: number; reason: string }
-  | { t: 'end'; at: number; reason: EndReason; answer: string | null; text: string; usage: Usage; requests: number; error?: string };
+  | { t: 'end'; at: number; reason: EndReason; answer: string | null; text: string; usage: Usage; requests: number; error?: string }
+  /**
+   * Self-consistency: the vote once every sample ended (written after `end` into each sample's trace): the most
+   * frequent normalised answer of the finished samples, how many gave it, and each sample's answer and trace.
+   */
+  | {
+      t: 'vote';
+      at: number;
+      answer: string | null;
+      agree: number;
+      of: number;
+      samples: { index: number; answer: string | null; reason: EndReason; trace?: string }[];
+    };

@@ -195,6 +195,38 @@ describe('art run', () => {
         scoring.map(q => q.prompt.slice(-60)).join('\n'),
       );
     });
+
+    test('--samples 3 --trace: three programs vote; each sample writes its trace, the vote at its end', async () => {
+      const anchor = 'How many dollars does he take at the market each day?\nQ1:';
+      const script = (answer: string) => ContinuationScript.parse(` [EOQ]\nAns: ${answer}\n----\nDescription: (Next)`, anchor);
+      server.setScripts(script('18'), script('32'), script('18.'));
+      server.rotateScripts = true;
+      try {
+        const trace = join(work, 'samples.jsonl');
+        const r = await art(['run', PROGRAM, '--task', '1', '--base-url', server.baseURL, '--model', 'scripted', '--samples', '3', '--trace', trace]);
+        assert.equal(r.code, 0, r.stderr);
+        // Which sample got which script depends on the order the requests arrived in: "18" or "18." wins.
+        assert.match(r.stdout, /^Answer: 18\.?\n$/);
+        assert.match(r.stderr, /\[art\] vote: 2 of 3 samples/);
+        const answers = [1, 2, 3].map(k => {
+          const path = join(work, `samples.sample-${k}.jsonl`);
+          assert.match(r.stderr, new RegExp(`\\[art\\] sample ${k}: answer "[^"]+"; trace: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+          const records = readFileSync(path, 'utf8')
+            .trim()
+            .split('\n')
+            .map(l => JSON.parse(l));
+          assert.deepEqual(records[0].sample, { index: k, of: 3 });
+          const vote = records.at(-1);
+          assert.equal(vote.t, 'vote');
+          assert.match(vote.answer, /^18\.?$/);
+          assert.equal(vote.agree, 2, 'the normalised "18." agrees with "18"');
+          return vote.samples[k - 1].answer;
+        });
+        assert.deepEqual(answers.sort(), ['18', '18.', '32']);
+      } finally {
+        server.rotateScripts = false;
+      }
+    });
   });
 
   test("--help is the help generated from the run options' declaration", async () => {

@@ -27,6 +27,12 @@ test('a run trace as a tree: run, requests and chunks, tool calls with override 
 
     const tree = traceTree(trace.records);
     assert.equal(tree[0].label, 'Run (art)');
+    // Why each demonstration is in the prompt.
+    const demos = tree[0].children!.find(n => n.label === 'demonstrations')!;
+    assert.deepEqual(
+      demos.children!.map(n => [n.label, n.description]),
+      [['Aqua-rat', 'same-file: a program of the library being run']],
+    );
     assert.match(tree[0].description ?? '', /^replay/);
     const requests = tree.filter(n => /^Request \d+$/.test(n.label));
     assert.equal(requests.length, trace.records.filter(r => r.t === 'request').length);
@@ -51,6 +57,35 @@ test('a run trace as a tree: run, requests and chunks, tool calls with override 
   } finally {
     await tools.dispose();
   }
+});
+
+test('a sample and its vote', () => {
+  const tree = traceTree([
+    { t: 'run', at: 0, kind: 'art', model: 'm', honoursStop: true, prompt: 'p', header: 'h', config: {}, options: {}, sample: { index: 2, of: 3 } },
+    {
+      t: 'vote',
+      at: 1,
+      answer: '18',
+      agree: 2,
+      of: 3,
+      samples: [
+        { index: 1, answer: '18', reason: 'finished' },
+        { index: 2, answer: null, reason: 'error' },
+        { index: 3, answer: '18', reason: 'finished' },
+      ],
+    },
+  ]);
+  assert.equal(tree[0].label, 'Run (art) · sample 2 of 3');
+  assert.equal(tree[1].label, 'Vote: 18');
+  assert.equal(tree[1].description, '2 of 3 samples');
+  assert.deepEqual(
+    tree[1].children!.map(n => [n.label, n.description]),
+    [
+      ['sample 1', '18'],
+      ['sample 2', '(error)'],
+      ['sample 3', '18'],
+    ],
+  );
 });
 
 test('rows are one shortened line', () => {

@@ -85,6 +85,13 @@ export class ScriptedServer {
   rejectConstraints: boolean;
   requestDelayMs: number;
   resync: boolean;
+  /**
+   * When several scripts line up with a prompt, answer each request with the next of them in turn instead of the
+   * first (self-consistency: the samples of one prompt write different programs; a sample's later requests line up
+   * with its own script only). Default false.
+   */
+  rotateScripts = false;
+  private turn = 0;
   private scripts: ContinuationScript[] = [];
   /** The log-probability each token of a script gets (default -0.5), so samples of different scripts rank apart. */
   readonly scriptLogprobs = new Map<ContinuationScript, number>();
@@ -273,7 +280,8 @@ export class ScriptedServer {
     // With a constraint, the first script whose text up to the first stop (inclusive) meets it, as a constraining
     // server would never write anything else; without one, the first script that lines up.
     const aligned = this.scripts.filter(s => s.locate(prompt, this.resync));
-    let script = aligned[0];
+    // Rotating: requests several scripts line up with take them in turn (samples of one prompt that differ).
+    let script = this.rotateScripts && aligned.length > 1 ? aligned[this.turn++ % aligned.length] : aligned[0];
     if (constraint) {
       // Up to the first stop, with the stop (an env-input prompt text) or without it (the model may end before it).
       const meets = (s: ContinuationScript) =>

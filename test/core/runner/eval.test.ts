@@ -8,9 +8,10 @@ import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/model/script';
 import { createArtRunner } from '../../../core/runner/create';
 import { normaliseAnswer, runEval, scoreAnswer, vote, wilson, type EvalResult, type EvalRun } from '../../../core/runner/eval';
+import { describeWhy } from '../../../core/runner/promptReport';
 import type { Runner } from '../../../core/runner/runner';
 import type { RunResult, Snapshot } from '../../../core/runner/types';
-import { bestCluster, llmSelect, similarityPrompt } from '../../../core/runner/taskSelection';
+import { bestCluster, chooseDemonstrations, llmSelect, similarityPrompt } from '../../../core/runner/taskSelection';
 import { scriptedSuite } from './helpers';
 
 const LIB_A = `Preamble.
@@ -210,6 +211,9 @@ describe('eval against the scripted server', () => {
     assert.equal(yes.usedLogprobs, true);
     assert.equal(yes.score.toFixed(4), Math.exp(-0.5).toFixed(4));
     assert.equal(no.score.toFixed(4), (1 - Math.exp(-0.5)).toFixed(4));
+    // Each chosen demonstration says why: P(Yes), the log-probability and the answer.
+    assert.deepEqual(chosen[0].why, { strategy: 'llm', pYes: yes.score, answer: 'Yes.', logprob: -0.5 });
+    assert.match(describeWhy(chosen[0].why), /^llm: P\(Yes\) = 0\.607 \(log-probability -0\.500 of the answer "Yes\."\)$/);
     assert.match(
       server.requests[0].prompt,
       /Task1: \[Sum\] Add the numbers\. Input: 2 and 3 The final answer is 5\.\nTask2: \[Addition\] Add two numbers\. Input: 7 and 8\nAre these similar\?$/,
@@ -238,5 +242,21 @@ describe('eval against the scripted server', () => {
     });
     assert.equal(best.path, 'b.art');
     assert.deepEqual(lines, ['a.art: 0/1 labelled examples right', 'b.art: 1/1 labelled examples right']);
+    // Through chooseDemonstrations, each of the file's programs says why it is there.
+    const chosen = await chooseDemonstrations({
+      strategy: 'best-cluster',
+      libraries: [
+        { path: 'a.art', doc: lib },
+        { path: 'b.art', doc: parseArt(LIB_B) },
+      ],
+      task: { taskName: 'Times', description: 'Multiply.', input: '' },
+      labelled: [{ input: '6 and 7', target: '42' }],
+      runnerOptions: { model, tools, pauseAfterTool: false },
+    });
+    assert.deepEqual(
+      chosen.map(d => [d.file, d.why]),
+      [['b.art', { strategy: 'best-cluster', file: 'b.art', correct: 1, tried: 1 }]],
+    );
+    assert.equal(describeWhy(chosen[0].why), "best-cluster: b.art answered 1 of 1 labelled example right, the most of the folder's files");
   });
 });

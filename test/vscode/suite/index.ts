@@ -20,6 +20,8 @@ export async function run(): Promise<void> {
   await import('./libraryTests.test');
   await import('./history.test');
   await import('./evaluation.test');
+  await import('./showPrompt.test');
+  await import('./samples.test');
 
   console.log(`ART Studio integration suite (VS Code ${vscode.version})`);
   const { passes, failures } = await new Promise<{ passes: number; failures: number }>(resolve => {

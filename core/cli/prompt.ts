@@ -1,0 +1,65 @@
+// `art prompt FILE`: the exact prompt a run of FILE sends (the same run options as `art run`: --task, --input,
+// --select, --base-url, --model, ...), with the demonstrations in it and why each was chosen, without running it.
+// FILE may also be the trace (.jsonl) of a run: the prompt it recorded. --json prints the report as JSON.
+import { resolve } from 'node:path';
+import { LaunchError, promptOfRun } from '../runner/launch';
+import { RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../runner/options';
+import { formatPromptReport } from '../runner/promptReport';
+import { CliError } from './files';
+import { helpText, optionHelpLines, parseCommandLine } from './optionFlags';
+
+/** Run options that do not change the prompt of a run that does not run. */
+const NOT_FOR_PROMPT = new Set<RunOptionName>(['trace', 'samples', 'from', 'until', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool']);
+
+const SHELL_FLAGS = [{ flag: 'json', help: 'print the report as JSON (prompt, header, demonstrations and why)' }] as const;
+
+export function promptUsage(): string {
+  const lines: [string, string][] = [
+    ['FILE', 'the task library (.art), agent spec (.agent) or MultiTool-CoT prompt to build the prompt of, or a run trace (.jsonl)'],
+    ...SHELL_FLAGS.map((f): [string, string] => [`--${f.flag}`, f.help]),
+    ...optionHelpLines(NOT_FOR_PROMPT, new Set(['mode'])),
+  ];
+  return helpText('usage: art prompt FILE [options]', lines);
+}
+
+export interface PromptIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function promptCommand(argv: string[], io: PromptIo): Promise<number> {
+  const {
+    values,
+    positionals,
+    options: given,
+  } = parseCommandLine(
+    'prompt',
+    argv,
+    SHELL_FLAGS.map(f => ({ flag: f.flag, type: 'boolean' as const })),
+    NOT_FOR_PROMPT,
+  );
+  if (values.help) {
+    io.out(promptUsage());
+    return 0;
+  }
+  if (positionals.length !== 1) throw new CliError(`art prompt: give exactly one file\n${promptUsage()}`);
+  const raw: Record<string, unknown> = { program: resolve(positionals[0]), ...given };
+  // As `art run`: no endpoint (--base-url and --model) and no mode: replay mode, whose prompt is the same.
+  if (raw.mode === undefined && (raw.baseURL === undefined || raw.model === undefined)) raw.mode = 'replay';
+  const env = io.env ?? process.env;
+  try {
+    const options = parseRunOptions(raw, name => (name === 'program' ? 'FILE' : `--${RUN_OPTIONS[name].cli?.flag ?? name}`));
+    const report = await promptOfRun({
+      ...options,
+      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      trusted: true,
+      log: line => io.err(`[art] ${line}`),
+    });
+    io.out(values.json ? JSON.stringify(report, null, 2) : formatPromptReport(report).replace(/\n$/, ''));
+    return 0;
+  } catch (e) {
+    if (e instanceof LaunchError) throw new CliError(`art prompt: ${e.message}`);
+    throw e;
+  }
+}

@@ -143,3 +143,8 @@ export function commonSuffixLength(a: string, b: string, limit: number): number 
   while (n < limit && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
   return n;
 }
+
+/** White space folded: runs of it become one space, none at either end (how recorded and new outputs compare). */
+export function foldWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

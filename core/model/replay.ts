@@ -3,6 +3,7 @@
 // replayed: the recording's tool answers are slots that the runner fills with fresh outputs, and the replay picks
 // up after them. LLM-backed tools (`[generate python code]`, ...) ask the model with a prompt of their own; the
 // replay answers such a prompt with the recorded answer of the step whose instruction it contains.
+import { foldWhitespace } from '../common/text';
 import type { ArtDocument, Program } from '../art/ast';
 import type { CompiledAgent } from '../agent/compile';
 import { StreamMonitor, type MonitorEvent } from '../agent/monitor';
@@ -154,11 +155,11 @@ export class ReplayModel implements ModelClient {
 
   recordedAnswer(instruction: string): string | undefined {
     if (this.departure !== null) return undefined;
-    const want = foldSpaces(instruction);
+    const want = foldWhitespace(instruction);
     const all = this.opts.toolAnswers ?? [];
     // Steps with the same instruction answer in order.
-    const i = all.findIndex((a, k) => !this.usedAnswers.has(k) && foldSpaces(a.instruction) === want);
-    if (i < 0) return [...all].reverse().find(a => foldSpaces(a.instruction) === want)?.answer;
+    const i = all.findIndex((a, k) => !this.usedAnswers.has(k) && foldWhitespace(a.instruction) === want);
+    if (i < 0) return [...all].reverse().find(a => foldWhitespace(a.instruction) === want)?.answer;
     this.usedAnswers.add(i);
     return all[i].answer;
   }
@@ -185,7 +186,7 @@ export class ReplayModel implements ModelClient {
     if (rest !== undefined) return rest;
     // A tool's own prompt: answer with the recorded answer of the step it is about (the longest instruction found;
     // white space folded, and `#k` also tried as LLM tools rewrite it, "the input").
-    const fold = foldSpaces;
+    const fold = foldWhitespace;
     const inPrompt = fold(prompt);
     let best: { instruction: string; answer: string } | undefined;
     for (const a of this.opts.toolAnswers ?? []) {
@@ -196,8 +197,6 @@ export class ReplayModel implements ModelClient {
     throw new Error('the replayed program does not continue this prompt (the text departs from the recording)');
   }
 }
-
-const foldSpaces = (t: string) => t.replace(/\s+/g, ' ').trim();
 
 /**
  * The recording of an ART program: the text after `Q1:` through `Ans:`, where each tool step's answer is a slot.

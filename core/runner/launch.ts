@@ -27,7 +27,8 @@ import { Runner } from './runner';
 import { MemoryTrace, TraceReplayModel, TraceWriter, cacheEntries, parseTrace, protocolFromTrace, traceReplayTools } from './trace';
 import { CachedModel } from '../model/cache';
 import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
-import type { RunnerOptions, TraceRecord, TraceSink } from './types';
+import type { RunnerOptions, ToolCall, TraceRecord, TraceSink } from './types';
+import { foldWhitespace } from '../common/text';
 
 export { LaunchError };
 
@@ -291,7 +292,11 @@ async function makeArtRun(text: string, path: string, b: Base): Promise<Made> {
     { library: doc, program: index, task: input !== undefined ? { input } : undefined, demonstrations, inlineTriggers: b.options.inlineTriggers },
     runnerOptions(b, model),
   );
-  if (replay) departOnEdit(runner, replay, b);
+  if (replay) {
+    // Step k of a replay of the file's own program is its Qk: a tool whose output now differs ends the recording.
+    const own = input === undefined || input.trim() === program.input.text.trim();
+    departOnEdit(runner, replay, b, own ? call => program.steps.find(s => s.number === call.step)?.answer?.text : undefined);
+  }
   return {
     runner,
     unit: index,
@@ -302,23 +307,17 @@ async function makeArtRun(text: string, path: string, b: Base): Promise<Made> {
 }
 
 /**
- * A replay follows its recording only while the run is what was recorded: the first edit (an output set by hand,
- * an edited input, a skipped tool) ends that, and the log and the trace say where the run went on live, or why it
- * cannot go on. Going back to the pause of that edit or before it (step back, reverse continue, restart frame)
- * undoes it: the run follows the recording again; going back to a pause after it keeps the run live.
+ * A replay follows its recording only while the run is what was recorded: the first change (an output set by hand,
+ * an edited input, a skipped tool, or a tool that now gives another output than the recording has, because the code
+ * or the tool changed) ends that, and the log and the trace say where the run went on live, or why it cannot go on.
+ * Going back to the pause of that change or before it (step back, reverse continue, restart frame) undoes it: the run
+ * follows the recording again; going back to a pause after it keeps the run live. `recorded` gives the recorded
+ * output of a call, when the recording has one to compare with.
  */
-function departOnEdit(runner: Runner, model: ReplayModel, b: Base): void {
-  /** The checkpoint of the pause the departing edit was made at. */
+function departOnEdit(runner: Runner, model: ReplayModel, b: Base, recorded?: (call: ToolCall) => string | undefined): void {
+  /** The checkpoint of the pause the departing change was made at. */
   let departedAt = -1;
-  runner.on('edit', ({ what, call }) => {
-    if (model.departed !== null) return;
-    const at = runner.protocol.kind === 'art' ? `#${call.step}` : `[${call.tool}]`;
-    const why =
-      what === 'output'
-        ? `${at}'s output was set by hand`
-        : what === 'input'
-          ? `the input of [${call.tool}] was edited`
-          : `[${call.tool}] was skipped`;
+  const depart = (why: string, call: ToolCall) => {
     model.depart(why);
     departedAt = runner.checkpointList().at(-1)?.index ?? 0;
     const live = model.live;
@@ -328,7 +327,27 @@ function departOnEdit(runner: Runner, model: ReplayModel, b: Base): void {
         ? `The run departs from its recording here (${why}): from the next request on, ${live.id} writes the rest live.`
         : `The run departs from its recording here (${why}): replay mode has no model to go on with, so the run stops at the next request (set a model endpoint to go on live).`,
     );
+  };
+  runner.on('edit', ({ what, call }) => {
+    if (model.departed !== null) return;
+    const at = runner.protocol.kind === 'art' ? `#${call.step}` : `[${call.tool}]`;
+    depart(
+      what === 'output'
+        ? `${at}'s output was set by hand`
+        : what === 'input'
+          ? `the input of [${call.tool}] was edited`
+          : `[${call.tool}] was skipped`,
+      call,
+    );
   });
+  if (recorded)
+    runner.on('toolDone', ({ call }) => {
+      // An output set by hand is an edit (above); a failed tool's output is the model's to write, here the recording's.
+      if (model.departed !== null || call.inline || call.override !== undefined || call.skipped || call.error !== undefined) return;
+      const was = recorded(call);
+      if (was === undefined || call.output === undefined || foldWhitespace(was) === foldWhitespace(call.output)) return;
+      depart(`#${call.step} [${call.tool}] now gives ${quoteShort(call.output)} where the recording has ${quoteShort(was)}`, call);
+    });
   runner.on('rewound', ({ checkpoint }) => {
     const why = model.departed;
     if (why === null || checkpoint > departedAt) return;
@@ -598,4 +617,10 @@ function readProgram(path: string): string {
     if (!(e instanceof TextFileError)) throw e;
     throw new LaunchError(`${path}: ${e.message}${e.kind === 'directory' ? ', not a program file' : ''}`);
   }
+}
+
+/** A value in a message: on one line, cut at 60 characters. */
+function quoteShort(text: string): string {
+  const one = foldWhitespace(text);
+  return JSON.stringify(one.length > 60 ? `${one.slice(0, 59)}…` : one);
 }

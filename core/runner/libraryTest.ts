@@ -4,6 +4,7 @@
 // by default; model-backed tools and search, whose outputs are not expected to be stable, only with `tools: 'all'`
 // (otherwise they answer with their recorded output, so the program goes on as recorded). Used by `art test`, the
 // corpus suite's fidelity test and the VS Code Test Explorer.
+import { foldWhitespace } from '../common/text';
 import { normalizeName, programTitle, type ArtDocument } from '../art/ast';
 import { ReplayModel } from '../model/replay';
 import type { ModelClient } from '../model/types';
@@ -23,11 +24,6 @@ const UNSTABLE_TOOLS = new Set(
 
 export function isDeterministicTool(name: string): boolean {
   return !UNSTABLE_TOOLS.has(normalizeName(name));
-}
-
-/** White space folded: runs of spaces and line breaks become one space, both ends trimmed. */
-export function foldWhitespace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 export interface StepCheck {

@@ -129,6 +129,25 @@ describe('art run', () => {
       assert.equal(server.tokensAfterCall, 0);
     });
 
+    test('a replay whose tool now gives another output than recorded goes on live from there (nothing pretends)', async () => {
+      // The recording says 6 * 7 is 41; Python says 42. Without an endpoint the run stops there and says why; with
+      // one, the recorded prefix costs nothing and the endpoint writes the rest after the new output.
+      const edited = join(work, 'changed-output.art');
+      writeFileSync(edited, readFileSync(OPTIONS, 'utf8').replace('#1: 42\nQ2: [EOQ]\nAns: 42', '#1: 41\nQ2: [EOQ]\nAns: 41'));
+      const alone = await art(['run', edited, '--task', '2', '--mode', 'replay']);
+      assert.equal(alone.code, 1, alone.stderr);
+      assert.match(alone.stderr, /departs from its recording here \(#1 \[code execute\] now gives "42" where the recording has "41"\)/);
+      assert.doesNotMatch(alone.stdout, /Ans: 41/);
+      server.reset();
+      server.setScripts(ContinuationScript.parse('Q2: [EOQ]\nAns: 42\n', '#1: 42\n'));
+      const live = await art(['run', edited, '--task', '2', '--mode', 'replay', '--base-url', server.baseURL, '--model', 'scripted']);
+      assert.equal(live.code, 0, live.stderr);
+      assert.match(live.stdout, /#1: 42\nQ2: \[EOQ\]\nAns: 42\n/);
+      assert.equal(server.requests.length, 1, 'one request, after the changed output');
+      assert.ok(server.requests[0].prompt.endsWith('#1: 42\n'), server.requests[0].prompt.slice(-40));
+      server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
+    });
+
     test('--search K --budget N: progress lines, a summary, the answer; the run and its tree go into .art/runs', async () => {
       server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
       server.reset();
@@ -239,9 +258,11 @@ describe('art run', () => {
   });
 
   test("--word-list: a custom word list changes lookup's answer (relative to --cwd)", async () => {
+    // The recording says "twins"; with this word list lookup says "nwist", so the replay cannot go on (no endpoint).
     const own = await art(['run', OPTIONS, '--task', '0', '--mode', 'replay', '--cwd', OPTIONS_DIR, '--word-list', 'words.txt']);
-    assert.equal(own.code, 0, own.stderr);
     assert.match(own.stdout, /\n#1: nwist\n/);
+    assert.match(own.stderr, /The run departs from its recording here \(#1 \[lookup\] now gives "nwist" where the recording has "twins"\)/);
+    assert.equal(own.code, 1, own.stderr);
     const missing = await art([
       'run',
       OPTIONS,

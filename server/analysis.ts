@@ -8,6 +8,7 @@ import type { Diagnostic } from '../core/common/diagnostics';
 import { checkAgent, type AgentFile } from './agentCore';
 import { yieldToEventLoop } from './guard';
 import { languageOf } from './languages';
+import { collectGarbage } from './memory';
 
 export interface ArtAnalysis {
   kind: 'art';
@@ -26,6 +27,9 @@ export interface AgentAnalysis {
 }
 
 export type Analysis = ArtAnalysis | AgentAnalysis;
+
+/** Before a first analysis of a text this large, the garbage of receiving it is collected (see ./memory). */
+export const COLLECT_BEFORE_CHARS = 8 * 1024 * 1024;
 
 /** A first analysis of a text larger than this is fed to the incremental parser in prefixes, yielding between. */
 export const CHUNK_CHARS = 256 * 1024;
@@ -151,6 +155,7 @@ export class Analyzer {
     const text = document.getText();
     const seen = this.lastLength.get(document.uri) ?? 0;
     if (Math.abs(text.length - seen) > CHUNK_CHARS) {
+      if (text.length >= COLLECT_BEFORE_CHARS) collectGarbage();
       this.edits.forget(document.uri); // the prefixes below are not the text those edits were counted against
       const inc = this.incremental(document.uri);
       for (const cut of prefixCuts(text)) {

@@ -1,7 +1,7 @@
 // The stdio transport. Reading: each message's body is copied into one buffer of its Content-Length as the chunks
 // arrive (vscode-jsonrpc's reader keeps every chunk until the message is whole, then copies them: a 50 MB document
 // cost 100 MB of buffers, which the C heap kept afterwards), and a large body is decoded in slices with a yield
-// between. Messages are delivered in the order they came.
+// between (decodeInSlices). Messages are delivered in the order they came.
 //
 // Writing: the server writes its messages through the writer below, so that a large answer (an outline, the folding
 // ranges or the program list of a library of 60,000 programs: megabytes of JSON) is serialised in slices with a
@@ -85,25 +85,146 @@ export function slicedStreamWriter(stream: NodeJS.WritableStream): MessageWriter
   };
 }
 
-/** Bodies larger than this are decoded in slices of this size. */
+/** Bodies larger than this are decoded in slices of this size (bytes, then characters). */
 export const DECODE_SLICE = 1024 * 1024;
 const HEADER_END = Buffer.from('\r\n\r\n', 'ascii');
 
-/** The message in a body of UTF-8 JSON; a large body is decoded a slice at a time, yielding between slices. */
-export async function decodeInSlices(body: Buffer, sliceMs = 8): Promise<Message> {
-  if (body.length <= DECODE_SLICE) return JSON.parse(body.toString('utf8')) as Message;
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  const parts: string[] = [];
+/** Yields to the event loop once `sliceMs` have passed since the last yield. */
+function clock(sliceMs: number): () => Promise<void> {
   let since = performance.now();
+  return async () => {
+    if (performance.now() - since < sliceMs) return;
+    await yieldToEventLoop();
+    since = performance.now();
+  };
+}
+
+/**
+ * The message in a body of UTF-8 JSON, as JSON.parse gives it. A large body is decoded a slice at a time with a
+ * yield between slices, and its long string values (a document's text) apart from the rest: their JSON is decoded
+ * DECODE_SLICE characters at a time (cut where no escape sequence is under way), the small rest with a placeholder
+ * in their place is parsed at once, and the strings are put back. JSON.parse of a 50 MB document in one go held the
+ * event loop for a quarter of a second and more.
+ */
+export async function decodeInSlices(body: Buffer, sliceMs = 8): Promise<Message> {
+  return decodeBody({ body }, sliceMs);
+}
+
+/** decodeInSlices, which lets go of the body (`held.body = null`) once it is decoded to characters. */
+async function decodeBody(held: { body: Buffer | null }, sliceMs = 8): Promise<Message> {
+  let body: Buffer | null = held.body!;
+  if (body.length <= DECODE_SLICE) return JSON.parse(body.toString('utf8')) as Message;
+  const tick = clock(sliceMs);
+  const decoder = new TextDecoder('utf-8');
+  const parts: string[] = [];
   for (let at = 0; at < body.length; at += DECODE_SLICE) {
     const end = Math.min(at + DECODE_SLICE, body.length);
     parts.push(decoder.decode(body.subarray(at, end), { stream: end < body.length }));
-    if (performance.now() - since >= sliceMs) {
-      await yieldToEventLoop();
-      since = performance.now();
+    await tick();
+  }
+  held.body = body = null;
+  return decodeParts(parts, tick);
+}
+
+/** A quote or a backslash: what ends a run of plain characters in a JSON string. */
+const SPECIAL = /["\\]/g;
+
+async function decodeParts(parts: string[], tick: () => Promise<void>): Promise<Message> {
+  const tag = `\u0000art-long-string-${Math.random().toString(36).slice(2)}-`;
+  const long = new Map<string, string>();
+  const rest: string[] = []; // the JSON without the long strings
+  let raw: string[] = []; // the current string's JSON since its last cut
+  let decoded: string[] = []; // the current string's characters before its last cut
+  let length = 0; // characters of the current string so far
+  let sinceCut = 0;
+  // 0: outside a string, 1: in a string, 2: after a backslash, 3-6: in the hex digits of \uXXXX.
+  let state = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    let from = 0; // start of what this part has not yet handed to `rest` or `raw`
+    let j = 0;
+    while (j < part.length) {
+      if (state === 0) {
+        const q = part.indexOf('"', j);
+        if (q < 0) break;
+        rest.push(part.slice(from, q));
+        from = j = q + 1;
+        state = 1;
+        length = sinceCut = 0;
+        raw = [];
+        decoded = [];
+        continue;
+      }
+      if (state === 1) {
+        // [j, k) are plain characters; k is a quote, a backslash or the end of the part.
+        SPECIAL.lastIndex = j;
+        const k = SPECIAL.exec(part)?.index ?? part.length;
+        const cut = j + Math.max(0, DECODE_SLICE - sinceCut);
+        if (cut <= k && cut < part.length) {
+          // No escape sequence is under way at `cut`: decode the string's JSON so far.
+          raw.push(part.slice(from, cut));
+          decoded.push(JSON.parse(`"${raw.join('')}"`) as string);
+          raw = [];
+          length += cut - j;
+          from = j = cut;
+          sinceCut = 0;
+          continue;
+        }
+        length += k - j;
+        sinceCut += k - j;
+        j = k;
+        if (k === part.length) break;
+        if (part.charCodeAt(k) === 34 /* " */) {
+          raw.push(part.slice(from, k));
+          from = j = k + 1;
+          state = 0;
+          if (decoded.length === 0 && length <= DECODE_SLICE) rest.push(`"${raw.join('')}"`);
+          else {
+            decoded.push(JSON.parse(`"${raw.join('')}"`) as string);
+            const key = `${tag}${long.size}`;
+            long.set(key, decoded.join(''));
+            rest.push(JSON.stringify(key));
+          }
+          raw = [];
+          decoded = [];
+          continue;
+        }
+        state = 2; // a backslash
+      } else if (state === 2) state = part.charCodeAt(j) === 117 /* u */ ? 6 : 1;
+      else state = state === 3 ? 1 : state - 1;
+      length++;
+      sinceCut++;
+      j++;
+    }
+    if (state === 0) rest.push(part.slice(from));
+    else raw.push(part.slice(from));
+    parts[i] = ''; // handed on: let it go
+    await tick();
+  }
+  if (state !== 0) throw new Error('Unterminated string in JSON message');
+  const message = JSON.parse(rest.join('')) as unknown;
+  return (long.size ? restore(message, long) : message) as Message;
+}
+
+/** `value` with each placeholder string (a value or a key) replaced, in place, by the long string it stands for. */
+function restore(value: unknown, long: Map<string, string>): unknown {
+  if (typeof value === 'string') return long.get(value) ?? value;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = restore(value[i], long);
+    return value;
+  }
+  const o = value as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const v = restore(o[k], long);
+    const key = long.get(k);
+    if (key === undefined) o[k] = v;
+    else {
+      delete o[k];
+      Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
     }
   }
-  return JSON.parse(parts.join('')) as Message;
+  return o;
 }
 
 /** Reads `Content-Length`-framed JSON-RPC messages from a stream (the LSP base protocol). */
@@ -182,13 +303,13 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
       this.filled += n;
       at += n;
       if (this.filled === this.body.length) {
-        const body = this.body;
+        const held = { body: this.body as Buffer | null };
         this.body = null;
         // One message after the other: a small one must not overtake a large one still being decoded.
         this.delivered = this.delivered.then(async () => {
           if (this.failed) return;
           try {
-            callback(await decodeInSlices(body));
+            callback(await decodeBody(held));
           } catch (e) {
             this.fail(e);
           }

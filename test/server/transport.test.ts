@@ -109,11 +109,33 @@ test('the reader delivers every message in order, however the bytes are split in
   }
 });
 
-test('a large body is decoded a slice at a time, a character split between slices included', async () => {
-  // 'é' is two bytes: with an odd offset the slices cut characters in half.
-  const text = `x${'é'.repeat(DECODE_SLICE)}`;
-  const msg = await decodeInSlices(Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'm', params: { text } }), 'utf8'), 0);
-  assert.equal((msg as unknown as { params: { text: string } }).params.text, text);
+test('a large body is decoded a slice at a time, as JSON.parse decodes it, escapes and characters cut between slices included', async () => {
+  const n = DECODE_SLICE;
+  const escapes = 'line\n\t"quoted" back\\slash \u0000 é – θ ’ 😀 \ud83d lone ';
+  const messages = [
+    // 'é' is two bytes: with an odd offset the byte slices cut characters in half.
+    { jsonrpc: '2.0', method: 'm', params: { text: `x${'é'.repeat(n)}` } },
+    // Escapes everywhere, so that character slices of the long string fall on and inside escape sequences.
+    {
+      jsonrpc: '2.0',
+      method: 'textDocument/didOpen',
+      params: { textDocument: { uri: 'file:///a.art', version: 1, text: escapes.repeat((2.5 * n) / escapes.length) } },
+    },
+    // Two long strings, one in an array, one as a key; small strings and other values around them.
+    {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'm',
+      params: { a: ['short', 'ü'.repeat(n + 3), 1, null, true], [`k${'\n'.repeat(n)}`]: { b: 'z'.repeat(n - 1) }, __proto__x: 2 },
+    },
+  ];
+  for (const m of messages) {
+    const body = Buffer.from(JSON.stringify(m), 'utf8');
+    assert.deepEqual(await decodeInSlices(body, 0), JSON.parse(body.toString('utf8')));
+  }
+  // Long strings that are not JSON end up an error, not a message.
+  await assert.rejects(decodeInSlices(Buffer.from(`{"a":"${'x'.repeat(n * 2)}`, 'utf8')), /Unterminated/);
+  await assert.rejects(decodeInSlices(Buffer.from(`{"a":"${'x'.repeat(n * 2)}\\q"}`, 'utf8')));
 });
 
 test('the reader reports a header without a numeric Content-Length, and invalid JSON', async () => {

@@ -32,18 +32,21 @@ export type Analysis = ArtAnalysis | AgentAnalysis;
 /** Before a first analysis of a text this large, the garbage of receiving it is collected (see ./memory). */
 export const COLLECT_BEFORE_CHARS = 8 * 1024 * 1024;
 
+/** A first analysis of a text larger than this is fed to the incremental parser in prefixes, yielding between. */
+export const CHUNK_CHARS = 256 * 1024;
 /**
- * A first analysis of a text larger than this is fed to the incremental parser in prefixes about this much longer
- * each, yielding between them. Each prefix is given as an append (ArtIncremental then parses only what is new, from
- * the program before it) and the prefixes' diagnostics are never read (they are computed only when read), so a step
- * costs its own characters only: equal steps keep every pause short (about 30 ms for 1 MB at 30 MB/s).
+ * Each prefix is this much longer than the one before, up to MAX_STEP more. Each prefix is given as an append, so
+ * ArtIncremental parses only what is new (from the program before it), but it also assembles and sorts the whole
+ * text's diagnostics, so equal small steps would cost O(n²/step); growing steps keep the total near 2× one pass, and
+ * the cap keeps any one step (one pause of the event loop) to about 4 MB of parsing instead of a third of the file.
  */
-export const CHUNK_CHARS = 1024 * 1024;
+const GROWTH = 1.5;
+const MAX_STEP = 4 * 1024 * 1024;
 
-/** Offsets just after separator lines (as the parser reads them), about `step` apart: each prefix ends on a whole program. */
-export function prefixCuts(text: string, step = CHUNK_CHARS): number[] {
+/** Offsets just after separator lines (as the parser reads them), at growing distances: each prefix ends on a whole program. */
+export function prefixCuts(text: string, first = CHUNK_CHARS): number[] {
   const cuts: number[] = [];
-  let from = step;
+  let from = first;
   while (from < text.length) {
     const lineStart = text.indexOf('\n', from) + 1;
     if (lineStart === 0) break;
@@ -54,7 +57,7 @@ export function prefixCuts(text: string, step = CHUNK_CHARS): number[] {
     const cut = nl + 1;
     if (cut >= text.length) break;
     cuts.push(cut);
-    from = cut + step;
+    from = Math.max(cut + first, Math.min(Math.floor(cut * GROWTH), cut + MAX_STEP));
   }
   return cuts;
 }

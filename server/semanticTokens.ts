@@ -55,21 +55,13 @@ export async function semanticTokens(
   const tokens: Token[] = [];
   if (isArt(t)) {
     const tools = ctx.tools();
-    // A library repeats a few step names many times: look each one up once (both lookups normalise the name).
-    const seen = new Map<string, ReturnType<typeof tools.get> | 'eoq'>();
-    const lookup = (name: string) => {
-      let found = seen.get(name);
-      if (found === undefined && !seen.has(name)) seen.set(name, (found = isEoqName(name) ? 'eoq' : tools.get(name)));
-      return found;
-    };
     for (const p of t.analysis.doc.programs) {
       if (p.span.end < window.start || p.span.start > window.end) continue;
       await slicer.tick();
       for (const s of p.steps) {
-        if (!s.nameSpan || s.name === null || s.isEoq || s.nameSpan.end <= s.nameSpan.start) continue;
+        if (!s.nameSpan || s.name === null || s.isEoq || isEoqName(s.name) || s.nameSpan.end <= s.nameSpan.start) continue;
         if (!touches(s.nameSpan, window)) continue;
-        const tool = lookup(s.name);
-        if (tool === 'eoq') continue;
+        const tool = tools.get(s.name);
         if (tool) tokens.push({ span: s.nameSpan, type: type('function'), modifiers: tool.origin === 'user' ? 0 : modifier('defaultLibrary') });
         else tokens.push({ span: s.nameSpan, type: type('label'), modifiers: 0 });
       }

@@ -25,11 +25,7 @@ export interface EditRegion {
 
 export interface IncrementalResult {
   doc: ArtDocument;
-  /**
-   * Computed when first read (the programs' own diagnostics, then the checks across programs, sorted): a caller that
-   * feeds a large text in prefixes reads only the last result's, and the others cost nothing.
-   */
-  readonly diagnostics: Diagnostic[];
+  diagnostics: Diagnostic[];
   /** How many programs were parsed anew (the rest were reused). */
   reparsed: number;
 }
@@ -143,20 +139,9 @@ export class ArtIncremental {
       programs,
       separators,
     };
-    let diagnostics: Diagnostic[] | null = null;
-    const result: IncrementalResult = {
-      doc,
-      get diagnostics() {
-        if (!diagnostics) {
-          diagnostics = perProgram.flat();
-          diagnostics.push(...checkDuplicates(doc));
-          diagnostics = sortDiagnostics(diagnostics);
-        }
-        return diagnostics;
-      },
-      reparsed,
-    };
-    return { doc, perProgram, result };
+    const diagnostics = perProgram.flat();
+    diagnostics.push(...checkDuplicates(doc));
+    return { doc, perProgram, result: { doc, diagnostics: sortDiagnostics(diagnostics), reparsed } };
   }
 }
 

@@ -90,20 +90,55 @@ export async function benchScale(): Promise<Record<string, string | number>> {
   return rows;
 }
 
+/**
+ * Loaded into the server with --require: records every stretch of more than 20 ms in which its event loop did not
+ * turn (a 2 ms interval did not run), with the CPU time the process used meanwhile, and writes them at exit. The
+ * wall time of a stall includes time the process waited for a core on a loaded machine; its CPU time does not (but
+ * counts V8's helper threads too). A hover's wait measured by the client also includes the client's own reading of
+ * large answers; a stall is the server's part only.
+ */
+const STALL_PROBE = `
+let last = performance.now(), lastCpu = process.cpuUsage();
+const stalls = [];
+setInterval(() => {
+  const now = performance.now();
+  if (now - last > 20) { const c = process.cpuUsage(lastCpu); stalls.push({ at: Date.now(), wall: now - last, cpu: (c.user + c.system) / 1000 }); }
+  last = now;
+  lastCpu = process.cpuUsage();
+}, 2).unref();
+process.on('exit', () => require('fs').writeFileSync(process.env.ART_BENCH_STALLS_OUT, JSON.stringify(stalls)));
+`;
+
+interface Stall {
+  at: number;
+  wall: number;
+  cpu: number;
+}
+
 async function benchLspAtScale(size: number): Promise<Record<string, string | number>> {
   const text = buildLibrary(size * MB);
   const rows: Record<string, string | number> = {};
   const tag = `lsp ${size} MB`;
-  const client = await LspClient.start({ settings: { diagnostics: { debounceMs: 0 } } });
+  const dir = mkdtempSync(join(tmpdir(), 'art-bench-lsp-'));
+  const probe = join(dir, 'stalls.js');
+  writeFileSync(probe, STALL_PROBE);
+  process.env.ART_BENCH_STALLS_OUT = join(dir, 'stalls.json');
+  // ART_BENCH_SERVER_ARGS: more node options for the server, to profile it (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = ['--require', probe, ...(process.env.ART_BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)];
+  const client = await LspClient.start({ settings: { diagnostics: { debounceMs: 0 } }, nodeArgs });
+  /** Each phase's name and its start and end (Date.now()), to attribute the server's stalls to it. */
+  const phases: [string, number, number][] = [];
   try {
     const small = fileUri(join(ROOT, 'bench-small.art'));
     await client.open(small, 'Input: x\nQ1: [search] y\n#1: z\nQ2: [EOQ]\nAns: z\n');
     const uri = fileUri(join(ROOT, `bench-${size}mb.art`));
 
     /** Runs `work` while hovering on the small document every 10 ms; returns its time and the longest hover. */
-    const whileHovering = async <T>(work: () => Promise<T>): Promise<{ ms: number; longestWait: number; result: T }> => {
+    const whileHovering = async <T>(name: string, work: () => Promise<T>): Promise<{ ms: number; longestWait: number; result: T }> => {
       let done = false;
       const t = performance.now();
+      const phase: [string, number, number] = [name, Date.now(), Infinity];
+      phases.push(phase);
       const p = work().finally(() => (done = true));
       let longestWait = 0;
       while (!done) {
@@ -113,10 +148,11 @@ async function benchLspAtScale(size: number): Promise<Record<string, string | nu
         longestWait = Math.max(longestWait, performance.now() - h);
       }
       const result = await p;
+      phase[2] = Date.now();
       return { ms: performance.now() - t, longestWait, result };
     };
     let worstWait = 0;
-    const open = await whileHovering(() => client.open(uri, text, 'art', 1, 300_000));
+    const open = await whileHovering('open', () => client.open(uri, text, 'art', 1, 300_000));
     worstWait = Math.max(worstWait, open.longestWait);
     rows[`${tag}: open → first diagnostics ms, target < 5000`] = round(open.ms);
     rows[`${tag}: diagnostics published`] = open.result.diagnostics.length;
@@ -133,7 +169,7 @@ async function benchLspAtScale(size: number): Promise<Record<string, string | nu
       ['hover', 'textDocument/hover', { ...td, position }, 500],
     ];
     for (const [name, method, params, target] of requests) {
-      const r = await whileHovering(() => client.request<unknown>(method, params));
+      const r = await whileHovering(name, () => client.request<unknown>(method, params));
       worstWait = Math.max(worstWait, r.longestWait);
       rows[`${tag}: ${name} ms, target < ${target}`] = round(r.ms);
       rows[`${tag}: ${name}: longest hover wait meanwhile ms, target < 50`] = round(r.longestWait);
@@ -144,6 +180,18 @@ async function benchLspAtScale(size: number): Promise<Record<string, string | nu
     rows[`${tag}: server peak RSS / file size`] = round(peak / (Buffer.byteLength(text) / MB), 1);
   } finally {
     await client.stop();
+  }
+  let stalls: Stall[] = [];
+  try {
+    stalls = JSON.parse(readFileSync(process.env.ART_BENCH_STALLS_OUT, 'utf8')) as Stall[];
+  } catch {
+    rows[`${tag}: server stalls`] = 'not recorded (the server did not exit cleanly)';
+  }
+  rmSync(dir, { recursive: true, force: true });
+  for (const [name, start, end] of phases) {
+    const during = stalls.filter(s => s.at >= start && s.at <= end + 20);
+    const worst = during.reduce<Stall | null>((w, s) => (!w || s.wall > w.wall ? s : w), null);
+    rows[`${tag}: ${name}: longest server stall ms wall / CPU, target < 50`] = worst ? `${round(worst.wall)} / ${round(worst.cpu)}` : '< 20';
   }
   return rows;
 }

@@ -3,11 +3,13 @@
 // ...) read the analysis of the current version, computing it synchronously when diagnostics have not yet.
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { ArtIncremental, nextSeparator, type ArtDocument, type ToolCatalog } from '../core/art';
+import type { EditRegion } from '../core/art/incremental';
 import { EditRegions } from './editRegions';
 import type { Diagnostic } from '../core/common/diagnostics';
 import { checkAgent, type AgentFile } from './agentCore';
 import { yieldToEventLoop } from './guard';
 import { languageOf } from './languages';
+import { collectGarbage } from './memory';
 
 export interface ArtAnalysis {
   kind: 'art';
@@ -27,14 +29,19 @@ export interface AgentAnalysis {
 
 export type Analysis = ArtAnalysis | AgentAnalysis;
 
+/** Before a first analysis of a text this large, the garbage of receiving it is collected (see ./memory). */
+export const COLLECT_BEFORE_CHARS = 8 * 1024 * 1024;
+
 /** A first analysis of a text larger than this is fed to the incremental parser in prefixes, yielding between. */
 export const CHUNK_CHARS = 256 * 1024;
 /**
- * Each prefix is this much longer than the one before. ArtIncremental.update costs a pass over its whole text
- * besides parsing what is new, so equal steps would cost O(n²/chunk); growing steps keep the total near 3× one
- * pass while no single step parses more than a third of the file.
+ * Each prefix is this much longer than the one before, up to MAX_STEP more. Each prefix is given as an append, so
+ * ArtIncremental parses only what is new (from the program before it), but it also assembles and sorts the whole
+ * text's diagnostics, so equal small steps would cost O(n²/step); growing steps keep the total near 2× one pass, and
+ * the cap keeps any one step (one pause of the event loop) to about 4 MB of parsing instead of a third of the file.
  */
 const GROWTH = 1.5;
+const MAX_STEP = 4 * 1024 * 1024;
 
 /** Offsets just after separator lines (as the parser reads them), at growing distances: each prefix ends on a whole program. */
 export function prefixCuts(text: string, first = CHUNK_CHARS): number[] {
@@ -50,7 +57,7 @@ export function prefixCuts(text: string, first = CHUNK_CHARS): number[] {
     const cut = nl + 1;
     if (cut >= text.length) break;
     cuts.push(cut);
-    from = Math.max(cut + first, Math.floor(cut * GROWTH));
+    from = Math.max(cut + first, Math.min(Math.floor(cut * GROWTH), cut + MAX_STEP));
   }
   return cuts;
 }
@@ -151,17 +158,30 @@ export class Analyzer {
     const text = document.getText();
     const seen = this.lastLength.get(document.uri) ?? 0;
     if (Math.abs(text.length - seen) > CHUNK_CHARS) {
+      if (text.length >= COLLECT_BEFORE_CHARS) collectGarbage();
       this.edits.forget(document.uri); // the prefixes below are not the text those edits were counted against
       const inc = this.incremental(document.uri);
+      // The first prefix is compared with what the parser saw before (an older version's prefix, maybe); each next
+      // one is this text's previous prefix with more appended.
+      let appendFrom = -1;
       for (const cut of prefixCuts(text)) {
         if (cut <= seen) continue;
         await yieldToEventLoop();
         if (superseded()) return null;
-        inc.update(text.slice(0, cut));
+        inc.update(text.slice(0, cut), appendFrom < 0 ? undefined : { start: appendFrom, oldEnd: appendFrom, newEnd: cut });
         this.lastLength.set(document.uri, cut);
+        appendFrom = cut;
       }
       await yieldToEventLoop();
       if (superseded()) return null;
+      const hitNow = this.cached(document); // a request may have computed it while we yielded
+      if (hitNow) return hitNow;
+      // The text has not changed since the last prefix (superseded() says so): the rest is an append too.
+      if (appendFrom >= 0) {
+        const a = this.art(document, text, { start: appendFrom, oldEnd: appendFrom, newEnd: text.length });
+        this.latest.set(document.uri, a);
+        return a;
+      }
     }
     const hitNow = this.cached(document); // a request may have computed it while we yielded
     if (hitNow) return hitNow;
@@ -179,8 +199,10 @@ export class Analyzer {
     return inc;
   }
 
-  private art(document: TextDocument, text: string): ArtAnalysis {
-    const { doc, diagnostics } = this.incremental(document.uri).update(text, this.edits.take(document.uri));
+  /** `append`: the region added to the prefix analysed last, when nothing else changed (see analyzeNow). */
+  private art(document: TextDocument, text: string, append?: EditRegion): ArtAnalysis {
+    const edited = this.edits.take(document.uri); // taken in any case: the next edits are counted from this text
+    const { doc, diagnostics } = this.incremental(document.uri).update(text, append ?? edited);
     this.lastLength.set(document.uri, text.length);
     return { kind: 'art', uri: document.uri, version: document.version, doc, diagnostics };
   }

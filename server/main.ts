@@ -9,14 +9,14 @@ import {
   LSPErrorCodes,
   ProposedFeatures,
   ResponseError,
-  StreamMessageReader,
-  StreamMessageWriter,
   TextDocumentSyncKind,
   TextDocuments,
   createConnection,
   type CancellationToken,
   type InitializeParams,
   type InitializeResult,
+  type MessageReader,
+  type MessageWriter,
 } from 'vscode-languageserver/node';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -40,6 +40,7 @@ import { ProgramsRequest } from './protocol';
 import { SEMANTIC_LEGEND, semanticTokens } from './semanticTokens';
 import { SettingsStore } from './settings';
 import { documentSymbols } from './symbols';
+import { FramedMessageReader, slicedStreamWriter } from './transport';
 import { WorkspaceTools, uriToPath, type ToolFileLoader } from './workspaceTools';
 
 let shutdownReceived = false;
@@ -48,9 +49,11 @@ let shutdownReceived = false;
  * Over stdio the server reads the framed messages itself, to see a framing error: after a bad Content-Length the
  * stream cannot be resynchronised and the server would silently stop answering. It says why on stderr and exits
  * non-zero, so that the client restarts it. Console output goes to stderr, never into the protocol on stdout.
+ * Large messages are decoded and large answers serialised in slices (./transport), so that none holds the event loop
+ * for long.
  */
-function stdioTransport(): [StreamMessageReader, StreamMessageWriter] {
-  const reader = new StreamMessageReader(process.stdin);
+function stdioTransport(): [MessageReader, MessageWriter] {
+  const reader = new FramedMessageReader(process.stdin);
   reader.onError(e => {
     process.stderr.write(
       `art-language-server: unreadable message from the client (${e.message.split('\n')[0]}); exiting so that the client restarts the server\n`,
@@ -60,7 +63,7 @@ function stdioTransport(): [StreamMessageReader, StreamMessageWriter] {
   reader.onClose(() => process.exit(shutdownReceived ? 0 : 1));
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const)
     console[level] = (...args: unknown[]) => void process.stderr.write(`${format(...args)}\n`);
-  return [reader, new StreamMessageWriter(process.stdout)];
+  return [reader, slicedStreamWriter(process.stdout)];
 }
 
 const connection = process.argv.includes('--stdio')

@@ -1,11 +1,13 @@
 // `art/programs`: the runnable units of an open document (the programs of a task library, the agents of a spec)
 // from the analysis already made. The client's CodeLenses, dynamic debug configurations and F5 all read this one
-// list, so what is offered and what runs cannot disagree.
+// list, so what is offered and what runs cannot disagree. The answer is compact (see ProgramsResult): titles and
+// numbers, nothing allocated per program but its title.
 import { programTitle, type Program } from '../core/art';
-import { toRange } from './convert';
+import type { Span } from '../core/common/text';
 import type { CancellationToken } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { isArt, slicerFor, target, type ServerContext } from './context';
-import type { ProgramInfo, ProgramsParams, ProgramsResult } from './protocol';
+import type { ProgramsParams, ProgramsResult } from './protocol';
 
 /** Why a program cannot be run, or undefined when it can. */
 export function whyNotRunnable(p: Program): string | undefined {
@@ -14,39 +16,36 @@ export function whyNotRunnable(p: Program): string | undefined {
   return undefined;
 }
 
+/** Appends a unit's five numbers: its range, then its header line. */
+function pushPositions(out: number[], document: TextDocument, span: Span, headerStart: number): void {
+  const start = document.positionAt(span.start);
+  const end = document.positionAt(span.end);
+  out.push(start.line, start.character, end.line, end.character, document.positionAt(headerStart).line);
+}
+
 export async function programs(ctx: ServerContext, params: ProgramsParams, token?: CancellationToken): Promise<ProgramsResult | null> {
   const t = target(ctx, params.textDocument.uri);
   if (!t) return null;
   const slicer = slicerFor(ctx, t, token);
   const { document } = t;
-  const units: ProgramInfo[] = [];
+  const titles: string[] = [];
+  const positions: number[] = [];
+  const notRunnable: Record<string, string> = {};
   if (isArt(t)) {
     const all = t.analysis.doc.programs;
     for (let index = 0; index < all.length; index++) {
       await slicer.tick();
       const p = all[index];
-      const header = p.description?.marker ?? p.input?.marker ?? { start: p.span.start, end: p.span.start };
-      const unit: ProgramInfo = {
-        index,
-        kind: 'program',
-        title: programTitle(p, index),
-        range: toRange(document, p.span),
-        headerRange: toRange(document, header),
-      };
+      titles.push(programTitle(p, index));
+      pushPositions(positions, document, p.span, (p.description?.marker ?? p.input?.marker ?? p.span).start);
       const why = whyNotRunnable(p);
-      if (why) unit.notRunnable = why;
-      units.push(unit);
+      if (why) notRunnable[index] = why;
     }
   } else if (t.analysis.kind === 'agent') {
     t.analysis.file.agents.forEach((a, index) => {
-      units.push({
-        index,
-        kind: 'agent',
-        title: a.name || `agent ${index}`,
-        range: toRange(document, a.span),
-        headerRange: toRange(document, a.nameSpan),
-      });
+      titles.push(a.name || `agent ${index}`);
+      pushPositions(positions, document, a.span, a.nameSpan.start);
     });
   }
-  return { uri: document.uri, version: document.version, programs: units };
+  return { uri: document.uri, version: document.version, kind: isArt(t) ? 'program' : 'agent', titles, positions, notRunnable };
 }

@@ -78,6 +78,7 @@ export async function semanticTokens(
   const builder = new SemanticTokensBuilder();
   const text = document.getText();
   for (const tok of tokens) {
+    await slicer.tick();
     if (!touches(tok.span, window)) continue;
     const start = document.positionAt(tok.span.start);
     const length = tok.span.end - tok.span.start;

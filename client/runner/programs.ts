@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { isCotPrompt } from '../../core/runner/companions';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { programsRequest } from '../protocol';
+import { programsOf } from '../../server/protocol';
 
 export interface RunUnit {
   /** The launch configuration's `task`: a program index, or an agent's index. */
@@ -40,11 +41,11 @@ export async function unitsOf(doc: vscode.TextDocument, client: LanguageClient |
       return [];
     }
     if (!answer || answer.version !== doc.version) return [];
-    return answer.programs.map(p => ({
+    return programsOf(answer).map(p => ({
       task: p.index,
       title: p.title,
       kind: p.kind,
-      line: p.headerRange.start.line,
+      line: p.headerLine,
       range: new vscode.Range(p.range.start.line, p.range.start.character, p.range.end.line, p.range.end.character),
       notRunnable: p.notRunnable,
     }));

@@ -45,7 +45,7 @@ test('requests sent while a large library is first analysed are answered from th
     const symbols = client.request<{ name: string; children?: unknown[] }[]>('textDocument/documentSymbol', td).then(note('documentSymbol'));
     const folding = client.request<unknown[]>('textDocument/foldingRange', td).then(note('foldingRange'));
     const tokens = client.request<{ data: number[] }>('textDocument/semanticTokens/full', td).then(note('semanticTokens'));
-    const list = client.request<{ version: number; programs: unknown[] }>('art/programs', td).then(note('art/programs'));
+    const list = client.request<{ version: number; titles: string[]; positions: number[] }>('art/programs', td).then(note('art/programs'));
     const hover = client
       .request<{ contents: { value: string } } | null>('textDocument/hover', { ...td, position: { line: 3, character: 6 } })
       .then(note('hover'));
@@ -88,7 +88,8 @@ test('requests sent while a large library is first analysed are answered from th
     assert.equal(published.version, 1);
     assert.equal(published.diagnostics.filter(d => d.code === 'missing-answer' || d.severity === 1).length > 0, true);
     assert.equal(units.version, 1);
-    assert.equal(units.programs.length, programs);
+    assert.equal(units.titles.length, programs);
+    assert.equal(units.positions.length, 5 * programs);
     assert.equal(outline.length, programs);
     assert.ok(outline[0].name.length > 0, 'the first program has a name');
     assert.ok(folds.length >= programs, `${folds.length} folding ranges for ${programs} programs`);

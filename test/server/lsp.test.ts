@@ -1,5 +1,5 @@
 // Speaks LSP to the real built server (dist/server.js --stdio) on fixture files and broken variants of them.
-import type { ProgramsResult } from '../../server/protocol';
+import { programsOf, type ProgramsResult } from '../../server/protocol';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -378,14 +378,19 @@ describe('.art completion, hover, navigation', () => {
 
   test('art/programs lists each program, and says why the template and a program without Input cannot run', async () => {
     const r = await client.request<ProgramsResult>('art/programs', { textDocument: { uri: u } });
-    assert.equal(r.programs[0].title, 'Aqua-rat');
-    assert.equal(r.programs[0].kind, 'program');
-    assert.equal(r.programs[0].notRunnable, undefined);
-    assert.match(r.programs[r.programs.length - 1].notRunnable ?? '', /template/);
+    const units = programsOf(r);
+    assert.equal(units[0].title, 'Aqua-rat');
+    assert.equal(units[0].kind, 'program');
+    assert.equal(units[0].notRunnable, undefined);
+    assert.equal(units[0].headerLine, lineOf(ARITHMETIC, 'Description: (Aqua-rat)'));
+    assert.deepEqual(units[0].range.start, { line: lineOf(ARITHMETIC, 'Description: (Aqua-rat)'), character: 0 });
+    assert.match(units[units.length - 1].notRunnable ?? '', /template/);
+    assert.equal(r.positions.length, 5 * r.titles.length);
     const w = uri('no-input.art');
     await client.open(w, 'Description: (Toy) no input here\nQ1: [EOQ]\nAns: 1\n');
-    const n = await client.request<ProgramsResult>('art/programs', { textDocument: { uri: w } });
-    assert.match(n.programs[0].notRunnable ?? '', /no `Input:`/);
+    const n = programsOf(await client.request<ProgramsResult>('art/programs', { textDocument: { uri: w } }));
+    assert.match(n[0].notRunnable ?? '', /no `Input:`/);
+    assert.deepEqual(n[0].range, { start: { line: 0, character: 0 }, end: { line: 2, character: 6 } });
   });
 
   test('art/programs lists the agents of a spec', async () => {
@@ -397,7 +402,7 @@ describe('.art completion, hover, navigation', () => {
     );
     const r = await client.request<ProgramsResult>('art/programs', { textDocument: { uri: w } });
     assert.deepEqual(
-      r.programs.map(p => [p.kind, p.title, p.index, p.headerRange.start.line]),
+      programsOf(r).map(p => [p.kind, p.title, p.index, p.headerLine]),
       [
         ['agent', 'A', 0, 0],
         ['agent', 'B', 1, 1],

@@ -90,6 +90,8 @@ export interface StartOptions {
   initializationOptions?: unknown;
   capabilities?: ClientCapabilities;
   rootPath?: string;
+  /** Extra node options for the server process (the scale benchmark passes `ART_BENCH_SERVER_ARGS`, e.g. --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 export class LspClient {
@@ -113,7 +115,7 @@ export class LspClient {
   static async start(options: StartOptions = {}): Promise<LspClient> {
     ensureServerBuilt();
     const t0 = performance.now();
-    const child = spawn(process.execPath, [SERVER, '--stdio'], { cwd: ROOT, stdio: 'pipe' });
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SERVER, '--stdio'], { cwd: ROOT, stdio: 'pipe' });
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
     const client = new LspClient(child, connection);
     child.stderr.on('data', d => (client.stderr += String(d)));

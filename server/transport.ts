@@ -1,0 +1,332 @@
+// The stdio transport. Reading: each message's body is copied into one buffer of its Content-Length as the chunks
+// arrive (vscode-jsonrpc's reader keeps every chunk until the message is whole, then copies them: a 50 MB document
+// cost 100 MB of buffers, which the C heap kept afterwards), and a large body is decoded in slices with a yield
+// between (decodeInSlices). Messages are delivered in the order they came.
+//
+// Writing: the server writes its messages through the writer below, so that a large answer (an outline, the folding
+// ranges or the program list of a library of 60,000 programs: megabytes of JSON) is serialised in slices with a
+// yield between them, instead of one JSON.stringify that holds the event loop for hundreds of milliseconds while a
+// hover waits behind it. Small messages are written as vscode-jsonrpc writes them, in order; a large response is
+// written once it is serialised, so that answers finished meanwhile go first (responses carry their id, their
+// order does not matter). The bytes written are those JSON.stringify would give.
+import {
+  AbstractMessageReader,
+  StreamMessageWriter,
+  type ContentTypeEncoder,
+  type DataCallback,
+  type Disposable,
+  type Message,
+  type MessageReader,
+  type MessageWriter,
+  type ResponseMessage,
+} from 'vscode-languageserver/node';
+import { yieldToEventLoop } from './guard';
+
+/** Arrays longer than this in a response are serialised in slices. */
+export const LARGE_ARRAY = 2000;
+/** Elements serialised between two checks of the clock. */
+const STEP = 500;
+
+/** The large array of a response: its result, or an array property of its result (`programs`, `data`). */
+function largeArrayOf(msg: Message): { key: string | null; array: unknown[] } | null {
+  const result = (msg as ResponseMessage).result as unknown;
+  if (!('id' in msg) || !('result' in msg) || result === null || typeof result !== 'object') return null;
+  if (Array.isArray(result)) return result.length > LARGE_ARRAY ? { key: null, array: result } : null;
+  for (const [key, value] of Object.entries(result)) if (Array.isArray(value) && value.length > LARGE_ARRAY) return { key, array: value };
+  return null;
+}
+
+/**
+ * The UTF-8 JSON of `msg`, as `JSON.stringify(msg)` gives it, with its large array (see largeArrayOf) serialised
+ * `STEP` elements at a time and a yield to the event loop whenever `sliceMs` have passed; null when `msg` has no
+ * large array (serialise it at once).
+ */
+export async function encodeInSlices(msg: Message, sliceMs = 8): Promise<Buffer | null> {
+  const large = largeArrayOf(msg);
+  if (!large) return null;
+  const { key, array } = large;
+  // The envelope with a marker string in place of the array; JSON.stringify gives a string value as "marker".
+  const marker = `\u0000art-large-array-${Math.random().toString(36).slice(2)}\u0000`;
+  const result = (msg as ResponseMessage).result as Record<string, unknown>;
+  const envelope = { ...msg, result: key === null ? marker : { ...result, [key]: marker } };
+  const [head, tail] = JSON.stringify(envelope).split(JSON.stringify(marker));
+  const parts: Buffer[] = [Buffer.from(`${head}[`, 'utf8')];
+  let since = performance.now();
+  for (let i = 0; i < array.length; i += STEP) {
+    const json = JSON.stringify(array.slice(i, i + STEP));
+    parts.push(Buffer.from(`${i === 0 ? '' : ','}${json.slice(1, -1)}`, 'utf8'));
+    if (performance.now() - since >= sliceMs) {
+      await yieldToEventLoop();
+      since = performance.now();
+    }
+  }
+  parts.push(Buffer.from(`]${tail}`, 'utf8'));
+  return Buffer.concat(parts);
+}
+
+/** vscode-jsonrpc's stream writer, given the bytes of a large response serialised beforehand in slices. */
+export function slicedStreamWriter(stream: NodeJS.WritableStream): MessageWriter {
+  const encoded = new WeakMap<Message, Buffer>();
+  const json: ContentTypeEncoder = {
+    name: 'application/json',
+    encode: msg => Promise.resolve(encoded.get(msg) ?? Buffer.from(JSON.stringify(msg), 'utf8')),
+  };
+  const inner = new StreamMessageWriter(stream, { charset: 'utf-8', contentTypeEncoder: json });
+  return {
+    onError: inner.onError,
+    onClose: inner.onClose,
+    async write(msg: Message): Promise<void> {
+      const bytes = await encodeInSlices(msg);
+      if (bytes) encoded.set(msg, bytes);
+      return inner.write(msg);
+    },
+    end: () => inner.end(),
+    dispose: () => inner.dispose(),
+  };
+}
+
+/** Bodies larger than this are decoded in slices of this size (bytes, then characters). */
+export const DECODE_SLICE = 1024 * 1024;
+const HEADER_END = Buffer.from('\r\n\r\n', 'ascii');
+
+/** Yields to the event loop once `sliceMs` have passed since the last yield. */
+function clock(sliceMs: number): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < sliceMs) return;
+    await yieldToEventLoop();
+    since = performance.now();
+  };
+}
+
+/**
+ * The message in a body of UTF-8 JSON, as JSON.parse gives it. A large body is decoded a slice at a time with a
+ * yield between slices, and its long string values (a document's text) apart from the rest: their JSON is decoded
+ * DECODE_SLICE characters at a time (cut where no escape sequence is under way), the small rest with a placeholder
+ * in their place is parsed at once, and the strings are put back. JSON.parse of a 50 MB document in one go held the
+ * event loop for a quarter of a second and more.
+ */
+export async function decodeInSlices(body: Buffer, sliceMs = 8): Promise<Message> {
+  return decodeBody({ body }, sliceMs);
+}
+
+/** decodeInSlices, which lets go of the body (`held.body = null`) once it is decoded to characters. */
+async function decodeBody(held: { body: Buffer | null }, sliceMs = 8): Promise<Message> {
+  let body: Buffer | null = held.body!;
+  if (body.length <= DECODE_SLICE) return JSON.parse(body.toString('utf8')) as Message;
+  const tick = clock(sliceMs);
+  const decoder = new TextDecoder('utf-8');
+  const parts: string[] = [];
+  for (let at = 0; at < body.length; at += DECODE_SLICE) {
+    const end = Math.min(at + DECODE_SLICE, body.length);
+    parts.push(decoder.decode(body.subarray(at, end), { stream: end < body.length }));
+    await tick();
+  }
+  held.body = body = null;
+  return decodeParts(parts, tick);
+}
+
+/** A quote or a backslash: what ends a run of plain characters in a JSON string. */
+const SPECIAL = /["\\]/g;
+
+async function decodeParts(parts: string[], tick: () => Promise<void>): Promise<Message> {
+  const tag = `\u0000art-long-string-${Math.random().toString(36).slice(2)}-`;
+  const long = new Map<string, string>();
+  const rest: string[] = []; // the JSON without the long strings
+  let raw: string[] = []; // the current string's JSON since its last cut
+  let decoded: string[] = []; // the current string's characters before its last cut
+  let length = 0; // characters of the current string so far
+  let sinceCut = 0;
+  // 0: outside a string, 1: in a string, 2: after a backslash, 3-6: in the hex digits of \uXXXX.
+  let state = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    let from = 0; // start of what this part has not yet handed to `rest` or `raw`
+    let j = 0;
+    while (j < part.length) {
+      if (state === 0) {
+        const q = part.indexOf('"', j);
+        if (q < 0) break;
+        rest.push(part.slice(from, q));
+        from = j = q + 1;
+        state = 1;
+        length = sinceCut = 0;
+        raw = [];
+        decoded = [];
+        continue;
+      }
+      if (state === 1) {
+        // [j, k) are plain characters; k is a quote, a backslash or the end of the part.
+        SPECIAL.lastIndex = j;
+        const k = SPECIAL.exec(part)?.index ?? part.length;
+        const cut = j + Math.max(0, DECODE_SLICE - sinceCut);
+        if (cut <= k && cut < part.length) {
+          // No escape sequence is under way at `cut`: decode the string's JSON so far.
+          raw.push(part.slice(from, cut));
+          decoded.push(JSON.parse(`"${raw.join('')}"`) as string);
+          raw = [];
+          length += cut - j;
+          from = j = cut;
+          sinceCut = 0;
+          continue;
+        }
+        length += k - j;
+        sinceCut += k - j;
+        j = k;
+        if (k === part.length) break;
+        if (part.charCodeAt(k) === 34 /* " */) {
+          raw.push(part.slice(from, k));
+          from = j = k + 1;
+          state = 0;
+          if (decoded.length === 0 && length <= DECODE_SLICE) rest.push(`"${raw.join('')}"`);
+          else {
+            decoded.push(JSON.parse(`"${raw.join('')}"`) as string);
+            const key = `${tag}${long.size}`;
+            long.set(key, decoded.join(''));
+            rest.push(JSON.stringify(key));
+          }
+          raw = [];
+          decoded = [];
+          continue;
+        }
+        state = 2; // a backslash
+      } else if (state === 2) state = part.charCodeAt(j) === 117 /* u */ ? 6 : 1;
+      else state = state === 3 ? 1 : state - 1;
+      length++;
+      sinceCut++;
+      j++;
+    }
+    if (state === 0) rest.push(part.slice(from));
+    else raw.push(part.slice(from));
+    parts[i] = ''; // handed on: let it go
+    await tick();
+  }
+  if (state !== 0) throw new Error('Unterminated string in JSON message');
+  const message = JSON.parse(rest.join('')) as unknown;
+  return (long.size ? restore(message, long) : message) as Message;
+}
+
+/** `value` with each placeholder string (a value or a key) replaced, in place, by the long string it stands for. */
+function restore(value: unknown, long: Map<string, string>): unknown {
+  if (typeof value === 'string') return long.get(value) ?? value;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = restore(value[i], long);
+    return value;
+  }
+  const o = value as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const v = restore(o[k], long);
+    const key = long.get(k);
+    if (key === undefined) o[k] = v;
+    else {
+      delete o[k];
+      Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return o;
+}
+
+/** Reads `Content-Length`-framed JSON-RPC messages from a stream (the LSP base protocol). */
+export class FramedMessageReader extends AbstractMessageReader implements MessageReader {
+  /** Header bytes received so far, when a header is split between chunks. */
+  private header: Buffer | null = null;
+  private body: Buffer | null = null;
+  private filled = 0;
+  private failed = false;
+  private delivered: Promise<void> = Promise.resolve();
+
+  constructor(private readonly stream: NodeJS.ReadableStream) {
+    super();
+  }
+
+  listen(callback: DataCallback): Disposable {
+    const onData = (chunk: Buffer) => {
+      try {
+        this.read(chunk, callback);
+      } catch (e) {
+        this.fail(e);
+      }
+    };
+    const onError = (e: Error) => this.fireError(e);
+    const onClose = () => this.fireClose();
+    this.stream.on('data', onData);
+    this.stream.on('error', onError);
+    this.stream.on('close', onClose);
+    this.stream.on('end', onClose);
+    return {
+      dispose: () => {
+        this.stream.off('data', onData);
+        this.stream.off('error', onError);
+        this.stream.off('close', onClose);
+        this.stream.off('end', onClose);
+      },
+    };
+  }
+
+  private fail(e: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.fireError(e);
+  }
+
+  private read(chunk: Buffer, callback: DataCallback): void {
+    let at = 0;
+    while (at < chunk.length && !this.failed) {
+      if (!this.body) {
+        // The header: find its end in this chunk (or in what came before and this chunk).
+        let headerText: string;
+        if (this.header) {
+          const joined = Buffer.concat([this.header, chunk.subarray(at)]);
+          const end = joined.indexOf(HEADER_END);
+          if (end < 0) {
+            this.header = joined;
+            return;
+          }
+          headerText = joined.toString('ascii', 0, end);
+          at += end + HEADER_END.length - this.header.length;
+          this.header = null;
+        } else {
+          const end = chunk.indexOf(HEADER_END, at);
+          if (end < 0) {
+            this.header = Buffer.from(chunk.subarray(at));
+            return;
+          }
+          headerText = chunk.toString('ascii', at, end);
+          at = end + HEADER_END.length;
+        }
+        this.body = Buffer.allocUnsafeSlow(contentLength(headerText));
+        this.filled = 0;
+      }
+      const n = Math.min(this.body.length - this.filled, chunk.length - at);
+      chunk.copy(this.body, this.filled, at, at + n);
+      this.filled += n;
+      at += n;
+      if (this.filled === this.body.length) {
+        const held = { body: this.body as Buffer | null };
+        this.body = null;
+        // One message after the other: a small one must not overtake a large one still being decoded.
+        this.delivered = this.delivered.then(async () => {
+          if (this.failed) return;
+          try {
+            callback(await decodeBody(held));
+          } catch (e) {
+            this.fail(e);
+          }
+        });
+      }
+    }
+  }
+}
+
+/** The Content-Length of a message header, or an error saying what is wrong with it. */
+function contentLength(header: string): number {
+  for (const line of header.split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (colon < 0 || line.slice(0, colon).trim().toLowerCase() !== 'content-length') continue;
+    const value = line.slice(colon + 1).trim();
+    if (!/^\d+$/.test(value)) throw new Error(`Content-Length value must be a number. Got ${value}`);
+    return Number(value);
+  }
+  throw new Error(`Header must provide a Content-Length property.\n${JSON.stringify(header)}`);
+}

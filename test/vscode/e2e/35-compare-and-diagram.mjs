@@ -212,12 +212,10 @@ export async function run({ page, step, wb, workspace, picture }) {
     console.log(`     current: ${name}; allowed next: ${next.join(', ')}`);
     if (name !== 'Act-Inp') throw new Error(`the highlighted state is ${name}, not Act-Inp (the last state the run wrote)`);
     if (next.join() !== 'Obs') throw new Error(`the states marked as allowed next are [${next.join(', ')}], not [Obs]`);
-    // The whole diagram in view: its group maximized and the side bar hidden, as a person makes room; then back.
+    // More of the diagram in view, as a person makes room: its group maximized for a moment, then back.
     await wb.command('View: Toggle Maximize Editor Group');
-    await wb.command('View: Toggle Primary Side Bar Visibility');
-    await diagram.locator('g.state[data-state="Ans"]').waitFor();
+    await diagram.locator('g.state[data-state="Ans"]').waitFor({ timeout: 10_000 });
     await picture('agent-diagram');
-    await wb.command('View: Toggle Primary Side Bar Visibility');
     await wb.command('View: Toggle Maximize Editor Group');
     await group(SPEC_FILE).waitFor({ timeout: 10_000 });
   });

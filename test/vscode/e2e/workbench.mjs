@@ -39,12 +39,31 @@ export function workbench(page, workspace) {
       await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
       await page.keyboard.press('Enter');
     },
-    /** Focuses the active editor from the keyboard (View: Focus Active Editor Group), keeping the cursor where it is. */
-    /** Focuses the active editor by clicking its first text line, as a person would (a CodeLens is no text line). */
+    /**
+     * Focuses the active editor by clicking its tab, as a person would, keeping the cursor and the scroll where they
+     * are (a click in the text would move the cursor, and one in the middle of a long line scrolls the editor sideways).
+     */
     async focusEditor() {
       await page.keyboard.press('Escape');
-      await page.locator('.editor-group-container.active .monaco-editor .view-line').first().click();
+      await page.locator('.editor-group-container.active .tab.active').first().click();
       await page.locator('.editor-group-container.active .monaco-editor.focused').waitFor({ timeout: 15_000 });
+    },
+    /**
+     * Right-clicks `target` and chooses `item` in its context menu. A menu ignores a click that comes too soon after
+     * it opened (seen on a loaded machine: the menu stays open): the choice is repeated until the menu closes.
+     */
+    async contextMenu(target, item) {
+      const menu = page.locator('.monaco-menu').filter({ visible: true });
+      for (let attempt = 1; ; attempt++) {
+        if (!(await menu.count())) await target.click({ button: 'right' });
+        await menu.locator('.action-item', { hasText: item }).first().click();
+        try {
+          await menu.first().waitFor({ state: 'detached', timeout: 3_000 });
+          return;
+        } catch (e) {
+          if (attempt === 3) throw e;
+        }
+      }
     },
     /** Ctrl+G to a 1-based line (cursor at its start). */
     async goToLine(line) {

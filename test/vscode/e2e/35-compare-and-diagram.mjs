@@ -1,0 +1,231 @@
+// The run history and the agent diagram as a person uses them. A program is replayed from its Run CodeLens (it
+// finishes with its recorded answer), its code is edited (3 apples a tree become 4) and it is run again: the replay
+// re-executes the edited code, and `[code execute]` now gives 160 where the recording says 120 (the replay then goes
+// on with the recorded `Ans: 120`: a tool's own new output is no departure from the recording, only an edit made in
+// the debugger is). The ART Runs view lists both runs; Compare With… on the first opens VS Code's diff editor on the
+// two runs aligned step by step, the code and the outputs 120 and 160 facing each other.
+// Then "ART: Show Agent Diagram" on a ReACT spec draws its states beside it; F5 replays the agent from the transcript
+// recorded beside the spec; at the stop for [Search] the webview highlights the state the run is in (Act-Inp, the last
+// one written) and the state allowed next (Obs), and the highlight goes when the run ends.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const title = 'run history and the spec diagram: Compare Runs after an edit; the diagram follows a replayed agent';
+
+const FILE = 'compare-e2e.art';
+const LIBRARY = `Description: (Orchard Apples) Solve the following middle-school arithmetic problems, writing out intermediate arithmetic calculations as python code. Store your result as a variable named 'ans'.
+Input: A farmer has 5 rows of 8 apple trees and sells 3 apples from each tree. How many apples does he sell?
+Q1: [generate python code] Write down the arithmetic as python code, storing the answer as 'ans'
+#1:
+rows = 5
+trees_per_row = 8
+apples_per_tree = 3
+ans = rows * trees_per_row * apples_per_tree
+print(ans)
+Q2: [code execute] Execute the python code in #1 and get the value of "ans"
+#2: 120
+Q3: [EOQ]
+Ans: 120
+`;
+
+const SPEC_FILE = 'diagram-e2e.agent';
+// ReACT (Crouse et al., 2023, Figure 3), with a recorded run beside it (diagram-e2e.transcript.txt) to replay.
+const SPEC = `; ReACT, as a formal spec: think, act, read the observation, until a final thought and the answer.
+(define react-agent
+  (:states
+    (Ques (:text "[Question]"))
+    (Tht (:text "[Thought]"))
+    (Act (:text "[Action]"))
+    (Act-Inp (:text "[Action Input]"))
+    (Obs (:text "[Observation]") (:flags :env-input))
+    (Final-Tht (:text "[Final Thought]"))
+    (Ans (:text "[Answer]")))
+  (:behavior
+    (next Ques
+          (until (next Tht Act Act-Inp Obs)
+                 Final-Tht)
+          Ans)))
+`;
+const TRANSCRIPT = `[Question] Who wrote The Adventures of Tom Sawyer?
+[Thought] I need to search The Adventures of Tom Sawyer and find its author.
+[Action] Search
+[Action Input] The Adventures of Tom Sawyer
+[Observation] The Adventures of Tom Sawyer is an 1876 novel by Mark Twain about a boy growing up along the Mississippi River.
+[Final Thought] The novel is by Mark Twain.
+[Answer] Mark Twain
+`;
+
+export async function run({ page, step, wb, workspace, picture }) {
+  writeFileSync(join(workspace, FILE), LIBRARY);
+  writeFileSync(join(workspace, SPEC_FILE), SPEC);
+  writeFileSync(join(workspace, 'diagram-e2e.transcript.txt'), TRANSCRIPT);
+  // The document the agent's [Search] finds (the search tool reads the workspace's corpus/ folder).
+  mkdirSync(join(workspace, 'corpus'), { recursive: true });
+  writeFileSync(
+    join(workspace, 'corpus', 'tom-sawyer.md'),
+    '# The Adventures of Tom Sawyer\n\nThe Adventures of Tom Sawyer is an 1876 novel by Mark Twain about a boy growing up along the Mississippi River.\n',
+  );
+
+  /** The editor group showing `name` in its active tab. */
+  const group = name => page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: name }) }).first();
+  /** Focuses the editor of `name` by clicking its tab (as wb.focusEditor does for the active group). */
+  const focus = async name => {
+    await group(name).locator('.tab.active', { hasText: name }).click();
+    await group(name).locator('.monaco-editor.focused').waitFor({ timeout: 15_000 });
+  };
+  /** Clicks the program's Run CodeLens in the library's editor. */
+  const runLens = () =>
+    group(FILE)
+      .locator('.codelens-decoration a', { hasText: /^\s*Run\s*$/ })
+      .first()
+      .click();
+  const runsPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'ART Runs' }) });
+  const rows = runsPane.locator('.monaco-list-row');
+  /**
+   * The runs listed under the program's group (the rows after its row, one level deeper; other scenarios' runs are
+   * in other groups): their indexes among the view's rows, labels (the time each started) and descriptions.
+   */
+  const runsOf = async group =>
+    rows.evaluateAll((els, group) => {
+      const out = [];
+      let inside = false;
+      els.forEach((el, index) => {
+        const level = Number(el.getAttribute('aria-level'));
+        if (level === 1) inside = (el.querySelector('.label-name')?.textContent ?? '') === group;
+        else if (inside && level === 2) out.push({ index, label: el.querySelector('.label-name')?.textContent ?? '', text: el.textContent });
+      });
+      return out;
+    }, group);
+  /** Waits until the group lists `n` runs, the first ones with `text`; returns them. */
+  const listed = async (n, text) => {
+    for (const t0 = Date.now(); ;) {
+      const runs = await runsOf('Orchard Apples');
+      if (runs.length >= n && runs.slice(0, n).every(r => r.text.includes(text))) return runs;
+      if (Date.now() - t0 > 30_000)
+        throw new Error(`the ART Runs view lists ${runs.length} run(s) of Orchard Apples, not ${n}: ${(await wb.rowTexts(rows)).join(' | ')}`);
+      await page.waitForTimeout(250);
+    }
+  };
+
+  await step('Run from the CodeLens replays the program to its recorded answer; the ART Runs view lists the run', async () => {
+    // The scenario before may leave another view in the side bar: show the Explorer, as a person would.
+    await page.keyboard.press('Control+Shift+E');
+    await wb.ready('clean.art');
+    await wb.openFile(FILE);
+    await runLens();
+    await wb.command('Focus on ART Runs View');
+    await listed(1, '→ 120 · finished');
+  });
+
+  await step('after an edit to the code (4 apples a tree), Run again: [code execute] now gives 160; two runs listed', async () => {
+    // Edit in the library's own editor (the run opened its streamed program beside it).
+    await focus(FILE);
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input').waitFor();
+    await page.keyboard.type(String(wb.lineOf(FILE, 'apples_per_tree = 3')));
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('4');
+    await group(FILE).locator('.view-line', { hasText: 'apples_per_tree = 4' }).waitFor({ timeout: 10_000 });
+    await runLens();
+    // The Debug Console shows the second run's program with the new output; the Runs view lists both runs.
+    await wb.command('Debug Console: Focus on Debug Console View');
+    await page.locator('.repl', { hasText: '#2: 160' }).first().waitFor({ timeout: 30_000 });
+    console.log(
+      '     runs:',
+      (await listed(2, '→ 120 · finished')).map(r => r.text),
+    );
+  });
+
+  await step('Compare With… on the first run, then the second: the diff editor shows 120 against 160 at #2', async () => {
+    // A run is labelled with the time it started: the first run is the earlier one.
+    const runs = await listed(2, '→ 120');
+    const times = runs.map(r => Date.parse(r.label.replace(',', '')));
+    if (times.some(Number.isNaN)) throw new Error(`runs not labelled with their time: ${runs.map(r => r.label).join(' | ')}`);
+    await wb.contextMenu(rows.nth(runs[times[0] <= times[1] ? 0 : 1].index), 'Compare With');
+    // The Quick Pick lists the workspace's other runs (and a trace file to browse for): the second run.
+    const other = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Orchard Apples' }).first();
+    await other.waitFor({ timeout: 15_000 });
+    await other.click();
+    // The diff editor's tab names both runs and how many steps differ.
+    await page.locator('.tab.active', { hasText: '↔' }).waitFor({ timeout: 15_000 });
+    // Room for the two runs side by side: the streamed programs' group closed, the panel hidden.
+    await wb.command('View: Close Editors in Other Groups');
+    await wb.command('View: Hide Panel');
+    const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
+    await diff.waitFor({ timeout: 15_000 });
+    // A line of one side, whole (an editor shows its spaces as no-break spaces).
+    const line = (side, text) =>
+      diff.locator(`.editor.${side} .view-line`, { hasText: new RegExp(`^\\s*${text.replace(/ /g, '\\s+')}\\s*$`) }).first();
+    await line('original', 'apples_per_tree = 3').waitFor({ timeout: 15_000 });
+    await line('modified', 'apples_per_tree = 4').waitFor({ timeout: 5_000 });
+    // Next Change (the arrow in the editor's toolbar) down to #2's output.
+    const nextChange = page.locator('.editor-group-container.active .title-actions .action-label[aria-label^="Next Change"]');
+    for (let i = 0; !(await line('modified', '160').isVisible()); i++) {
+      if (i === 8) throw new Error('no change shows the output 160');
+      await nextChange.click();
+      await page.waitForTimeout(300);
+    }
+    await line('original', '120').waitFor({ timeout: 5_000 });
+    console.log('     compare:', (await page.locator('.tab.active', { hasText: '↔' }).first().innerText()).replace(/\s+/g, ' '));
+    await picture('compare-runs');
+  });
+
+  // The webview's page is two iframes deep (VS Code's host frame, then the page it shows).
+  const diagram = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  const state = name => diagram.locator(`g.state[data-state="${name}"]`);
+
+  await step('Show Agent Diagram draws the spec beside it: its states, the observation marked as the environment’s', async () => {
+    await wb.command('View: Close All Editors');
+    await wb.openFile(SPEC_FILE);
+    await wb.goToLine(wb.lineOf(SPEC_FILE, '    (Tht '));
+    await wb.command('ART: Show Agent Diagram');
+    await page.locator('.tab', { hasText: 'Agent Diagram' }).first().waitFor({ timeout: 15_000 });
+    await state('Obs').waitFor({ timeout: 20_000 });
+    if (!/env-input/.test((await state('Obs').getAttribute('class')) ?? '')) throw new Error('Obs is not drawn as an :env-input state');
+    const names = await diagram.locator('g.state text.name').allTextContents();
+    console.log('     states:', names);
+    for (const n of ['Ques', 'Tht', 'Act', 'Act-Inp', 'Obs', 'Final-Tht', 'Ans'])
+      if (!names.includes(n)) throw new Error(`the diagram has no state ${n}: ${names.join(', ')}`);
+  });
+
+  await step('F5 replays the agent; at the stop the diagram highlights the state the run is in', async () => {
+    await focus(SPEC_FILE);
+    await page.keyboard.press('F5');
+    await page.locator('.debug-toolbar').waitFor({ timeout: 30_000 });
+    // Stopped at the observation, the environment's turn: the search ran on the workspace's corpus.
+    await page.keyboard.press('Control+Shift+D');
+    await page.locator('.debug-call-stack .monaco-list-row', { hasText: 'Obs [Search]' }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.debug-variables .monaco-list-row', { hasText: /output\s*=.*Mark Twain/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    // The run's transcript opened beside the spec, over the diagram: bring the diagram's tab back.
+    await page.locator('.tab', { hasText: 'Agent Diagram' }).first().click();
+    // Blue: the state the run is in (it has written the action's input); green: the state allowed next, the
+    // observation the environment is writing at this stop.
+    const current = diagram.locator('g.state.current');
+    await current.waitFor({ timeout: 30_000 });
+    const name = await current.locator('text.name').textContent();
+    const next = await diagram.locator('g.state.expected text.name').allTextContents();
+    console.log(`     current: ${name}; allowed next: ${next.join(', ')}`);
+    if (name !== 'Act-Inp') throw new Error(`the highlighted state is ${name}, not Act-Inp (the last state the run wrote)`);
+    if (next.join() !== 'Obs') throw new Error(`the states marked as allowed next are [${next.join(', ')}], not [Obs]`);
+    // More of the diagram in view, as a person makes room: its group maximized for a moment, then back.
+    await wb.command('View: Toggle Maximize Editor Group');
+    await diagram.locator('g.state[data-state="Ans"]').waitFor({ timeout: 10_000 });
+    await picture('agent-diagram');
+    await wb.command('View: Toggle Maximize Editor Group');
+    await group(SPEC_FILE).waitFor({ timeout: 10_000 });
+  });
+
+  await step('F5 continues to the end of the recorded run; the highlight goes', async () => {
+    await focus(SPEC_FILE);
+    await page.keyboard.press('F5');
+    await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
+    await page.locator('.tab', { hasText: 'Agent Diagram' }).first().click();
+    await diagram.locator('g.state.current').waitFor({ state: 'detached', timeout: 15_000 });
+    await state('Ans').waitFor();
+  });
+}

@@ -1,8 +1,8 @@
 // The run history and the agent diagram as a person uses them. A program is replayed from its Run CodeLens (it
 // finishes with its recorded answer), its code is edited (3 apples a tree become 4) and it is run again: the replay
-// re-executes the edited code, and `[code execute]` now gives 160 where the recording says 120 (the replay then goes
-// on with the recorded `Ans: 120`: a tool's own new output is no departure from the recording, only an edit made in
-// the debugger is). The ART Runs view lists both runs; Compare With… on the first opens VS Code's diff editor on the
+// re-executes the edited code, and `[code execute]` now gives 160 where the recording says 120, so the recorded
+// `Ans: 120` no longer follows: with no endpoint set the run stops there and says why (`departed`). The ART Runs view
+// lists both runs; Compare With… on the first opens VS Code's diff editor on the
 // two runs aligned step by step, the code and the outputs 120 and 160 facing each other.
 // Then "ART: Show Agent Diagram" on a ReACT spec draws its states beside it; F5 replays the agent from the transcript
 // recorded beside the spec; at the stop for [Search] the webview highlights the state the run is in (Act-Inp, the last
@@ -97,10 +97,11 @@ export async function run({ page, step, wb, workspace, picture }) {
       return out;
     }, group);
   /** Waits until the group lists `n` runs, the first ones with `text`; returns them. */
-  const listed = async (n, text) => {
+  /** Waits until the Runs view lists `n` runs of the program, each matched by one of `texts` in turn (any order). */
+  const listed = async (n, ...texts) => {
     for (const t0 = Date.now(); ;) {
       const runs = await runsOf('Orchard Apples');
-      if (runs.length >= n && runs.slice(0, n).every(r => r.text.includes(text))) return runs;
+      if (runs.length >= n && texts.every(text => runs.slice(0, n).some(r => r.text.includes(text)))) return runs;
       if (Date.now() - t0 > 30_000)
         throw new Error(`the ART Runs view lists ${runs.length} run(s) of Orchard Apples, not ${n}: ${(await wb.rowTexts(rows)).join(' | ')}`);
       await page.waitForTimeout(250);
@@ -117,30 +118,35 @@ export async function run({ page, step, wb, workspace, picture }) {
     await listed(1, '→ 120 · finished');
   });
 
-  await step('after an edit to the code (4 apples a tree), Run again: [code execute] now gives 160; two runs listed', async () => {
-    // Edit in the library's own editor (the run opened its streamed program beside it).
-    await focus(FILE);
-    await page.keyboard.press('Control+G');
-    await page.locator('.quick-input-widget input').waitFor();
-    await page.keyboard.type(String(wb.lineOf(FILE, 'apples_per_tree = 3')));
-    await page.keyboard.press('Enter');
-    await page.keyboard.press('End');
-    await page.keyboard.press('Backspace');
-    await page.keyboard.type('4');
-    await group(FILE).locator('.view-line', { hasText: 'apples_per_tree = 4' }).waitFor({ timeout: 10_000 });
-    await runLens();
-    // The Debug Console shows the second run's program with the new output; the Runs view lists both runs.
-    await wb.command('Debug Console: Focus on Debug Console View');
-    await page.locator('.repl', { hasText: '#2: 160' }).first().waitFor({ timeout: 30_000 });
-    console.log(
-      '     runs:',
-      (await listed(2, '→ 120 · finished')).map(r => r.text),
-    );
-  });
+  await step(
+    'after an edit to the code (4 apples a tree), Run again: [code execute] now gives 160, so the replay leaves its recording and says so; two runs listed',
+    async () => {
+      // Edit in the library's own editor (the run opened its streamed program beside it).
+      await focus(FILE);
+      await page.keyboard.press('Control+G');
+      await page.locator('.quick-input-widget input').waitFor();
+      await page.keyboard.type(String(wb.lineOf(FILE, 'apples_per_tree = 3')));
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('End');
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type('4');
+      await group(FILE).locator('.view-line', { hasText: 'apples_per_tree = 4' }).waitFor({ timeout: 10_000 });
+      await runLens();
+      // The Debug Console shows the new output and why the recording (Ans: 120) cannot follow it: no endpoint is set,
+      // so the run stops there; the Runs view lists the finished run and the departed one.
+      await wb.command('Debug Console: Focus on Debug Console View');
+      await page.locator('.repl', { hasText: '#2: 160' }).first().waitFor({ timeout: 30_000 });
+      await page.locator('.repl', { hasText: 'now gives "160" where the recording has "120"' }).first().waitFor({ timeout: 10_000 });
+      console.log(
+        '     runs:',
+        (await listed(2, '→ 120 · finished', 'departed')).map(r => r.text),
+      );
+    },
+  );
 
   await step('Compare With… on the first run, then the second: the diff editor shows 120 against 160 at #2', async () => {
     // A run is labelled with the time it started: the first run is the earlier one.
-    const runs = await listed(2, '→ 120');
+    const runs = await listed(2, '→ 120', 'departed');
     const times = runs.map(r => Date.parse(r.label.replace(',', '')));
     if (times.some(Number.isNaN)) throw new Error(`runs not labelled with their time: ${runs.map(r => r.label).join(' | ')}`);
     await wb.contextMenu(rows.nth(runs[times[0] <= times[1] ? 0 : 1].index), 'Compare With');

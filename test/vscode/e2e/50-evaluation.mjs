@@ -100,6 +100,8 @@ export async function run({ page, step, wb, workspace, picture }) {
       await page.locator('.debug-toolbar').waitFor({ timeout: 30_000 });
       // Stopped after the calculator call: the editor marks the step, the Debug Console shows the program so far.
       await page.locator('.tab', { hasText: 'Replay library-pages' }).first().waitFor({ timeout: 30_000 });
+      // The Debug Console (a scenario before may have hidden the panel).
+      await wb.command('Debug Console: Focus on Debug Console View');
       await page.locator('.repl', { hasText: '[calculator] 240 / 30' }).waitFor({ timeout: 30_000 });
       // The Run and Debug view from the activity bar (the results page had the keyboard focus): the call stack.
       await page.locator('.activitybar [aria-label^="Run and Debug"]').first().click();

@@ -4,8 +4,8 @@
 // state the run is in, the states allowed next and the transitions the decoding monitor corrected the run on (read
 // with the adapter's `art/state` request at each `stopped`; core/agent/diagram.ts computes which edges).
 // The webview loads nothing: a strict CSP, one nonce'd style and script, no remote resource.
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { webviewPage } from './webviewPage';
 import { compileAgent, type CompiledAgent } from '../../core/agent/compile';
 import { agentDiagramSvg, highlightOf, type DiagramHighlight } from '../../core/agent/diagram';
 import { parseAgentFile } from '../../core/agent/parse';
@@ -170,13 +170,8 @@ export class AgentDiagrams implements vscode.Disposable {
   }
 
   private html(): string {
-    const nonce = randomBytes(16).toString('base64');
-    return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style nonce="${nonce}">
-body { padding: 8px; color: var(--vscode-foreground); font-family: var(--vscode-font-family); }
+    return webviewPage({
+      style: `body { padding: 8px; color: var(--vscode-foreground); font-family: var(--vscode-font-family); }
 #legend { font-size: 12px; opacity: .8; margin-bottom: 8px; }
 #problem { color: var(--vscode-errorForeground); }
 .agent-diagram { max-width: none; }
@@ -194,14 +189,12 @@ body { padding: 8px; color: var(--vscode-foreground); font-family: var(--vscode-
 .agent-diagram .transition.next { stroke: var(--vscode-charts-green); stroke-opacity: 1; stroke-width: 2; }
 .agent-diagram .transition.corrected { stroke: var(--vscode-charts-orange); stroke-opacity: 1; stroke-width: 3; stroke-dasharray: 6 3; }
 .agent-diagram .correction-label { fill: var(--vscode-charts-orange); font-weight: bold; font-size: 11px; cursor: help; }
-.agent-diagram .arrowhead, .agent-diagram .start { fill: var(--vscode-foreground); }
-</style></head>
-<body>
-<div id="legend">Dashed: <code>:env-input</code> (the environment writes it) · double border: may end the run · blue: where the run is · green: allowed next · orange, dashed: a transition the decoding monitor corrected the model on (hover for what). Click a state to open its definition.</div>
+.agent-diagram .arrowhead, .agent-diagram .start { fill: var(--vscode-foreground); }`,
+      body: `<div id="legend">Dashed: <code>:env-input</code> (the environment writes it) · double border: may end the run · blue: where the run is · green: allowed next · orange, dashed: a transition the decoding monitor corrected the model on (hover for what). Click a state to open its definition.</div>
 <div id="problem"></div>
-<div id="diagram"></div>
-<script nonce="${nonce}">
-const vscode = acquireVsCodeApi();
+<div id="diagram"></div>`,
+      script: {
+        inline: `const vscode = acquireVsCodeApi();
 const diagram = document.getElementById('diagram');
 const problem = document.getElementById('problem');
 window.addEventListener('message', e => {
@@ -215,9 +208,9 @@ const open = target => {
 };
 diagram.addEventListener('click', e => open(e.target));
 vscode.postMessage({ type: 'ready' });
-diagram.addEventListener('keydown', e => { if (e.key === 'Enter' || e.key === ' ') open(e.target); });
-</script>
-</body></html>`;
+diagram.addEventListener('keydown', e => { if (e.key === 'Enter' || e.key === ' ') open(e.target); });`,
+      },
+    });
   }
 
   dispose(): void {

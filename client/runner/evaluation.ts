@@ -4,10 +4,10 @@
 // summary and a row per example whose link replays that example's run in the debugger from its trace. The page is
 // dist/evalView.js (client/webview/evalView.ts), the only code that loads Chart.js; a strict CSP with a nonce, no
 // remote resource. Cancelling stops the runs in flight; the same command again resumes from the results file.
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import * as vscode from 'vscode';
+import { webviewPage } from './webviewPage';
 import type { EvaluationModule } from '../debugAdapterMain';
 import type { EvalResult } from '../../core/runner/eval';
 import type { EvalReport } from '../../core/runner/evalReport';
@@ -230,13 +230,8 @@ export class Evaluations implements vscode.Disposable {
   }
 
   private html(webview: vscode.Webview, script: vscode.Uri): string {
-    const nonce = randomBytes(16).toString('base64');
-    return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${webview.cspSource} data:; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style nonce="${nonce}">
-body { padding: 8px 16px; color: var(--vscode-foreground); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); }
+    return webviewPage({
+      style: `body { padding: 8px 16px; color: var(--vscode-foreground); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); }
 h1 { font-size: 1.3em; font-weight: 600; margin: 4px 0; }
 #status { opacity: .8; margin-bottom: 12px; }
 #chart-box { position: relative; height: 260px; max-width: 900px; margin-bottom: 12px; }
@@ -248,16 +243,15 @@ td.input { max-width: 460px; }
 td.ok { color: var(--vscode-testing-iconPassed, green); }
 td.wrong { color: var(--vscode-testing-iconFailed, red); }
 td.error, td.none { color: var(--vscode-errorForeground); }
-a { color: var(--vscode-textLink-foreground); }
-</style></head>
-<body>
-<h1 id="title">Evaluation</h1>
+a { color: var(--vscode-textLink-foreground); }`,
+      body: `<h1 id="title">Evaluation</h1>
 <div id="status"></div>
 <div id="chart-box"><canvas id="chart" role="img" aria-label="Accuracy per task"></canvas></div>
 <div id="summary"></div>
-<table id="examples"><thead><tr><th title="Click to replay the run in the debugger">example</th><th>input</th><th>answer</th><th>target</th><th>exact</th><th>substring</th><th>error</th></tr></thead><tbody></tbody></table>
-<script nonce="${nonce}" src="${webview.asWebviewUri(script)}"></script>
-</body></html>`;
+<table id="examples"><thead><tr><th title="Click to replay the run in the debugger">example</th><th>input</th><th>answer</th><th>target</th><th>exact</th><th>substring</th><th>error</th></tr></thead><tbody></tbody></table>`,
+      script: { src: webview.asWebviewUri(script).toString() },
+      imgSrc: `${webview.cspSource} data:`,
+    });
   }
 
   dispose(): void {

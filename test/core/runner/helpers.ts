@@ -21,6 +21,27 @@ export function arithmeticLibrary(): ArtDocument {
 }
 
 /** Index of the "Elementary Math" program (the eggs sold at the market) in the arithmetic library. */
+/** A program of four tool calls whose outputs follow from the previous answer (`[add one]`): a rerun gives the same text. */
+export function countingLibrary(): ArtDocument {
+  return parseArt(
+    [
+      'Description: (Counting) add one four times',
+      'Input: 3',
+      'Q1: [add one] add one to the input',
+      '#1: 4',
+      'Q2: [add one] add one to #1',
+      '#2: 5',
+      'Q3: [add one] add one to #2',
+      '#3: 6',
+      'Q4: [add one] add one to #3',
+      '#4: 7',
+      'Q5: [EOQ]',
+      'Ans: 7',
+      '',
+    ].join('\n'),
+  );
+}
+
 export const DUCKS = 1;
 
 export const DUCKS_CODE = [

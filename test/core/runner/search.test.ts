@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArt } from '../../../core/art/parse';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/model/script';
 import { createArtRunner } from '../../../core/runner/create';
@@ -17,24 +16,9 @@ import { MemoryTrace, mainLine } from '../../../core/runner/trace';
 import type { ToolLookup } from '../../../core/runner/types';
 import type { Tool } from '../../../core/tools/types';
 import { ScriptedServer } from '../../support/scriptedServer';
+import { countingLibrary } from './helpers';
 
-const LIBRARY = parseArt(
-  [
-    'Description: (Counting) add one four times',
-    'Input: 3',
-    'Q1: [add one] add one to the input',
-    '#1: 4',
-    'Q2: [add one] add one to #1',
-    '#2: 5',
-    'Q3: [add one] add one to #2',
-    '#3: 6',
-    'Q4: [add one] add one to #3',
-    '#4: 7',
-    'Q5: [EOQ]',
-    'Ans: 7',
-    '',
-  ].join('\n'),
-);
+const LIBRARY = countingLibrary();
 
 const PREFIX = ' [add one] add one to the input\n#⟂1:⟦ 4⟧\nQ2: [add one] add one to #1\n#⟂2:⟦ 5⟧\n';
 /** The long way to 7 (every token at NLL 0.5). */

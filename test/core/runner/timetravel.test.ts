@@ -3,7 +3,6 @@
 // first changed request; alternatives at a step are ranked by the endpoint's logprobs and one is continued with.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseArt } from '../../../core/art/parse';
 import { CachedModel } from '../../../core/model/cache';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ReplayModel } from '../../../core/model/replay';
@@ -15,25 +14,9 @@ import type { PauseInfo, RunnerOptions, ToolLookup, TraceRecord } from '../../..
 import type { Tool } from '../../../core/tools/types';
 import { prng } from '../../support/random';
 import { ScriptedServer } from '../../support/scriptedServer';
+import { countingLibrary } from './helpers';
 
-/** A program of four tool calls whose outputs follow from the previous answer: a rerun gives the same text. */
-const LIBRARY = parseArt(
-  [
-    'Description: (Counting) add one four times',
-    'Input: 3',
-    'Q1: [add one] add one to the input',
-    '#1: 4',
-    'Q2: [add one] add one to #1',
-    '#2: 5',
-    'Q3: [add one] add one to #2',
-    '#3: 6',
-    'Q4: [add one] add one to #3',
-    '#4: 7',
-    'Q5: [EOQ]',
-    'Ans: 7',
-    '',
-  ].join('\n'),
-);
+const LIBRARY = countingLibrary();
 
 const SCRIPT = ContinuationScript.parse(
   ' [add one] add one to the input\n#⟂1:⟦ 4⟧\nQ2: [add one] add one to #1\n#⟂2:⟦ 5⟧\nQ3: [add one] add one to #2\n#⟂3:⟦ 6⟧\nQ4: [add one] add one to #3\n#⟂4:⟦ 7⟧\nQ5: [EOQ]\nAns: 7\n----\nDescription: (Other)',

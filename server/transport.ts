@@ -24,8 +24,10 @@ import { yieldToEventLoop } from './guard';
 
 /** Arrays longer than this in a response are serialised in slices. */
 export const LARGE_ARRAY = 2000;
-/** Elements serialised between two checks of the clock. */
+/** Elements serialised between two checks of the clock (objects: outline symbols, programs). */
 const STEP = 500;
+/** The same for arrays of numbers (semantic tokens' `data`: millions of small integers, cheap each). */
+const NUMBER_STEP = 50_000;
 
 /** The large array of a response: its result, or an array property of its result (`programs`, `data`). */
 function largeArrayOf(msg: Message): { key: string | null; array: unknown[] } | null {
@@ -52,8 +54,9 @@ export async function encodeInSlices(msg: Message, sliceMs = 8): Promise<Buffer 
   const [head, tail] = JSON.stringify(envelope).split(JSON.stringify(marker));
   const parts: Buffer[] = [Buffer.from(`${head}[`, 'utf8')];
   let since = performance.now();
-  for (let i = 0; i < array.length; i += STEP) {
-    const json = JSON.stringify(array.slice(i, i + STEP));
+  const step = typeof array[0] === 'number' ? NUMBER_STEP : STEP;
+  for (let i = 0; i < array.length; i += step) {
+    const json = JSON.stringify(array.slice(i, i + step));
     parts.push(Buffer.from(`${i === 0 ? '' : ','}${json.slice(1, -1)}`, 'utf8'));
     if (performance.now() - since >= sliceMs) {
       await yieldToEventLoop();

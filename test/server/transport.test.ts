@@ -21,7 +21,7 @@ test('a large response is serialised exactly as JSON.stringify serialises it', a
   const cases: Message[] = [
     { jsonrpc: '2.0', id: 1, result: symbols(LARGE_ARRAY * 3 + 17) } as Message,
     { jsonrpc: '2.0', id: 'a', result: { uri: 'file:///x.art', version: 3, programs: symbols(LARGE_ARRAY + 1), after: [1, 2] } } as Message,
-    { jsonrpc: '2.0', id: 2, result: { resultId: undefined, data: Array.from({ length: 50_000 }, (_, i) => i % 7) } } as Message,
+    { jsonrpc: '2.0', id: 2, result: { resultId: undefined, data: Array.from({ length: 120_001 }, (_, i) => i % 7) } } as Message,
     { jsonrpc: '2.0', id: 3, result: [...symbols(LARGE_ARRAY), undefined, null, 'x'] } as Message,
   ];
   for (const msg of cases) {

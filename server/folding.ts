@@ -30,7 +30,7 @@ export async function foldingRanges(ctx: ServerContext, params: FoldingRangePara
     for (const p of doc.programs) {
       // Ranges come in line order here: past the client's limit the rest would be dropped by the client anyway.
       if (out.length >= limit) break;
-      await slicer.tick();
+      if (slicer.due()) await slicer.pause();
       fold(p.span, FoldingRangeKind.Region);
       if (p.description) fold(p.description.span);
       if (p.input) fold(p.input.span);

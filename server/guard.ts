@@ -75,8 +75,21 @@ export class WorkSlicer {
     private readonly sliceMs = 8,
   ) {}
 
+  /** `await slicer.tick()` in a loop: yields when the slice is spent (see `due`/`pause` for a loop of tiny steps). */
   async tick(): Promise<void> {
-    if ((++this.count & 31) !== 0 || performance.now() - this.since < this.sliceMs) return;
+    if (this.due()) await this.pause();
+  }
+
+  /**
+   * Whether the slice is spent, checked without a promise: a loop of tiny steps (a token each) writes
+   * `if (slicer.due()) await slicer.pause();`, since even an `await` that does not wait costs a microtask per step.
+   */
+  due(): boolean {
+    return (++this.count & 31) === 0 && performance.now() - this.since >= this.sliceMs;
+  }
+
+  /** Yields to the event loop, then stops if the request was cancelled or the document changed meanwhile. */
+  async pause(): Promise<void> {
     await yieldToEventLoop();
     if (this.token?.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
     if (this.stale()) throw new ResponseError(LSPErrorCodes.ContentModified, 'the document changed while the request was answered');

@@ -34,7 +34,7 @@ export async function programs(ctx: ServerContext, params: ProgramsParams, token
   if (isArt(t)) {
     const all = t.analysis.doc.programs;
     for (let index = 0; index < all.length; index++) {
-      await slicer.tick();
+      if (slicer.due()) await slicer.pause();
       const p = all[index];
       titles.push(programTitle(p, index));
       pushPositions(positions, document, p.span, (p.description?.marker ?? p.input?.marker ?? p.span).start);

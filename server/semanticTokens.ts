@@ -57,7 +57,7 @@ export async function semanticTokens(
     const tools = ctx.tools();
     for (const p of t.analysis.doc.programs) {
       if (p.span.end < window.start || p.span.start > window.end) continue;
-      await slicer.tick();
+      if (slicer.due()) await slicer.pause();
       for (const s of p.steps) {
         if (!s.nameSpan || s.name === null || s.isEoq || isEoqName(s.name) || s.nameSpan.end <= s.nameSpan.start) continue;
         if (!touches(s.nameSpan, window)) continue;
@@ -78,7 +78,7 @@ export async function semanticTokens(
   const builder = new SemanticTokensBuilder();
   const text = document.getText();
   for (const tok of tokens) {
-    await slicer.tick();
+    if (slicer.due()) await slicer.pause();
     if (!touches(tok.span, window)) continue;
     const start = document.positionAt(tok.span.start);
     const length = tok.span.end - tok.span.start;

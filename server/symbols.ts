@@ -52,7 +52,7 @@ async function artSymbols(ctx: ServerContext, document: TextDocument, doc: ArtDo
   const withSteps = total <= OUTLINE_MAX_STEPS;
   const out: DocumentSymbol[] = [];
   for (let i = 0; i < doc.programs.length; i++) {
-    await slicer.tick();
+    if (slicer.due()) await slicer.pause();
     const p = doc.programs[i];
     const steps = !withSteps
       ? undefined

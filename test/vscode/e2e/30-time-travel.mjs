@@ -1,5 +1,6 @@
 // Going back in a run as a person would: F5 replays a program to its second tool call, the Step Back button returns
-// to the first (nothing is generated again), Stop ends the run, and the ART Runs view lists the run.
+// to the first (nothing is generated again), Stop ends the run, and the ART Runs view lists the run with the future
+// the step back left as a branch of it.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -59,5 +60,18 @@ export async function run({ page, step, wb, workspace, picture }) {
     await runs.filter({ hasText: 'time-travel-e2e' }).first().waitFor({ timeout: 20_000 });
     console.log('     runs:', (await wb.rowTexts(runs)).slice(0, 4));
     await picture('runs-view');
+  });
+
+  await step('the future Step Back left is kept: the run opens onto it as a branch', async () => {
+    const runs = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'ART Runs' }) }).locator('.monaco-list-row');
+    // The run is the row under its program's group; selecting it and pressing → expands it, as in any tree.
+    const texts = await wb.rowTexts(runs);
+    const group = texts.findIndex(t => t.includes('time-travel-e2e'));
+    if (group < 0 || group + 1 >= texts.length) throw new Error(`no run under time-travel-e2e.art: ${texts.join(' | ')}`);
+    await runs.nth(group + 1).click();
+    await page.keyboard.press('ArrowRight');
+    const branch = runs.filter({ hasText: 'branch at' }).first();
+    await branch.waitFor({ timeout: 10_000 });
+    console.log('     branch:', (await branch.innerText()).replace(/\s+/g, ' '));
   });
 }

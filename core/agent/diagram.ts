@@ -5,6 +5,7 @@
 // the model on is marked with what was corrected (correctedEdges computes which). Plain SVG text: no script, no
 // remote resource.
 import { graphlib, layout as dagreLayout } from '@dagrejs/dagre';
+import { quoteShort } from '../common/text';
 import type { AgentDef } from './ast';
 import { automatonGraph, compileAgent, type AutomatonNode, type CompiledAgent } from './compile';
 import { StreamMonitor, type MonitorCorrection, type MonitorEvent } from './monitor';
@@ -114,8 +115,6 @@ export interface CorrectedEdge {
   title: string;
 }
 
-const quoteShort = (t: string) => JSON.stringify(t.length > 40 ? `${t.slice(0, 39)}…` : t);
-
 /**
  * The edges the run took because the monitor corrected it. For each correction still in `transcript` (its inserted
  * text at its offset), the edge from the state the run was in there to the state the corrected text entered next;
@@ -131,8 +130,8 @@ export function correctedEdges(agent: CompiledAgent, transcript: string, correct
     if (!c.inserted || !transcript.startsWith(c.inserted, c.offset)) continue;
     const from = [...states].reverse().find(e => e.end <= c.offset)?.state ?? null;
     const entered = states.find(e => e.offset >= c.offset && e.offset <= c.offset + c.inserted.length);
-    const wrote = c.found !== null ? `the state ${c.found}` : c.removed.trim() ? quoteShort(c.removed) : 'nothing more (it stopped early)';
-    const title = `Monitor correction: after ${from ?? 'the start'} the model wrote ${wrote}; the spec allows ${c.expected.join(' or ')}, so ${quoteShort(c.inserted)} was inserted`;
+    const wrote = c.found !== null ? `the state ${c.found}` : c.removed.trim() ? quoteShort(c.removed, 40) : 'nothing more (it stopped early)';
+    const title = `Monitor correction: after ${from ?? 'the start'} the model wrote ${wrote}; the spec allows ${c.expected.join(' or ')}, so ${quoteShort(c.inserted, 40)} was inserted`;
     for (const to of entered ? [entered.state] : c.expected) {
       const key = `${from}>${to}`;
       if (seen.has(key)) continue;

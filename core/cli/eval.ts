@@ -8,9 +8,9 @@ import { extname, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { formatSummary, summarise, type EvalResult } from '../runner/eval';
 import { defaultResultsPath, evaluate, EvalDataError, LaunchError } from '../runner/evaluate';
-import { RUN_OPTIONS, type RunOptionName } from '../runner/options';
+import type { RunOptionName } from '../runner/options';
 import { CliError } from './files';
-import { helpText, optionHelpLines, parseCommandLine } from './optionFlags';
+import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
 /** Run options that belong to one run, not to an evaluation. */
 const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool', 'search', 'budget']);
@@ -86,7 +86,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
       data: dataPath,
       out: outPath,
       options: given,
-      optionLabel: name => (name === 'program' ? 'LIBRARY' : `--${RUN_OPTIONS[name].cli?.flag ?? name}`),
+      optionLabel: cliLabel('LIBRARY'),
       apiKey: name => env[name] || undefined,
       trusted: true,
       concurrency,

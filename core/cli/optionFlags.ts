@@ -2,7 +2,7 @@
 // a help text, all from the one declaration (core/runner/options.ts). A command adds its own flags (`--interactive`,
 // `--data`) and may leave some options out.
 import { parseArgs } from 'node:util';
-import { cliOptions, fromCliText, isBooleanOption, type RunOptionName } from '../runner/options';
+import { RUN_OPTIONS, cliOptions, fromCliText, isBooleanOption, type RunOptionName } from '../runner/options';
 import { CliError } from './files';
 
 export interface CommandFlag {
@@ -57,4 +57,9 @@ export function parseCommandLine(
     if (v !== undefined) options[name] = typeof v === 'string' ? fromCliText(name, v) : v;
   }
   return { ...parsed, options };
+}
+
+/** How a command's messages name a run option: its flag (`--tool-timeout-ms`), the program as the positional. */
+export function cliLabel(positional: string): (name: RunOptionName) => string {
+  return name => (name === 'program' ? positional : `--${RUN_OPTIONS[name].cli?.flag ?? name}`);
 }

@@ -3,10 +3,10 @@
 // FILE may also be the trace (.jsonl) of a run: the prompt it recorded. --json prints the report as JSON.
 import { resolve } from 'node:path';
 import { LaunchError, promptOfRun } from '../runner/launch';
-import { RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../runner/options';
+import { parseRunOptions, type RunOptionName } from '../runner/options';
 import { formatPromptReport } from '../runner/promptReport';
 import { CliError } from './files';
-import { helpText, optionHelpLines, parseCommandLine } from './optionFlags';
+import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
 /** Run options that do not change the prompt of a run that does not run. */
 const NOT_FOR_PROMPT = new Set<RunOptionName>(['trace', 'samples', 'from', 'until', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool']);
@@ -49,7 +49,7 @@ export async function promptCommand(argv: string[], io: PromptIo): Promise<numbe
   if (raw.mode === undefined && (raw.baseURL === undefined || raw.model === undefined)) raw.mode = 'replay';
   const env = io.env ?? process.env;
   try {
-    const options = parseRunOptions(raw, name => (name === 'program' ? 'FILE' : `--${RUN_OPTIONS[name].cli?.flag ?? name}`));
+    const options = parseRunOptions(raw, cliLabel('FILE'));
     const report = await promptOfRun({
       ...options,
       apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,

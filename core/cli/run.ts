@@ -12,7 +12,7 @@ import { StreamedText } from '../runner/streamedText';
 import type { RunResult, ToolCall } from '../runner/types';
 import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
-import { helpText, optionHelpLines, parseCommandLine } from './optionFlags';
+import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 import { typedText } from '../runner/typedText';
 import { newRunId, prepareRunsFolder, runFiles, writeSummary } from '../runner/history';
 import { BudgetedModel, StepSearch, writeSearchTraces, type SearchResult } from '../runner/search';
@@ -72,7 +72,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   let run: PreparedRun;
   let samples = 1;
   try {
-    const options = parseRunOptions(raw, name => (name === 'program' ? 'FILE' : `--${RUN_OPTIONS[name].cli?.flag ?? name}`));
+    const options = parseRunOptions(raw, cliLabel('FILE'));
     samples = options.samples;
     if (options.search !== undefined) {
       if (interactive) throw new LaunchError('--search drives the run itself: it cannot be --interactive');

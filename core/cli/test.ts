@@ -10,7 +10,7 @@ import { LaunchError, openSession, type RunSession } from '../runner/launch';
 import { describeFailure, testLibrary } from '../runner/libraryTest';
 import { RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../runner/options';
 import { CliError, languageOf, readSource } from './files';
-import { helpText, optionHelpLines, parseCommandLine } from './optionFlags';
+import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
 /**
  * The run options `art test` takes (the endpoint of `--tools all`, the tools' own settings); the others belong to a
@@ -69,12 +69,11 @@ export async function testCommand(argv: string[], io: TestIo): Promise<number> {
     return { path, doc: parseArt(readSource(path)) };
   });
   const env = io.env ?? process.env;
-  const flagOf = (name: RunOptionName) => `--${RUN_OPTIONS[name].cli?.flag ?? name}`;
   let session: RunSession;
   try {
     // The tools as a run of these options would have them (Python limits, word list, corpus, ...): one session.
     const raw = { program: resolve(positionals[0]), mode: options.baseURL ? 'generate' : 'replay', ...options };
-    const o = parseRunOptions(raw, flagOf);
+    const o = parseRunOptions(raw, cliLabel('LIBRARY'));
     session = await openSession({ ...o, apiKey: env[o.apiKeyEnv] || undefined, trusted: true, pauseAfterTool: false, pauseOnToolError: false });
   } catch (e) {
     if (e instanceof LaunchError) throw new CliError(`art test: ${e.message}`);

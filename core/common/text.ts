@@ -148,3 +148,8 @@ export function commonSuffixLength(a: string, b: string, limit: number): number 
 export function foldWhitespace(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
+
+/** A value quoted for a message (JSON string syntax), cut at `max` characters with an ellipsis. */
+export function quoteShort(text: string, max: number): string {
+  return JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text);
+}

@@ -28,7 +28,7 @@ import { MemoryTrace, TraceReplayModel, TraceWriter, cacheEntries, parseTrace, p
 import { CachedModel } from '../model/cache';
 import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
 import type { RunnerOptions, ToolCall, TraceRecord, TraceSink } from './types';
-import { foldWhitespace } from '../common/text';
+import { foldWhitespace, quoteShort } from '../common/text';
 
 export { LaunchError };
 
@@ -346,7 +346,8 @@ function departOnEdit(runner: Runner, model: ReplayModel, b: Base, recorded?: (c
       if (model.departed !== null || call.inline || call.override !== undefined || call.skipped || call.error !== undefined) return;
       const was = recorded(call);
       if (was === undefined || call.output === undefined || foldWhitespace(was) === foldWhitespace(call.output)) return;
-      depart(`#${call.step} [${call.tool}] now gives ${quoteShort(call.output)} where the recording has ${quoteShort(was)}`, call);
+      const shown = (t: string) => quoteShort(foldWhitespace(t), 60);
+      depart(`#${call.step} [${call.tool}] now gives ${shown(call.output)} where the recording has ${shown(was)}`, call);
     });
   runner.on('rewound', ({ checkpoint }) => {
     const why = model.departed;
@@ -617,10 +618,4 @@ function readProgram(path: string): string {
     if (!(e instanceof TextFileError)) throw e;
     throw new LaunchError(`${path}: ${e.message}${e.kind === 'directory' ? ', not a program file' : ''}`);
   }
-}
-
-/** A value in a message: on one line, cut at 60 characters. */
-function quoteShort(text: string): string {
-  const one = foldWhitespace(text);
-  return JSON.stringify(one.length > 60 ? `${one.slice(0, 59)}…` : one);
 }

@@ -9,24 +9,12 @@
 // one written) and the state allowed next (Obs), and the highlight goes when the run ends.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { applesProgram } from './workbench.mjs';
 
 export const title = 'run history and the spec diagram: Compare Runs after an edit; the diagram follows a replayed agent';
 
 const FILE = 'compare-e2e.art';
-const LIBRARY = `Description: (Orchard Apples) Solve the following middle-school arithmetic problems, writing out intermediate arithmetic calculations as python code. Store your result as a variable named 'ans'.
-Input: A farmer has 5 rows of 8 apple trees and sells 3 apples from each tree. How many apples does he sell?
-Q1: [generate python code] Write down the arithmetic as python code, storing the answer as 'ans'
-#1:
-rows = 5
-trees_per_row = 8
-apples_per_tree = 3
-ans = rows * trees_per_row * apples_per_tree
-print(ans)
-Q2: [code execute] Execute the python code in #1 and get the value of "ans"
-#2: 120
-Q3: [EOQ]
-Ans: 120
-`;
+const LIBRARY = applesProgram('Orchard Apples');
 
 const SPEC_FILE = 'diagram-e2e.agent';
 // ReACT (Crouse et al., 2023, Figure 3), with a recorded run beside it (diagram-e2e.transcript.txt) to replay.

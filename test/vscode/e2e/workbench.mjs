@@ -3,6 +3,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** A replayable program of two tool calls (Python really runs; `#2: 120`), under the task name `task`. */
+export function applesProgram(task) {
+  return `Description: (${task}) Solve the following middle-school arithmetic problems, writing out intermediate arithmetic calculations as python code. Store your result as a variable named 'ans'.
+Input: A farmer has 5 rows of 8 apple trees and sells 3 apples from each tree. How many apples does he sell?
+Q1: [generate python code] Write down the arithmetic as python code, storing the answer as 'ans'
+#1:
+rows = 5
+trees_per_row = 8
+apples_per_tree = 3
+ans = rows * trees_per_row * apples_per_tree
+print(ans)
+Q2: [code execute] Execute the python code in #1 and get the value of "ans"
+#2: 120
+Q3: [EOQ]
+Ans: 120
+`;
+}
+
 export function workbench(page, workspace) {
   const wb = {
     page,

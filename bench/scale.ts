@@ -128,6 +128,8 @@ async function benchLspAtScale(size: number): Promise<Record<string, string | nu
   const client = await LspClient.start({ settings: { diagnostics: { debounceMs: 0 } }, nodeArgs });
   /** Each phase's name and its start and end (Date.now()), to attribute the server's stalls to it. */
   const phases: [string, number, number][] = [];
+  /** The server's peak RSS (VmHWM) at the end of each phase: which phase set the peak. */
+  const peaks: [string, number][] = [];
   try {
     const small = fileUri(join(ROOT, 'bench-small.art'));
     await client.open(small, 'Input: x\nQ1: [search] y\n#1: z\nQ2: [EOQ]\nAns: z\n');
@@ -149,6 +151,7 @@ async function benchLspAtScale(size: number): Promise<Record<string, string | nu
       }
       const result = await p;
       phase[2] = Date.now();
+      peaks.push([name, peakRssMb(client.process.pid!)]);
       return { ms: performance.now() - t, longestWait, result };
     };
     let worstWait = 0;
@@ -178,6 +181,7 @@ async function benchLspAtScale(size: number): Promise<Record<string, string | nu
     const peak = peakRssMb(client.process.pid!);
     rows[`${tag}: server peak RSS MB, target <= 8x file = ${round(8 * (Buffer.byteLength(text) / MB))}`] = round(peak);
     rows[`${tag}: server peak RSS / file size`] = round(peak / (Buffer.byteLength(text) / MB), 1);
+    rows[`${tag}: server peak RSS MB after each phase`] = peaks.map(([name, mb]) => `${name} ${round(mb)}`).join(', ');
   } finally {
     await client.stop();
   }

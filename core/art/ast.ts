@@ -2,54 +2,210 @@
 // language server (ranges, hovers, fixes) and the runner (where a tool call sits) need them.
 import type { Span } from '../common/text';
 
-export interface Marked {
-  /** The keyword with its colon: `Input:`, `Q3:`, `#3:`, `Ans：`. */
-  marker: Span;
+// The nodes keep their offsets as numbers and make a span object only when one is read: a large library has
+// tens of thousands of programs with about forty spans each, and a span object (40 bytes, plus the pointer to it)
+// per offset pair was half the tree's memory (issue 13). A span read from a node is a fresh copy: writing to it
+// changes nothing (the types say so with Readonly); `move` is how the incremental parser shifts a node.
+
+const NO = -1;
+const spanOf = (start: number, end: number): Readonly<Span> => ({ start, end });
+const spanOrNull = (start: number, end: number): Readonly<Span> | null => (start === NO ? null : { start, end });
+
+/** A part written `Marker: value`: `Input:`, `Ans:` (and, extended below, descriptions and answers). */
+export class Marked {
   /** The value, trimmed of the space after the colon and of trailing blank lines. May span several lines. */
-  text: string;
-  textSpan: Span;
+  readonly text: string;
+  protected m0: number;
+  protected m1: number;
+  protected t0: number;
+  protected t1: number;
+  constructor(marker: Span, text: string, textSpan: Span) {
+    this.text = text;
+    this.m0 = marker.start;
+    this.m1 = marker.end;
+    this.t0 = textSpan.start;
+    this.t1 = textSpan.end;
+  }
+  /** The keyword with its colon: `Input:`, `Q3:`, `#3:`, `Ans：`. */
+  get marker(): Readonly<Span> {
+    return spanOf(this.m0, this.m1);
+  }
+  get textSpan(): Readonly<Span> {
+    return spanOf(this.t0, this.t1);
+  }
   /** Marker through the end of the value. */
-  span: Span;
+  get span(): Readonly<Span> {
+    return spanOf(this.m0, Math.max(this.m1, this.t1));
+  }
+  /** Shifts every offset by `by` (the incremental parser, after an edit before this part). */
+  move(by: number): void {
+    this.m0 += by;
+    this.m1 += by;
+    this.t0 += by;
+    this.t1 += by;
+  }
 }
 
 /** `text` is the task's instruction, after the `(Task name)`. */
-export interface Description extends Marked {
+export class Description extends Marked {
   /** `Aqua-rat` for `Description: (Aqua-rat) Solve ...`; null when there is no parenthesised task name. */
-  taskName: string | null;
-  taskNameSpan: Span | null;
+  readonly taskName: string | null;
+  private n0: number;
+  private n1: number;
+  constructor(marker: Span, text: string, textSpan: Span, taskName: string | null, taskNameSpan: Span | null) {
+    super(marker, text, textSpan);
+    this.taskName = taskName;
+    this.n0 = taskNameSpan ? taskNameSpan.start : NO;
+    this.n1 = taskNameSpan ? taskNameSpan.end : NO;
+  }
+  get taskNameSpan(): Readonly<Span> | null {
+    return spanOrNull(this.n0, this.n1);
+  }
+  override move(by: number): void {
+    super.move(by);
+    if (this.n0 !== NO) {
+      this.n0 += by;
+      this.n1 += by;
+    }
+  }
 }
 
-export interface Answer extends Marked {
-  number: number;
-  numberSpan: Span;
+export class Answer extends Marked {
+  readonly number: number;
   /** `#2` written without its colon (the reference library has such lines); the text is still read. */
-  missingColon: boolean;
+  readonly missingColon: boolean;
+  private k0: number;
+  private k1: number;
+  constructor(marker: Span, text: string, textSpan: Span, number: number, numberSpan: Span, missingColon: boolean) {
+    super(marker, text, textSpan);
+    this.number = number;
+    this.missingColon = missingColon;
+    this.k0 = numberSpan.start;
+    this.k1 = numberSpan.end;
+  }
+  get numberSpan(): Readonly<Span> {
+    return spanOf(this.k0, this.k1);
+  }
+  override move(by: number): void {
+    super.move(by);
+    this.k0 += by;
+    this.k1 += by;
+  }
 }
 
-export interface Step {
+export interface StepParts {
   number: number;
   numberSpan: Span;
-  /** The `Qk:` marker; `span` covers the query through its instruction (not the answer). */
   marker: Span;
-  /** The step name inside the brackets, as written (`generate python code`); null when there is none. */
   name: string | null;
-  /** Span of the name inside the brackets (empty for `[]`); null when there are no brackets. */
   nameSpan: Span | null;
-  /** Span of the brackets themselves, `[` through `]` (or end of line when unclosed). */
   bracketSpan: Span | null;
   unclosedBracket: boolean;
-  /** Instruction text after the name, possibly several lines. */
   instruction: string;
   instructionSpan: Span;
-  span: Span;
+  /** End of the query (marker, brackets and instruction). */
+  end: number;
   isEoq: boolean;
-  answer: Answer | null;
 }
 
-export interface Reference {
+export class Step {
+  readonly number: number;
+  /** The step name inside the brackets, as written (`generate python code`); null when there is none. */
+  readonly name: string | null;
+  readonly unclosedBracket: boolean;
+  /** Instruction text after the name, possibly several lines. */
+  readonly instruction: string;
+  readonly isEoq: boolean;
+  answer: Answer | null = null;
+  private k0: number;
+  private k1: number;
+  private m0: number;
+  private m1: number;
+  private n0: number;
+  private n1: number;
+  private b0: number;
+  private b1: number;
+  private i0: number;
+  private i1: number;
+  private e: number;
+  constructor(p: StepParts) {
+    this.number = p.number;
+    this.name = p.name;
+    this.unclosedBracket = p.unclosedBracket;
+    this.instruction = p.instruction;
+    this.isEoq = p.isEoq;
+    this.k0 = p.numberSpan.start;
+    this.k1 = p.numberSpan.end;
+    this.m0 = p.marker.start;
+    this.m1 = p.marker.end;
+    this.n0 = p.nameSpan ? p.nameSpan.start : NO;
+    this.n1 = p.nameSpan ? p.nameSpan.end : NO;
+    this.b0 = p.bracketSpan ? p.bracketSpan.start : NO;
+    this.b1 = p.bracketSpan ? p.bracketSpan.end : NO;
+    this.i0 = p.instructionSpan.start;
+    this.i1 = p.instructionSpan.end;
+    this.e = p.end;
+  }
+  get numberSpan(): Readonly<Span> {
+    return spanOf(this.k0, this.k1);
+  }
+  /** The `Qk:` marker. */
+  get marker(): Readonly<Span> {
+    return spanOf(this.m0, this.m1);
+  }
+  /** Span of the name inside the brackets (empty for `[]`); null when there are no brackets. */
+  get nameSpan(): Readonly<Span> | null {
+    return spanOrNull(this.n0, this.n1);
+  }
+  /** Span of the brackets themselves, `[` through `]` (or end of line when unclosed). */
+  get bracketSpan(): Readonly<Span> | null {
+    return spanOrNull(this.b0, this.b1);
+  }
+  get instructionSpan(): Readonly<Span> {
+    return spanOf(this.i0, this.i1);
+  }
+  /** The query through its instruction (not the answer). */
+  get span(): Readonly<Span> {
+    return spanOf(this.m0, this.e);
+  }
+  move(by: number): void {
+    this.k0 += by;
+    this.k1 += by;
+    this.m0 += by;
+    this.m1 += by;
+    if (this.n0 !== NO) {
+      this.n0 += by;
+      this.n1 += by;
+    }
+    if (this.b0 !== NO) {
+      this.b0 += by;
+      this.b1 += by;
+    }
+    this.i0 += by;
+    this.i1 += by;
+    this.e += by;
+    this.answer?.move(by);
+  }
+}
+
+/** A `#k` mention inside an instruction, an answer or `Ans:`. */
+export class Reference {
   /** k in `#k`. */
-  number: number;
-  span: Span;
+  readonly number: number;
+  private s: number;
+  private e: number;
+  constructor(number: number, start: number, end: number) {
+    this.number = number;
+    this.s = start;
+    this.e = end;
+  }
+  get span(): Readonly<Span> {
+    return spanOf(this.s, this.e);
+  }
+  move(by: number): void {
+    this.s += by;
+    this.e += by;
+  }
 }
 
 export interface Program {

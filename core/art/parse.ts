@@ -2,8 +2,8 @@
 // head.peggy reads the head of every line that starts a part, and the text up to the next head is that part's
 // value. Never throws.
 import type { Span } from '../common/text';
-import type { Answer, ArtDocument, Marked, Program, Reference, Step } from './ast';
-import { isEoqName } from './ast';
+import type { ArtDocument, Program } from './ast';
+import { Answer, Description, Marked, Reference, Step, isEoqName } from './ast';
 import type { RawHead } from './grammarTypes';
 import { parse as parseHead } from './head.parser';
 import { LineCursor, LineKind, indexWithin, isDescriptionWord, isHead } from './lines';
@@ -120,7 +120,7 @@ class ProgramBuilder {
 
   private marked(marker: Span, p: Pending): Marked {
     const v = valueOf(this.text, p.valueStart, p.valueEnd);
-    return { marker, text: v.text, textSpan: v.span, span: { start: marker.start, end: Math.max(marker.end, v.span.end) } };
+    return new Marked(marker, v.text, v.span);
   }
 
   private references(within: Span): void {
@@ -132,7 +132,7 @@ class ProgramBuilder {
     REFERENCE.lastIndex = 0;
     for (let m = REFERENCE.exec(value); m; m = REFERENCE.exec(value)) {
       const start = within.start + m.index;
-      this.program.references.push({ number: parseInt(m[1], 10), span: { start, end: start + m[0].length } } satisfies Reference);
+      this.program.references.push(new Reference(parseInt(m[1], 10), start, start + m[0].length));
     }
   }
 
@@ -150,16 +150,15 @@ class ProgramBuilder {
       case 'description':
         if (program.description) program.strayText.push({ start: marker.start, end: p.valueEnd });
         else {
-          const m = this.marked(marker, p);
+          const v = valueOf(this.text, p.valueStart, p.valueEnd);
           const t = head.taskName;
-          program.description = {
-            marker: m.marker,
-            text: m.text,
-            textSpan: m.textSpan,
-            span: m.span,
-            taskName: t ? this.text.slice(t.name.start + base, t.name.end + base).trim() : null,
-            taskNameSpan: t ? at(t.name, base) : null,
-          };
+          program.description = new Description(
+            marker,
+            v.text,
+            v.span,
+            t ? this.text.slice(t.name.start + base, t.name.end + base).trim() : null,
+            t ? at(t.name, base) : null,
+          );
         }
         return;
       case 'input':
@@ -180,7 +179,7 @@ class ProgramBuilder {
         const bracketSpan = br ? at(br.span, base) : null;
         const name = nameSpan ? this.text.slice(nameSpan.start, nameSpan.end) : null;
         const end = Math.max(marker.end, bracketSpan ? bracketSpan.end : 0, instruction.text ? instruction.span.end : 0);
-        const step: Step = {
+        const step = new Step({
           number: head.number.value,
           numberSpan: at(head.number.span, base),
           marker,
@@ -190,10 +189,9 @@ class ProgramBuilder {
           unclosedBracket: br ? !br.closed : false,
           instruction: instruction.text,
           instructionSpan: instruction.span,
-          span: { start: marker.start, end },
+          end,
           isEoq: name !== null && br !== null && br.closed && isEoqName(name),
-          answer: null,
-        };
+        });
         this.references(instruction.span);
         program.steps.push(step);
         this.lastStep = step;
@@ -201,15 +199,7 @@ class ProgramBuilder {
       }
       case 'answer': {
         const v = valueOf(this.text, p.valueStart, p.valueEnd);
-        const answer: Answer = {
-          marker,
-          text: v.text,
-          textSpan: v.span,
-          span: { start: marker.start, end: Math.max(marker.end, v.span.end) },
-          number: head.number.value,
-          numberSpan: at(head.number.span, base),
-          missingColon: head.missingColon,
-        };
+        const answer = new Answer(marker, v.text, v.span, head.number.value, at(head.number.span, base), head.missingColon);
         this.references(v.span);
         const last = this.lastStep;
         if (last && !last.answer && !last.isEoq) last.answer = answer;

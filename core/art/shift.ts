@@ -3,47 +3,23 @@
 // objects in a large library) was most of a re-check's time.
 import type { Diagnostic } from '../common/diagnostics';
 import type { Span } from '../common/text';
-import type { Answer, Marked, Program, Step } from './ast';
+import type { Program } from './ast';
 
 function move(s: Span, by: number): void {
   s.start += by;
   s.end += by;
 }
 
-function moveMarked(m: Marked, by: number): void {
-  move(m.marker, by);
-  move(m.textSpan, by);
-  move(m.span, by);
-}
-
-function moveAnswer(a: Answer, by: number): void {
-  moveMarked(a, by);
-  move(a.numberSpan, by);
-}
-
-function moveStep(s: Step, by: number): void {
-  move(s.numberSpan, by);
-  move(s.marker, by);
-  if (s.nameSpan) move(s.nameSpan, by);
-  if (s.bracketSpan) move(s.bracketSpan, by);
-  move(s.instructionSpan, by);
-  move(s.span, by);
-  if (s.answer) moveAnswer(s.answer, by);
-}
-
-/** Every span object of a parsed program is its own (parse.ts never shares one between two fields). */
+/** Every offset of a parsed program (its nodes move themselves; the program's own spans are its objects). */
 export function moveProgram(p: Program, by: number): void {
   move(p.span, by);
-  if (p.description) {
-    moveMarked(p.description, by);
-    if (p.description.taskNameSpan) move(p.description.taskNameSpan, by);
-  }
-  if (p.input) moveMarked(p.input, by);
-  for (const s of p.steps) moveStep(s, by);
-  for (const a of p.strayAnswers) moveAnswer(a, by);
-  if (p.ans) moveMarked(p.ans, by);
+  p.description?.move(by);
+  p.input?.move(by);
+  for (const s of p.steps) s.move(by);
+  for (const a of p.strayAnswers) a.move(by);
+  p.ans?.move(by);
   for (const s of p.strayText) move(s, by);
-  for (const r of p.references) move(r.span, by);
+  for (const r of p.references) r.move(by);
 }
 
 /** A diagnostic whose spans are its own objects (checks point at the tree's spans; these must move separately). */

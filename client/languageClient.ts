@@ -1,8 +1,12 @@
-// Starts the ART language server (dist/server.js) as a child process over IPC and connects it to `.art` and
-// `.agent` documents. The server reads its settings itself from the `art` section (workspace/configuration).
+// Starts the ART language server (dist/server.js) as a child process over stdio and connects it to `.art` and
+// `.agent` documents. Over stdio, not IPC: the server's own transport (server/transport.ts) reads a large document
+// and writes a large answer in slices, where Node's IPC channel parses and serialises each message in one go,
+// holding the server for hundreds of milliseconds on a large library. The server reads its settings itself from
+// the `art` section (workspace/configuration).
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, Trace, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { SERVER_NODE_FLAGS } from '../server/protocol';
 import type { TraceSetting } from './settings';
 
 export const ART_LANGUAGES = ['art', 'art-agent'] as const;
@@ -10,9 +14,9 @@ export const ART_LANGUAGES = ['art', 'art-agent'] as const;
 export function createLanguageClient(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, toolsFile: string): LanguageClient {
   const module = context.asAbsolutePath('dist/server.js');
   const serverOptions: ServerOptions = {
-    run: { module, transport: TransportKind.ipc },
+    run: { module, transport: TransportKind.stdio, options: { execArgv: [...SERVER_NODE_FLAGS] } },
     // Started with --inspect when the extension itself is being debugged (F5 on this repository).
-    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6010'] } },
+    debug: { module, transport: TransportKind.stdio, options: { execArgv: [...SERVER_NODE_FLAGS, '--nolazy', '--inspect=6010'] } },
   };
   const clientOptions: LanguageClientOptions = {
     // Any scheme: files, untitled buffers and remote documents all get diagnostics.

@@ -15,6 +15,7 @@ import {
   type CancellationToken,
   type InitializeParams,
   type InitializeResult,
+  type TextDocumentContentChangeEvent,
   type MessageReader,
   type MessageWriter,
 } from 'vscode-languageserver/node';
@@ -23,7 +24,8 @@ import { pathToFileURL } from 'node:url';
 import { LineIndex } from '../core/common/text';
 import { format } from 'node:util';
 import { basename } from 'node:path';
-import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { serverDocuments } from './document';
 import { Analyzer } from './analysis';
 import { CODE_ACTION_KINDS, codeActions } from './codeActions';
 import { COMPLETION_TRIGGERS, completion } from './completion';
@@ -70,12 +72,12 @@ const connection = process.argv.includes('--stdio')
   ? createConnection(ProposedFeatures.all, ...stdioTransport())
   : createConnection(ProposedFeatures.all);
 // The document manager's update hook tells the analyzer where each edit was, before the text changes.
-let recordEdit: (before: TextDocument, changes: Parameters<typeof TextDocument.update>[1]) => void = () => undefined;
+let recordEdit: (before: TextDocument, changes: TextDocumentContentChangeEvent[]) => void = () => undefined;
 const documents = new TextDocuments({
-  create: TextDocument.create,
+  create: serverDocuments.create,
   update: (document, changes, version) => {
     recordEdit(document, changes);
-    return TextDocument.update(document, changes, version);
+    return serverDocuments.update(document, changes, version);
   },
 });
 

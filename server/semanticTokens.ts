@@ -52,38 +52,37 @@ export async function semanticTokens(
   const slicer = slicerFor(ctx, t, token);
   const { document } = t;
   const window: Span = 'range' in params ? toSpan(document, params.range) : { start: 0, end: Number.MAX_SAFE_INTEGER };
-  const tokens: Token[] = [];
+  const builder = new SemanticTokensBuilder();
+  const text = document.getText();
+  const add = (span: Span, type: number, modifiers: number) => {
+    if (!touches(span, window) || spansLines(text, span)) return; // names never span lines; be safe
+    const start = document.positionAt(span.start);
+    builder.push(start.line, start.character, span.end - span.start, type, modifiers);
+  };
   if (isArt(t)) {
+    // Programs, and their steps, come in document order: each token goes to the builder as it is found (no list
+    // of tokens first: a large library has hundreds of thousands).
     const tools = ctx.tools();
     for (const p of t.analysis.doc.programs) {
       if (p.span.end < window.start || p.span.start > window.end) continue;
       if (slicer.due()) await slicer.pause();
       for (const s of p.steps) {
-        if (!s.nameSpan || s.name === null || s.isEoq || isEoqName(s.name) || s.nameSpan.end <= s.nameSpan.start) continue;
-        if (!touches(s.nameSpan, window)) continue;
+        const name = s.nameSpan;
+        if (!name || s.name === null || s.isEoq || isEoqName(s.name) || name.end <= name.start) continue;
         const tool = tools.get(s.name);
-        if (tool) tokens.push({ span: s.nameSpan, type: type('function'), modifiers: tool.origin === 'user' ? 0 : modifier('defaultLibrary') });
-        else tokens.push({ span: s.nameSpan, type: type('label'), modifiers: 0 });
+        if (tool) add(name, type('function'), tool.origin === 'user' ? 0 : modifier('defaultLibrary'));
+        else add(name, type('label'), 0);
       }
     }
-  } else {
-    for (const a of (t.analysis as AgentAnalysis).file.agents) {
-      const defined = new Set(a.states.map(s => s.name));
-      for (const s of a.states) tokens.push({ span: s.nameSpan, type: type('enumMember'), modifiers: modifier('declaration') });
-      for (const r of stateRefs(a.behavior)) if (defined.has(r.name)) tokens.push({ span: r.span, type: type('enumMember'), modifiers: 0 });
-    }
+    return builder.build();
   }
-  // `.art` tokens come in document order (programs, then their steps, are in order): only a spec's need sorting.
-  if (!isArt(t)) tokens.sort((a, b) => a.span.start - b.span.start);
-  const builder = new SemanticTokensBuilder();
-  const text = document.getText();
-  for (const tok of tokens) {
-    if (slicer.due()) await slicer.pause();
-    if (!touches(tok.span, window)) continue;
-    const start = document.positionAt(tok.span.start);
-    const length = tok.span.end - tok.span.start;
-    if (spansLines(text, tok.span)) continue; // names never span lines; be safe
-    builder.push(start.line, start.character, length, tok.type, tok.modifiers);
+  const tokens: Token[] = [];
+  for (const a of (t.analysis as AgentAnalysis).file.agents) {
+    const defined = new Set(a.states.map(s => s.name));
+    for (const s of a.states) tokens.push({ span: s.nameSpan, type: type('enumMember'), modifiers: modifier('declaration') });
+    for (const r of stateRefs(a.behavior)) if (defined.has(r.name)) tokens.push({ span: r.span, type: type('enumMember'), modifiers: 0 });
   }
+  tokens.sort((a, b) => a.span.start - b.span.start);
+  for (const tok of tokens) add(tok.span, tok.type, tok.modifiers);
   return builder.build();
 }

@@ -6,13 +6,14 @@
 // Writing: the server writes its messages through the writer below, so that a large answer (an outline, the folding
 // ranges or the program list of a library of 60,000 programs: megabytes of JSON) is serialised in slices with a
 // yield between them, instead of one JSON.stringify that holds the event loop for hundreds of milliseconds while a
-// hover waits behind it. Small messages are written as vscode-jsonrpc writes them, in order; a large response is
-// written once it is serialised, so that answers finished meanwhile go first (responses carry their id, their
-// order does not matter). The bytes written are those JSON.stringify would give.
+// hover waits behind it. Small messages are written at once, in order; a large response is written once it is
+// serialised, so that answers finished meanwhile go first (responses carry their id, their order does not matter).
+// Its slices are written one after the other in the same tick (never interleaved with another message), not
+// copied into one buffer first: that copy doubled the memory of a 30 MB outline. The bytes written are those
+// JSON.stringify would give.
 import {
   AbstractMessageReader,
-  StreamMessageWriter,
-  type ContentTypeEncoder,
+  AbstractMessageWriter,
   type DataCallback,
   type Disposable,
   type Message,
@@ -39,11 +40,11 @@ function largeArrayOf(msg: Message): { key: string | null; array: unknown[] } | 
 }
 
 /**
- * The UTF-8 JSON of `msg`, as `JSON.stringify(msg)` gives it, with its large array (see largeArrayOf) serialised
- * `STEP` elements at a time and a yield to the event loop whenever `sliceMs` have passed; null when `msg` has no
- * large array (serialise it at once).
+ * The UTF-8 JSON of `msg`, as `JSON.stringify(msg)` gives it, in parts to be written in order, with its large array
+ * (see largeArrayOf) serialised `STEP` elements at a time and a yield to the event loop whenever `sliceMs` have
+ * passed; null when `msg` has no large array (serialise it at once).
  */
-export async function encodeInSlices(msg: Message, sliceMs = 8): Promise<Buffer | null> {
+export async function encodeInSlices(msg: Message, sliceMs = 8): Promise<Buffer[] | null> {
   const large = largeArrayOf(msg);
   if (!large) return null;
   const { key, array } = large;
@@ -64,28 +65,43 @@ export async function encodeInSlices(msg: Message, sliceMs = 8): Promise<Buffer 
     }
   }
   parts.push(Buffer.from(`]${tail}`, 'utf8'));
-  return Buffer.concat(parts);
+  return parts;
 }
 
-/** vscode-jsonrpc's stream writer, given the bytes of a large response serialised beforehand in slices. */
+/** Writes each message with its Content-Length header; a large response's parts are serialised in slices first. */
+class SlicedStreamWriter extends AbstractMessageWriter implements MessageWriter {
+  private errors = 0;
+
+  constructor(private readonly stream: NodeJS.WritableStream) {
+    super();
+    stream.on('error', (error: Error) => this.fireError(error));
+    stream.on('close', () => this.fireClose());
+  }
+
+  async write(msg: Message): Promise<void> {
+    try {
+      const parts = (await encodeInSlices(msg)) ?? [Buffer.from(JSON.stringify(msg), 'utf8')];
+      let length = 0;
+      for (const part of parts) length += part.length;
+      // One tick, no await: the header and every part go out together, before any other message.
+      this.stream.write(`Content-Length: ${length}\r\n\r\n`, 'ascii');
+      for (const part of parts) this.stream.write(part);
+      this.errors = 0;
+    } catch (error) {
+      this.errors++;
+      this.fireError(error as Error, msg, this.errors);
+      throw error;
+    }
+  }
+
+  end(): void {
+    this.stream.end();
+  }
+}
+
+/** The server's writer over a stream (stdout): see the top of this file. */
 export function slicedStreamWriter(stream: NodeJS.WritableStream): MessageWriter {
-  const encoded = new WeakMap<Message, Buffer>();
-  const json: ContentTypeEncoder = {
-    name: 'application/json',
-    encode: msg => Promise.resolve(encoded.get(msg) ?? Buffer.from(JSON.stringify(msg), 'utf8')),
-  };
-  const inner = new StreamMessageWriter(stream, { charset: 'utf-8', contentTypeEncoder: json });
-  return {
-    onError: inner.onError,
-    onClose: inner.onClose,
-    async write(msg: Message): Promise<void> {
-      const bytes = await encodeInSlices(msg);
-      if (bytes) encoded.set(msg, bytes);
-      return inner.write(msg);
-    },
-    end: () => inner.end(),
-    dispose: () => inner.dispose(),
-  };
+  return new SlicedStreamWriter(stream);
 }
 
 /** Bodies larger than this are decoded in slices of this size (bytes, then characters). */

@@ -6,6 +6,36 @@ import type { Span } from '../common/text';
 // tens of thousands of programs with about forty spans each, and a span object (40 bytes, plus the pointer to it)
 // per offset pair was half the tree's memory (issue 13). A span read from a node is a fresh copy: writing to it
 // changes nothing (the types say so with Readonly); `move` is how the incremental parser shifts a node.
+//
+// The same for the values' text: a node reads `text` and `instruction` from its Source when asked, rather than
+// holding a string that points into the document (a slice keeps the whole document alive: after an edit, every
+// program the edit did not touch kept the previous text, 2 bytes a character, in memory). Names, few and short,
+// are held as strings of their own (see `ownString`).
+
+/**
+ * The text a tree's offsets point into. parseArt makes one per parse; the incremental parser keeps one per document
+ * and points it at each new text, which is why a result is valid only until the next update.
+ */
+export class Source {
+  constructor(public text: string) {}
+}
+
+const ownStrings = new Map<string, string>();
+const OWN_STRINGS_LIMIT = 10_000;
+
+/**
+ * `s` as a string that does not point into the text it was cut from (V8 makes a slice of 13 characters or more
+ * a view of its parent), shared between equal values: step names and task names repeat across programs.
+ */
+export function ownString(s: string): string {
+  let own = ownStrings.get(s);
+  if (own === undefined) {
+    own = JSON.parse(JSON.stringify(s)) as string; // a fresh string with the same characters
+    if (ownStrings.size >= OWN_STRINGS_LIMIT) ownStrings.clear();
+    ownStrings.set(own, own);
+  }
+  return own;
+}
 
 const NO = -1;
 const spanOf = (start: number, end: number): Readonly<Span> => ({ start, end });
@@ -13,18 +43,21 @@ const spanOrNull = (start: number, end: number): Readonly<Span> | null => (start
 
 /** A part written `Marker: value`: `Input:`, `Ans:` (and, extended below, descriptions and answers). */
 export class Marked {
-  /** The value, trimmed of the space after the colon and of trailing blank lines. May span several lines. */
-  readonly text: string;
+  protected readonly src: Source;
   protected m0: number;
   protected m1: number;
   protected t0: number;
   protected t1: number;
-  constructor(marker: Span, text: string, textSpan: Span) {
-    this.text = text;
+  constructor(src: Source, marker: Span, textSpan: Span) {
+    this.src = src;
     this.m0 = marker.start;
     this.m1 = marker.end;
     this.t0 = textSpan.start;
     this.t1 = textSpan.end;
+  }
+  /** The value, trimmed of the space after the colon and of trailing blank lines. May span several lines. */
+  get text(): string {
+    return this.src.text.slice(this.t0, this.t1);
   }
   /** The keyword with its colon: `Input:`, `Q3:`, `#3:`, `Ans：`. */
   get marker(): Readonly<Span> {
@@ -44,6 +77,10 @@ export class Marked {
     this.t0 += by;
     this.t1 += by;
   }
+  /** JSON shows the node as its readers see it (its values and spans), not its offsets and source. */
+  toJSON(): object {
+    return { marker: this.marker, text: this.text, textSpan: this.textSpan, span: this.span };
+  }
 }
 
 /** `text` is the task's instruction, after the `(Task name)`. */
@@ -52,9 +89,9 @@ export class Description extends Marked {
   readonly taskName: string | null;
   private n0: number;
   private n1: number;
-  constructor(marker: Span, text: string, textSpan: Span, taskName: string | null, taskNameSpan: Span | null) {
-    super(marker, text, textSpan);
-    this.taskName = taskName;
+  constructor(src: Source, marker: Span, textSpan: Span, taskName: string | null, taskNameSpan: Span | null) {
+    super(src, marker, textSpan);
+    this.taskName = taskName === null ? null : ownString(taskName);
     this.n0 = taskNameSpan ? taskNameSpan.start : NO;
     this.n1 = taskNameSpan ? taskNameSpan.end : NO;
   }
@@ -68,6 +105,9 @@ export class Description extends Marked {
       this.n1 += by;
     }
   }
+  override toJSON(): object {
+    return { ...super.toJSON(), taskName: this.taskName, taskNameSpan: this.taskNameSpan };
+  }
 }
 
 export class Answer extends Marked {
@@ -76,8 +116,8 @@ export class Answer extends Marked {
   readonly missingColon: boolean;
   private k0: number;
   private k1: number;
-  constructor(marker: Span, text: string, textSpan: Span, number: number, numberSpan: Span, missingColon: boolean) {
-    super(marker, text, textSpan);
+  constructor(src: Source, marker: Span, textSpan: Span, number: number, numberSpan: Span, missingColon: boolean) {
+    super(src, marker, textSpan);
     this.number = number;
     this.missingColon = missingColon;
     this.k0 = numberSpan.start;
@@ -91,6 +131,9 @@ export class Answer extends Marked {
     this.k0 += by;
     this.k1 += by;
   }
+  override toJSON(): object {
+    return { ...super.toJSON(), number: this.number, numberSpan: this.numberSpan, missingColon: this.missingColon };
+  }
 }
 
 export interface StepParts {
@@ -101,7 +144,6 @@ export interface StepParts {
   nameSpan: Span | null;
   bracketSpan: Span | null;
   unclosedBracket: boolean;
-  instruction: string;
   instructionSpan: Span;
   /** End of the query (marker, brackets and instruction). */
   end: number;
@@ -113,10 +155,9 @@ export class Step {
   /** The step name inside the brackets, as written (`generate python code`); null when there is none. */
   readonly name: string | null;
   readonly unclosedBracket: boolean;
-  /** Instruction text after the name, possibly several lines. */
-  readonly instruction: string;
   readonly isEoq: boolean;
   answer: Answer | null = null;
+  private readonly src: Source;
   private k0: number;
   private k1: number;
   private m0: number;
@@ -128,11 +169,11 @@ export class Step {
   private i0: number;
   private i1: number;
   private e: number;
-  constructor(p: StepParts) {
+  constructor(src: Source, p: StepParts) {
+    this.src = src;
     this.number = p.number;
-    this.name = p.name;
+    this.name = p.name === null ? null : ownString(p.name);
     this.unclosedBracket = p.unclosedBracket;
-    this.instruction = p.instruction;
     this.isEoq = p.isEoq;
     this.k0 = p.numberSpan.start;
     this.k1 = p.numberSpan.end;
@@ -161,6 +202,10 @@ export class Step {
   get bracketSpan(): Readonly<Span> | null {
     return spanOrNull(this.b0, this.b1);
   }
+  /** Instruction text after the name, possibly several lines. */
+  get instruction(): string {
+    return this.src.text.slice(this.i0, this.i1);
+  }
   get instructionSpan(): Readonly<Span> {
     return spanOf(this.i0, this.i1);
   }
@@ -186,6 +231,10 @@ export class Step {
     this.e += by;
     this.answer?.move(by);
   }
+  toJSON(): object {
+    const { number, numberSpan, marker, name, nameSpan, bracketSpan, unclosedBracket, instruction, instructionSpan, span, isEoq, answer } = this;
+    return { number, numberSpan, marker, name, nameSpan, bracketSpan, unclosedBracket, instruction, instructionSpan, span, isEoq, answer };
+  }
 }
 
 /** A `#k` mention inside an instruction, an answer or `Ans:`. */
@@ -205,6 +254,9 @@ export class Reference {
   move(by: number): void {
     this.s += by;
     this.e += by;
+  }
+  toJSON(): object {
+    return { number: this.number, span: this.span };
   }
 }
 

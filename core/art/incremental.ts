@@ -9,7 +9,7 @@
 import type { Diagnostic } from '../common/diagnostics';
 import { sortDiagnostics } from '../common/diagnostics';
 import { commonPrefixLength, commonSuffixLength, type Span } from '../common/text';
-import type { ArtDocument, Program } from './ast';
+import { Source, type ArtDocument, type Program } from './ast';
 import { checkDuplicates, checkProgram } from './check';
 import { ToolCatalog } from './knownTools';
 import { parseProgram } from './parse';
@@ -30,16 +30,23 @@ export interface IncrementalResult {
   reparsed: number;
 }
 
+/** The diagnostics of a program that has none (most): one shared, frozen array. */
+const NO_DIAGNOSTICS: Diagnostic[] = Object.freeze([]) as unknown as Diagnostic[];
+
 interface State {
   doc: ArtDocument;
   /** Diagnostics of each program, aligned with doc.programs. */
   perProgram: Diagnostic[][];
-  result: IncrementalResult;
+  /** The document's result; null after `advance` (assembled by the next `update`). */
+  result: IncrementalResult | null;
+  reparsed: number;
 }
 
 export class ArtIncremental {
   private state: State | null = null;
   private tools: ToolCatalog;
+  /** The text every program of the current state reads its values from (see Source): pointed at each new text. */
+  private readonly source = new Source('');
 
   constructor(opts: { tools?: ToolCatalog } = {}) {
     this.tools = opts.tools ?? new ToolCatalog();
@@ -56,8 +63,23 @@ export class ArtIncremental {
    * (all edits since the previous update, merged); without it the region is found by comparing the texts.
    */
   update(text: string, edit?: EditRegion): IncrementalResult {
+    const next = this.next(text, edit);
+    this.state = next;
+    return (next.result ??= assemble(next));
+  }
+
+  /**
+   * Parse and check what changed in `text`, as `update` does, without assembling the whole document's diagnostics
+   * (sorted, with the duplicate-program check across programs): for the steps of a first parse fed in prefixes,
+   * whose results nobody reads. The next `update` assembles them.
+   */
+  advance(text: string, edit?: EditRegion): void {
+    this.state = this.next(text, edit);
+  }
+
+  private next(text: string, edit?: EditRegion): State {
     const prev = this.state;
-    if (!prev) return this.commit(this.build(text, 0, -1, null, 0));
+    if (!prev) return this.build(text, 0, -1, null, 0);
     const old = prev.doc.text;
     const delta = text.length - old.length;
     let p: number;
@@ -66,7 +88,7 @@ export class ArtIncremental {
       p = edit.start;
       oldEnd = edit.oldEnd;
     } else {
-      if (old === text) return prev.result;
+      if (old === text) return prev;
       p = commonPrefixLength(old, text);
       oldEnd = old.length - commonSuffixLength(old, text, Math.min(old.length, text.length) - p);
     }
@@ -77,12 +99,7 @@ export class ArtIncremental {
     let k = 0;
     while (k < programs.length && programs[k].span.end < p) k++;
     const resume = Math.max(0, k - 1);
-    return this.commit(this.build(text, resume, oldEnd, prev, delta));
-  }
-
-  private commit(next: State): IncrementalResult {
-    this.state = next;
-    return next.result;
+    return this.build(text, resume, oldEnd, prev, delta);
   }
 
   /** Re-split from program `resume` of `prev` (from the top when there is no previous state). */
@@ -90,6 +107,9 @@ export class ArtIncremental {
     const before = prev ? prev.doc.programs.slice(0, resume) : [];
     const from = prev && resume > 0 ? prev.doc.programs[resume].span.start : 0;
     const oldPrograms = prev?.doc.programs ?? [];
+    // From here on the previous state's programs read the new text: those before the edit are the same there, and
+    // those after it are moved below before anything reads them.
+    this.source.text = text;
 
     // An old program start after the edit, seen again in the new text: from there on nothing changed.
     let syncIndex = -1;
@@ -107,9 +127,10 @@ export class ArtIncremental {
     const programs: Program[] = [...before];
     const perProgram: Diagnostic[][] = prev ? prev.perProgram.slice(0, resume) : [];
     for (const span of split.programs) {
-      const program = parseProgram(text, span);
+      const program = parseProgram(this.source, span);
       programs.push(program);
-      perProgram.push(checkProgram(text, program, this.tools).map(ownSpans));
+      const found = checkProgram(text, program, this.tools);
+      perProgram.push(found.length ? found.map(ownSpans) : NO_DIAGNOSTICS);
     }
     const reparsed = split.programs.length;
 
@@ -139,10 +160,15 @@ export class ArtIncremental {
       programs,
       separators,
     };
-    const diagnostics = perProgram.flat();
-    diagnostics.push(...checkDuplicates(doc));
-    return { doc, perProgram, result: { doc, diagnostics: sortDiagnostics(diagnostics), reparsed } };
+    return { doc, perProgram, result: null, reparsed };
   }
+}
+
+/** The document's diagnostics: each program's, and the duplicate programs across them, in document order. */
+function assemble(state: State): IncrementalResult {
+  const diagnostics = state.perProgram.flat();
+  diagnostics.push(...checkDuplicates(state.doc));
+  return { doc: state.doc, diagnostics: sortDiagnostics(diagnostics), reparsed: state.reparsed };
 }
 
 /** Index of the program starting exactly at `start` (programs are in document order), or -1. */

@@ -3,7 +3,7 @@
 // value. Never throws.
 import type { Span } from '../common/text';
 import type { ArtDocument, Program } from './ast';
-import { Answer, Description, Marked, Reference, Step, isEoqName } from './ast';
+import { Answer, Description, Marked, Reference, Source, Step, isEoqName } from './ast';
 import type { RawHead } from './grammarTypes';
 import { parse as parseHead } from './head.parser';
 import { LineCursor, LineKind, indexWithin, isDescriptionWord, isHead } from './lines';
@@ -11,10 +11,11 @@ import { splitPrograms } from './split';
 
 export function parseArt(text: string): ArtDocument {
   const split = splitPrograms(text);
+  const source = new Source(text);
   return {
     text,
     preamble: split.preamble ? { text: text.slice(split.preamble.start, split.preamble.end).trim(), span: split.preamble } : null,
-    programs: split.programs.map(s => parseProgram(text, s)),
+    programs: split.programs.map(s => parseProgram(source, s)),
     separators: split.separators,
   };
 }
@@ -28,9 +29,10 @@ interface Pending {
   valueEnd: number;
 }
 
-/** Parse the program that occupies `span` of `text` (spans in the result are offsets into `text`). */
-export function parseProgram(text: string, span: Span): Program {
-  const b = new ProgramBuilder(text, span);
+/** Parse the program that occupies `span` of the source's text (spans in the result are offsets into it). */
+export function parseProgram(source: Source, span: Span): Program {
+  const text = source.text;
+  const b = new ProgramBuilder(source, span);
   const line = new LineCursor(text, span.start, span.end);
   let pending: Pending | null = null;
   while (line.advance()) {
@@ -105,22 +107,48 @@ function valueOf(text: string, from: number, to: number): { text: string; span: 
   return { text: text.slice(s, e), span: { start: s, end: e } };
 }
 
+/** The lists of the program being parsed (parsing is synchronous: one program at a time). */
+const scratch = { steps: [] as Step[], strayAnswers: [] as Answer[], strayText: [] as Span[], references: [] as Reference[] };
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+
+/** A copy of `list` of its exact length (the shared empty array when it is empty), and `list` emptied. */
+function exact<T>(list: T[]): T[] {
+  if (list.length === 0) return NONE;
+  const out = list.slice();
+  list.length = 0;
+  return out;
+}
+
 const REFERENCE = /(?<![\w&#])#(\d+)(?!\d)/g;
 
 class ProgramBuilder {
   readonly program: Program;
   private lastStep: Step | null = null;
+  private readonly text: string;
 
   constructor(
-    private readonly text: string,
+    private readonly source: Source,
     span: Span,
   ) {
-    this.program = { span, description: null, input: null, steps: [], strayAnswers: [], ans: null, strayText: [], template: false, references: [] };
+    this.text = source.text;
+    for (const list of Object.values(scratch)) list.length = 0; // a parse cut short (it never throws) left nothing behind
+    // The lists are filled in scratch arrays and copied at their exact length when the program is done (see finish).
+    this.program = {
+      span,
+      description: null,
+      input: null,
+      steps: scratch.steps,
+      strayAnswers: scratch.strayAnswers,
+      ans: null,
+      strayText: scratch.strayText,
+      template: false,
+      references: scratch.references,
+    };
   }
 
   private marked(marker: Span, p: Pending): Marked {
     const v = valueOf(this.text, p.valueStart, p.valueEnd);
-    return new Marked(marker, v.text, v.span);
+    return new Marked(this.source, marker, v.span);
   }
 
   private references(within: Span): void {
@@ -153,8 +181,8 @@ class ProgramBuilder {
           const v = valueOf(this.text, p.valueStart, p.valueEnd);
           const t = head.taskName;
           program.description = new Description(
+            this.source,
             marker,
-            v.text,
             v.span,
             t ? this.text.slice(t.name.start + base, t.name.end + base).trim() : null,
             t ? at(t.name, base) : null,
@@ -179,7 +207,7 @@ class ProgramBuilder {
         const bracketSpan = br ? at(br.span, base) : null;
         const name = nameSpan ? this.text.slice(nameSpan.start, nameSpan.end) : null;
         const end = Math.max(marker.end, bracketSpan ? bracketSpan.end : 0, instruction.text ? instruction.span.end : 0);
-        const step = new Step({
+        const step = new Step(this.source, {
           number: head.number.value,
           numberSpan: at(head.number.span, base),
           marker,
@@ -187,7 +215,6 @@ class ProgramBuilder {
           nameSpan,
           bracketSpan,
           unclosedBracket: br ? !br.closed : false,
-          instruction: instruction.text,
           instructionSpan: instruction.span,
           end,
           isEoq: name !== null && br !== null && br.closed && isEoqName(name),
@@ -199,7 +226,7 @@ class ProgramBuilder {
       }
       case 'answer': {
         const v = valueOf(this.text, p.valueStart, p.valueEnd);
-        const answer = new Answer(marker, v.text, v.span, head.number.value, at(head.number.span, base), head.missingColon);
+        const answer = new Answer(this.source, marker, v.span, head.number.value, at(head.number.span, base), head.missingColon);
         this.references(v.span);
         const last = this.lastStep;
         if (last && !last.answer && !last.isEoq) last.answer = answer;
@@ -212,6 +239,12 @@ class ProgramBuilder {
   finish(): Program {
     const p = this.program;
     p.template = isTemplate(p);
+    // An array grown by push keeps room for 17 entries or more; a library of 60,000 programs has four lists each,
+    // most of them empty (one shared frozen array) or short.
+    p.steps = exact(p.steps);
+    p.strayAnswers = exact(p.strayAnswers);
+    p.strayText = exact(p.strayText);
+    p.references = exact(p.references);
     return p;
   }
 }

@@ -25,6 +25,7 @@ function findRoot(): string {
 
 export const ROOT = findRoot();
 import { FIXTURES } from '../support/fixtures';
+import { SERVER_NODE_FLAGS } from '../../server/protocol';
 
 export { FIXTURES };
 export const SERVER = join(ROOT, 'dist/server.js');
@@ -90,7 +91,7 @@ export interface StartOptions {
   initializationOptions?: unknown;
   capabilities?: ClientCapabilities;
   rootPath?: string;
-  /** Extra node options for the server process (the scale benchmark passes `ART_BENCH_SERVER_ARGS`, e.g. --cpu-prof). */
+  /** Node options for the server process after SERVER_NODE_FLAGS, the client's own (the scale benchmark passes `ART_BENCH_SERVER_ARGS`, e.g. --cpu-prof). */
   nodeArgs?: string[];
 }
 
@@ -115,7 +116,7 @@ export class LspClient {
   static async start(options: StartOptions = {}): Promise<LspClient> {
     ensureServerBuilt();
     const t0 = performance.now();
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SERVER, '--stdio'], { cwd: ROOT, stdio: 'pipe' });
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(options.nodeArgs ?? []), SERVER, '--stdio'], { cwd: ROOT, stdio: 'pipe' });
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
     const client = new LspClient(child, connection);
     child.stderr.on('data', d => (client.stderr += String(d)));

@@ -139,7 +139,7 @@ test('stdio: an agent spec nested 3,000 deep gets the "nested too deeply" diagno
   await request(4, 'textDocument/semanticTokens/full', { textDocument: { uri } });
 });
 
-test('node-ipc, as VS Code starts it: initialize, diagnostics, clean exit', async t => {
+test('node-ipc (a client may start it so; VS Code uses stdio): initialize, diagnostics, clean exit', async t => {
   ensureServerBuilt();
   const { fork } = await import('node:child_process');
   const { IPCMessageReader, IPCMessageWriter, createProtocolConnection } = await import('vscode-languageserver-protocol/node');

@@ -1,7 +1,8 @@
 // The shape of the syntax tree: preamble, separators, multi-line parts, template, fullwidth colons, CRLF, spans.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseArt } from '../../../core/art';
+import { ArtIncremental, ownString, parseArt } from '../../../core/art';
+import { moveProgram } from '../../../core/art/shift';
 import { lines } from '../../support/art';
 
 const slice = (text: string, s: { start: number; end: number }) => text.slice(s.start, s.end);
@@ -119,5 +120,61 @@ describe('.art parser', () => {
     for (const t of ['', '\n', '\r', 'Q', 'Q1', 'Q1:', '#', '#1', '[', 'Ans:', '----', '\uFF1A', 'Q99999999999999999999: [x', '\u0000']) {
       parseArt(t);
     }
+  });
+
+  test('a span read from a node is a copy: writing to it changes nothing; moving a program moves every offset', () => {
+    const d = parseArt(text);
+    const step = d.programs[0].steps[0];
+    const before = JSON.stringify(d.programs[0]);
+    (step.marker as { start: number }).start = 999;
+    (step.answer!.textSpan as { end: number }).end = 0;
+    assert.equal(JSON.stringify(d.programs[0]), before);
+    moveProgram(d.programs[0], 5);
+    const moved = parseArt(`${' '.repeat(5)}${text}`).programs[0];
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(d.programs[0])).steps.map((s: { span: unknown; nameSpan: unknown; answer: { numberSpan: unknown } | null }) => [
+        s.span,
+        s.nameSpan,
+        s.answer?.numberSpan,
+      ]),
+      JSON.parse(JSON.stringify(moved)).steps.map((s: { span: unknown; nameSpan: unknown; answer: { numberSpan: unknown } | null }) => [
+        s.span,
+        s.nameSpan,
+        s.answer?.numberSpan,
+      ]),
+    );
+  });
+
+  test('JSON shows a node by its values and spans, without the document it reads them from', () => {
+    const json = JSON.parse(JSON.stringify(doc.programs[0].steps[1])) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(json), [
+      'number',
+      'numberSpan',
+      'marker',
+      'name',
+      'nameSpan',
+      'bracketSpan',
+      'unclosedBracket',
+      'instruction',
+      'instructionSpan',
+      'span',
+      'isEoq',
+      'answer',
+    ]);
+    assert.equal(json.instruction, 'Execute the code in #1');
+    assert.ok(!JSON.stringify(doc.programs[0].input).includes('preamble'), 'the source text is not in the JSON');
+  });
+
+  test('names are strings of their own, shared between programs; values are read from the current text after an edit', () => {
+    const two = parseArt(`${text}\n----\nInput: b\nQ1: [generate python code] again\n#1: y\nQ2: [EOQ]\nAns: y\n`);
+    assert.equal(two.programs[0].steps[0].name, 'generate python code');
+    assert.ok(Object.is(two.programs[0].steps[0].name, two.programs[2].steps[0].name));
+    assert.equal(ownString('generate python code'), 'generate python code');
+    const inc = new ArtIncremental();
+    inc.update(text);
+    const after = inc.update(text.replace('In a flight', 'On a flight'));
+    assert.equal(after.doc.programs[0].input!.text, 'On a flight of 600 km\n  choice: A');
+    assert.equal(after.doc.programs[0].steps[1].instruction, 'Execute the code in #1');
+    assert.equal(after.doc.programs[1].input!.text, '%s');
   });
 });

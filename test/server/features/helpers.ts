@@ -6,6 +6,7 @@ import type { Position, TextEdit } from 'vscode-languageserver';
 import { ToolCatalog } from '../../../core/art';
 import { Analyzer } from '../../../server/analysis';
 import type { ClientFeatures, ServerContext } from '../../../server/context';
+import { serverDocuments } from '../../../server/document';
 
 /** Two programs and the template: tools and model sub-steps, a multi-line answer, `#k` references. */
 export const LIBRARY = [
@@ -79,7 +80,7 @@ export function workspace(client: Partial<ClientFeatures> = {}, tools = new Tool
     open(name, text) {
       const uri = `file:///work/${name}`;
       const old = docs.get(uri);
-      docs.set(uri, TextDocument.create(uri, '', old ? old.version + 1 : ++n, text));
+      docs.set(uri, serverDocuments.create(uri, '', old ? old.version + 1 : ++n, text));
       return uri;
     },
     doc(uri) {

@@ -159,6 +159,9 @@ async function benchLspAtScale(size: number): Promise<Record<string, string | nu
     worstWait = Math.max(worstWait, open.longestWait);
     rows[`${tag}: open → first diagnostics ms, target < 5000`] = round(open.ms);
     rows[`${tag}: diagnostics published`] = open.result.diagnostics.length;
+    // A hover sent while the document is on its way waits behind it in the pipe: the server reads it only after the
+    // whole didOpen message (50 MB of JSON at 50 MB), then answers it between the analysis' steps.
+    rows[`${tag}: open: longest hover wait meanwhile ms, target < 50`] = round(open.longestWait);
 
     const lines = text.split('\n');
     const line = lines.findIndex((l, i) => i > lines.length / 2 && /^Q\d+: \[/.test(l));
@@ -178,9 +181,7 @@ async function benchLspAtScale(size: number): Promise<Record<string, string | nu
       rows[`${tag}: ${name}: longest hover wait meanwhile ms, target < 50`] = round(r.longestWait);
     }
     // An edit in the middle (a character typed into an instruction): the time to its diagnostics, a hover meanwhile.
-    const edit = await whileHovering('edit', () =>
-      client.change(uri, 2, [{ range: { start: position, end: position }, text: 'x' }], 60_000),
-    );
+    const edit = await whileHovering('edit', () => client.change(uri, 2, [{ range: { start: position, end: position }, text: 'x' }], 60_000));
     worstWait = Math.max(worstWait, edit.longestWait);
     rows[`${tag}: an edit in the middle → its diagnostics ms`] = round(edit.ms);
     rows[`${tag}: edit: longest hover wait meanwhile ms, target < 50`] = round(edit.longestWait);

@@ -9,6 +9,7 @@ import type { Diagnostic } from '../core/common/diagnostics';
 import { checkAgent, type AgentFile } from './agentCore';
 import { yieldToEventLoop } from './guard';
 import { languageOf } from './languages';
+import { ServerDocument } from './document';
 import { collectGarbage } from './memory';
 
 export interface ArtAnalysis {
@@ -39,10 +40,10 @@ export const CHUNK_CHARS = 256 * 1024;
  * ArtIncremental parses only what is new (from the program before it; `advance`: the whole text's diagnostics are
  * assembled once, at the end), but it copies the list of programs so far, so equal small steps would cost
  * O(n²/step); growing steps keep the total near one pass, and the cap keeps any one step (one pause of the event
- * loop) to about 2 MB of parsing (30 ms) instead of a third of the file.
+ * loop) to about 1 MB of parsing (15-30 ms) instead of a third of the file.
  */
 const GROWTH = 1.5;
-const MAX_STEP = 2 * 1024 * 1024;
+const MAX_STEP = 1024 * 1024;
 
 /** Offsets just after separator lines (as the parser reads them), at growing distances: each prefix ends on a whole program. */
 export function prefixCuts(text: string, first = CHUNK_CHARS): number[] {
@@ -170,6 +171,8 @@ export class Analyzer {
         await yieldToEventLoop();
         if (superseded()) return null;
         inc.advance(text.slice(0, cut), appendFrom < 0 ? undefined : { start: appendFrom, oldEnd: appendFrom, newEnd: cut });
+        // The line starts too, a stretch at a time: the diagnostics' positions would otherwise find them all at once.
+        if (document instanceof ServerDocument) document.prepareLines(cut);
         this.lastLength.set(document.uri, cut);
         appendFrom = cut;
       }

@@ -5,12 +5,15 @@
 // An incremental change updates the line starts in place of what it replaced, as the library does.
 import type { TextDocumentContentChangeEvent } from 'vscode-languageserver';
 import type { Position, Range, TextDocument } from 'vscode-languageserver-textdocument';
-import { lineBreakEnds } from '../core/common/text';
+import { lineBreakEnds, lineBreaksBetween } from '../core/common/text';
 
 const isEol = (c: number) => c === 10 || c === 13;
 
 export class ServerDocument implements TextDocument {
   private starts: Uint32Array | undefined;
+  /** Line starts found so far by `prepareLines`, and where its scan stopped (reset by any change). */
+  private found: number[] | undefined;
+  private scanned = 0;
 
   constructor(
     readonly uri: string,
@@ -72,6 +75,8 @@ export class ServerDocument implements TextDocument {
   /** Applies the changes in order (each range is in the text as the changes before it left it). */
   update(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
     for (const change of changes) {
+      this.found = undefined;
+      this.scanned = 0;
       if (!('range' in change)) {
         this.content = change.text;
         this.starts = undefined;
@@ -108,12 +113,23 @@ export class ServerDocument implements TextDocument {
     this.version = version;
   }
 
+  /**
+   * Finds the line starts up to `offset` (the first analysis of a large text calls this between its steps, so that
+   * the first position asked does not hold the server while the whole text is scanned).
+   */
+  prepareLines(offset: number): void {
+    if (this.starts) return;
+    this.found ??= [0];
+    if (offset > this.scanned) this.scanned = lineBreaksBetween(this.content, this.scanned, Math.min(offset, this.content.length), this.found);
+  }
+
   private lineStarts(): Uint32Array {
     if (!this.starts) {
-      const breaks = lineBreakEnds(this.content);
-      const starts = new Uint32Array(breaks.length + 1);
-      starts.set(breaks, 1);
-      this.starts = starts;
+      const found = this.found ?? [0];
+      if (this.scanned < this.content.length) lineBreaksBetween(this.content, this.scanned, this.content.length, found);
+      this.starts = Uint32Array.from(found);
+      this.found = undefined;
+      this.scanned = 0;
     }
     return this.starts;
   }

@@ -5,7 +5,7 @@ import type { Span } from '../common/text';
 // The nodes keep their offsets as numbers and make a span object only when one is read: a large library has
 // tens of thousands of programs with about forty spans each, and a span object (40 bytes, plus the pointer to it)
 // per offset pair was half the tree's memory (issue 13). A span read from a node is a fresh copy: writing to it
-// changes nothing (the types say so with Readonly); `move` is how the incremental parser shifts a node.
+// changes nothing (the types say so with Readonly). Offsets are kept relative to the program's start (Place).
 //
 // The same for the values' text: a node reads `text` and `instruction` from its Source when asked, rather than
 // holding a string that points into the document (a slice keeps the whole document alive: after an edit, every
@@ -18,6 +18,9 @@ import type { Span } from '../common/text';
  */
 export class Source {
   constructor(public text: string) {}
+  toJSON(): undefined {
+    return undefined;
+  }
 }
 
 const ownStrings = new Map<string, string>();
@@ -39,43 +42,52 @@ export function ownString(s: string): string {
 
 const NO = -1;
 const spanOf = (start: number, end: number): Readonly<Span> => ({ start, end });
-const spanOrNull = (start: number, end: number): Readonly<Span> | null => (start === NO ? null : { start, end });
+
+/**
+ * Where a program's nodes are: the text they read their values from and the program's start. Node offsets are
+ * relative to `base`, so the incremental parser moves a whole program (tens of nodes) after an edit before it by
+ * changing `base` once (moveProgram), not every node.
+ */
+export class Place {
+  constructor(
+    readonly source: Source,
+    public base: number,
+  ) {}
+  /** Left out of JSON (a program's JSON would otherwise hold the whole document). */
+  toJSON(): undefined {
+    return undefined;
+  }
+}
 
 /** A part written `Marker: value`: `Input:`, `Ans:` (and, extended below, descriptions and answers). */
 export class Marked {
-  protected readonly src: Source;
+  protected readonly at: Place;
   protected m0: number;
   protected m1: number;
   protected t0: number;
   protected t1: number;
-  constructor(src: Source, marker: Span, textSpan: Span) {
-    this.src = src;
-    this.m0 = marker.start;
-    this.m1 = marker.end;
-    this.t0 = textSpan.start;
-    this.t1 = textSpan.end;
+  constructor(at: Place, marker: Span, textSpan: Span) {
+    this.at = at;
+    this.m0 = marker.start - at.base;
+    this.m1 = marker.end - at.base;
+    this.t0 = textSpan.start - at.base;
+    this.t1 = textSpan.end - at.base;
   }
   /** The value, trimmed of the space after the colon and of trailing blank lines. May span several lines. */
   get text(): string {
-    return this.src.text.slice(this.t0, this.t1);
+    const b = this.at.base;
+    return this.at.source.text.slice(b + this.t0, b + this.t1);
   }
   /** The keyword with its colon: `Input:`, `Q3:`, `#3:`, `Ans：`. */
   get marker(): Readonly<Span> {
-    return spanOf(this.m0, this.m1);
+    return spanOf(this.at.base + this.m0, this.at.base + this.m1);
   }
   get textSpan(): Readonly<Span> {
-    return spanOf(this.t0, this.t1);
+    return spanOf(this.at.base + this.t0, this.at.base + this.t1);
   }
   /** Marker through the end of the value. */
   get span(): Readonly<Span> {
-    return spanOf(this.m0, Math.max(this.m1, this.t1));
-  }
-  /** Shifts every offset by `by` (the incremental parser, after an edit before this part). */
-  move(by: number): void {
-    this.m0 += by;
-    this.m1 += by;
-    this.t0 += by;
-    this.t1 += by;
+    return spanOf(this.at.base + this.m0, this.at.base + Math.max(this.m1, this.t1));
   }
   /** JSON shows the node as its readers see it (its values and spans), not its offsets and source. */
   toJSON(): object {
@@ -89,21 +101,14 @@ export class Description extends Marked {
   readonly taskName: string | null;
   private n0: number;
   private n1: number;
-  constructor(src: Source, marker: Span, textSpan: Span, taskName: string | null, taskNameSpan: Span | null) {
-    super(src, marker, textSpan);
+  constructor(at: Place, marker: Span, textSpan: Span, taskName: string | null, taskNameSpan: Span | null) {
+    super(at, marker, textSpan);
     this.taskName = taskName === null ? null : ownString(taskName);
-    this.n0 = taskNameSpan ? taskNameSpan.start : NO;
-    this.n1 = taskNameSpan ? taskNameSpan.end : NO;
+    this.n0 = taskNameSpan ? taskNameSpan.start - at.base : NO;
+    this.n1 = taskNameSpan ? taskNameSpan.end - at.base : NO;
   }
   get taskNameSpan(): Readonly<Span> | null {
-    return spanOrNull(this.n0, this.n1);
-  }
-  override move(by: number): void {
-    super.move(by);
-    if (this.n0 !== NO) {
-      this.n0 += by;
-      this.n1 += by;
-    }
+    return this.n0 === NO ? null : spanOf(this.at.base + this.n0, this.at.base + this.n1);
   }
   override toJSON(): object {
     return { ...super.toJSON(), taskName: this.taskName, taskNameSpan: this.taskNameSpan };
@@ -116,20 +121,15 @@ export class Answer extends Marked {
   readonly missingColon: boolean;
   private k0: number;
   private k1: number;
-  constructor(src: Source, marker: Span, textSpan: Span, number: number, numberSpan: Span, missingColon: boolean) {
-    super(src, marker, textSpan);
+  constructor(at: Place, marker: Span, textSpan: Span, number: number, numberSpan: Span, missingColon: boolean) {
+    super(at, marker, textSpan);
     this.number = number;
     this.missingColon = missingColon;
-    this.k0 = numberSpan.start;
-    this.k1 = numberSpan.end;
+    this.k0 = numberSpan.start - at.base;
+    this.k1 = numberSpan.end - at.base;
   }
   get numberSpan(): Readonly<Span> {
-    return spanOf(this.k0, this.k1);
-  }
-  override move(by: number): void {
-    super.move(by);
-    this.k0 += by;
-    this.k1 += by;
+    return spanOf(this.at.base + this.k0, this.at.base + this.k1);
   }
   override toJSON(): object {
     return { ...super.toJSON(), number: this.number, numberSpan: this.numberSpan, missingColon: this.missingColon };
@@ -157,7 +157,7 @@ export class Step {
   readonly unclosedBracket: boolean;
   readonly isEoq: boolean;
   answer: Answer | null = null;
-  private readonly src: Source;
+  private readonly at: Place;
   private k0: number;
   private k1: number;
   private m0: number;
@@ -169,67 +169,51 @@ export class Step {
   private i0: number;
   private i1: number;
   private e: number;
-  constructor(src: Source, p: StepParts) {
-    this.src = src;
+  constructor(at: Place, p: StepParts) {
+    const b = at.base;
+    this.at = at;
     this.number = p.number;
     this.name = p.name === null ? null : ownString(p.name);
     this.unclosedBracket = p.unclosedBracket;
     this.isEoq = p.isEoq;
-    this.k0 = p.numberSpan.start;
-    this.k1 = p.numberSpan.end;
-    this.m0 = p.marker.start;
-    this.m1 = p.marker.end;
-    this.n0 = p.nameSpan ? p.nameSpan.start : NO;
-    this.n1 = p.nameSpan ? p.nameSpan.end : NO;
-    this.b0 = p.bracketSpan ? p.bracketSpan.start : NO;
-    this.b1 = p.bracketSpan ? p.bracketSpan.end : NO;
-    this.i0 = p.instructionSpan.start;
-    this.i1 = p.instructionSpan.end;
-    this.e = p.end;
+    this.k0 = p.numberSpan.start - b;
+    this.k1 = p.numberSpan.end - b;
+    this.m0 = p.marker.start - b;
+    this.m1 = p.marker.end - b;
+    this.n0 = p.nameSpan ? p.nameSpan.start - b : NO;
+    this.n1 = p.nameSpan ? p.nameSpan.end - b : NO;
+    this.b0 = p.bracketSpan ? p.bracketSpan.start - b : NO;
+    this.b1 = p.bracketSpan ? p.bracketSpan.end - b : NO;
+    this.i0 = p.instructionSpan.start - b;
+    this.i1 = p.instructionSpan.end - b;
+    this.e = p.end - b;
   }
   get numberSpan(): Readonly<Span> {
-    return spanOf(this.k0, this.k1);
+    return spanOf(this.at.base + this.k0, this.at.base + this.k1);
   }
   /** The `Qk:` marker. */
   get marker(): Readonly<Span> {
-    return spanOf(this.m0, this.m1);
+    return spanOf(this.at.base + this.m0, this.at.base + this.m1);
   }
   /** Span of the name inside the brackets (empty for `[]`); null when there are no brackets. */
   get nameSpan(): Readonly<Span> | null {
-    return spanOrNull(this.n0, this.n1);
+    return this.n0 === NO ? null : spanOf(this.at.base + this.n0, this.at.base + this.n1);
   }
   /** Span of the brackets themselves, `[` through `]` (or end of line when unclosed). */
   get bracketSpan(): Readonly<Span> | null {
-    return spanOrNull(this.b0, this.b1);
+    return this.b0 === NO ? null : spanOf(this.at.base + this.b0, this.at.base + this.b1);
   }
   /** Instruction text after the name, possibly several lines. */
   get instruction(): string {
-    return this.src.text.slice(this.i0, this.i1);
+    const b = this.at.base;
+    return this.at.source.text.slice(b + this.i0, b + this.i1);
   }
   get instructionSpan(): Readonly<Span> {
-    return spanOf(this.i0, this.i1);
+    return spanOf(this.at.base + this.i0, this.at.base + this.i1);
   }
   /** The query through its instruction (not the answer). */
   get span(): Readonly<Span> {
-    return spanOf(this.m0, this.e);
-  }
-  move(by: number): void {
-    this.k0 += by;
-    this.k1 += by;
-    this.m0 += by;
-    this.m1 += by;
-    if (this.n0 !== NO) {
-      this.n0 += by;
-      this.n1 += by;
-    }
-    if (this.b0 !== NO) {
-      this.b0 += by;
-      this.b1 += by;
-    }
-    this.i0 += by;
-    this.i1 += by;
-    this.e += by;
-    this.answer?.move(by);
+    return spanOf(this.at.base + this.m0, this.at.base + this.e);
   }
   toJSON(): object {
     const { number, numberSpan, marker, name, nameSpan, bracketSpan, unclosedBracket, instruction, instructionSpan, span, isEoq, answer } = this;
@@ -241,19 +225,17 @@ export class Step {
 export class Reference {
   /** k in `#k`. */
   readonly number: number;
+  private readonly at: Place;
   private s: number;
   private e: number;
-  constructor(number: number, start: number, end: number) {
+  constructor(at: Place, number: number, start: number, end: number) {
+    this.at = at;
     this.number = number;
-    this.s = start;
-    this.e = end;
+    this.s = start - at.base;
+    this.e = end - at.base;
   }
   get span(): Readonly<Span> {
-    return spanOf(this.s, this.e);
-  }
-  move(by: number): void {
-    this.s += by;
-    this.e += by;
+    return spanOf(this.at.base + this.s, this.at.base + this.e);
   }
   toJSON(): object {
     return { number: this.number, span: this.span };
@@ -261,6 +243,8 @@ export class Reference {
 }
 
 export interface Program {
+  /** Where its nodes read their text and offsets from (moveProgram moves them all by moving this). */
+  place: Place;
   /** From the first line of the program (after a separator or the preamble) to the end of its last part. */
   span: Span;
   description: Description | null;

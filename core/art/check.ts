@@ -318,30 +318,58 @@ function nextNumber(p: Program, before: number): number {
 }
 
 /** Two programs with the same task name and the same input teach the model nothing new. */
-export function checkDuplicates(doc: ArtDocument): Diagnostic[] {
-  // task name -> input text -> first program (nested maps: no concatenated keys to build and hash).
-  const seen = new Map<string, Map<string, Program>>();
+/**
+ * A number for a program's task name and input, the same for equal ones (FNV-1a over the characters, read in place:
+ * no slice to make and hash), or -1 when the duplicate check passes the program by (a template, no input).
+ */
+export function duplicateKey(text: string, p: Program): number {
+  if (p.template || !p.input) return -1;
+  let h = 0x811c9dc5;
+  const task = p.description?.taskName ?? '';
+  for (let i = 0; i < task.length; i++) h = Math.imul(h ^ task.charCodeAt(i), 16777619);
+  h = Math.imul(h ^ 0x10000, 16777619); // between the two: not a character
+  const { start, end } = p.input.textSpan;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/**
+ * `duplicate-program`: a program with the task name and input of an earlier one. `keys`, aligned with the programs,
+ * are their duplicateKey (the incremental parser keeps them, computed once per program, and `counts`, how many
+ * programs have each key: a program whose key no other has is passed by); programs with equal keys are compared by
+ * their text.
+ */
+export function checkDuplicates(doc: ArtDocument, keys?: readonly number[], counts?: ReadonlyMap<number, number>): Diagnostic[] {
+  const first = new Map<number, Program>();
+  // Programs whose key an earlier, different program had (rare): compared by task name and input text.
+  const byText = new Map<string, Program>();
   const out: Diagnostic[] = [];
-  for (const p of doc.programs) {
-    if (p.template || !p.input) continue;
+  const report = (p: Program, earlier: Program) => {
     const task = p.description?.taskName ?? '';
-    let byInput = seen.get(task);
-    if (!byInput) seen.set(task, (byInput = new Map()));
-    const first = byInput.get(p.input.text);
-    if (!first) {
-      byInput.set(p.input.text, p);
-      continue;
-    }
     out.push(
       diagnostic(
         'duplicate-program',
-        p.description?.taskNameSpan ?? p.input.marker,
+        p.description?.taskNameSpan ?? p.input!.marker,
         task ? `Another program of "${task}" has the same input.` : 'Another program has the same input.',
-        {
-          related: [{ span: first.input!.marker, message: 'the first program with this input' }],
-        },
+        { related: [{ span: earlier.input!.marker, message: 'the first program with this input' }] },
       ),
     );
-  }
+  };
+  doc.programs.forEach((p, i) => {
+    const key = keys ? keys[i] : duplicateKey(doc.text, p);
+    if (key < 0 || (counts && counts.get(key) === 1)) return;
+    const earlier = first.get(key);
+    if (!earlier) {
+      first.set(key, p);
+      return;
+    }
+    const task = p.description?.taskName ?? '';
+    const input = p.input!.text;
+    if ((earlier.description?.taskName ?? '') === task && earlier.input!.text === input) return report(p, earlier);
+    const textKey = `${task}\u0000${input}`;
+    const seen = byText.get(textKey);
+    if (seen) report(p, seen);
+    else byText.set(textKey, p);
+  });
   return out;
 }

@@ -10,7 +10,7 @@ import type { Diagnostic } from '../common/diagnostics';
 import { sortDiagnostics } from '../common/diagnostics';
 import { commonPrefixLength, commonSuffixLength, type Span } from '../common/text';
 import { Source, type ArtDocument, type Program } from './ast';
-import { checkDuplicates, checkProgram } from './check';
+import { checkDuplicates, checkProgram, duplicateKey } from './check';
 import { ToolCatalog } from './knownTools';
 import { parseProgram } from './parse';
 import { moveDiagnostic, moveProgram, ownSpans } from './shift';
@@ -37,6 +37,10 @@ interface State {
   doc: ArtDocument;
   /** Diagnostics of each program, aligned with doc.programs. */
   perProgram: Diagnostic[][];
+  /** Each program's duplicateKey, aligned with doc.programs. */
+  keys: number[];
+  /** How many programs have each key (updated in place: a state is valid until the next update). */
+  counts: Map<number, number>;
   /** The document's result; null after `advance` (assembled by the next `update`). */
   result: IncrementalResult | null;
   reparsed: number;
@@ -124,19 +128,30 @@ export class ArtIncremental {
     };
     const { result: split } = splitFrom(text, from, from === 0, stopAt);
 
-    const programs: Program[] = [...before];
+    const programs: Program[] = before;
     const perProgram: Diagnostic[][] = prev ? prev.perProgram.slice(0, resume) : [];
+    const keys: number[] = prev ? prev.keys.slice(0, resume) : [];
     for (const span of split.programs) {
       const program = parseProgram(this.source, span);
       programs.push(program);
       const found = checkProgram(text, program, this.tools);
       perProgram.push(found.length ? found.map(ownSpans) : NO_DIAGNOSTICS);
+      keys.push(duplicateKey(text, program));
     }
     const reparsed = split.programs.length;
 
+    // How many programs have each duplicate key: the old programs parsed again leave, the new ones come.
+    const counts = prev ? prev.counts : new Map<number, number>();
+    if (prev) for (let i = resume, end = syncIndex >= 0 ? syncIndex : oldPrograms.length; i < end; i++) count(counts, prev.keys[i], -1);
+    for (let i = resume; i < keys.length; i++) count(counts, keys[i], 1);
+
     let separators: Span[];
     const oldSeparators = prev?.doc.separators ?? [];
-    const kept = oldSeparators.filter(x => x.end < from);
+    // Separators are in order: the ones kept before the edit and moved after it are found by binary search.
+    const kept = oldSeparators.slice(
+      0,
+      lowerBound(oldSeparators, x => x.end >= from),
+    );
     if (prev && syncIndex >= 0) {
       const syncOld = oldPrograms[syncIndex].span.start;
       for (let i = syncIndex; i < oldPrograms.length; i++) {
@@ -146,11 +161,17 @@ export class ArtIncremental {
         }
         programs.push(oldPrograms[i]);
         perProgram.push(prev.perProgram[i]);
+        keys.push(prev.keys[i]);
       }
-      const after = oldSeparators.filter(x => x.start >= syncOld).map(x => ({ start: x.start + delta, end: x.end + delta }));
-      separators = [...kept, ...split.separators, ...after];
+      const after = oldSeparators.slice(lowerBound(oldSeparators, x => x.start >= syncOld));
+      if (delta)
+        for (const x of after) {
+          x.start += delta; // in place, as the programs (one per program: a copy of each was most of an edit's garbage)
+          x.end += delta;
+        }
+      separators = kept.concat(split.separators, after);
     } else {
-      separators = [...kept, ...split.separators];
+      separators = kept.concat(split.separators);
     }
 
     const preambleSpan = from === 0 ? split.preamble : (prev!.doc.preamble?.span ?? null);
@@ -160,15 +181,34 @@ export class ArtIncremental {
       programs,
       separators,
     };
-    return { doc, perProgram, result: null, reparsed };
+    return { doc, perProgram, keys, counts, result: null, reparsed };
   }
 }
 
 /** The document's diagnostics: each program's, and the duplicate programs across them, in document order. */
 function assemble(state: State): IncrementalResult {
   const diagnostics = state.perProgram.flat();
-  diagnostics.push(...checkDuplicates(state.doc));
+  diagnostics.push(...checkDuplicates(state.doc, state.keys, state.counts));
   return { doc: state.doc, diagnostics: sortDiagnostics(diagnostics), reparsed: state.reparsed };
+}
+
+function count(counts: Map<number, number>, key: number, by: number): void {
+  if (key < 0) return;
+  const n = (counts.get(key) ?? 0) + by;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
+}
+
+/** The first index of `list` at which `at` holds (it holds from some index on), or the list's length. */
+function lowerBound<T>(list: readonly T[], at: (x: T) => boolean): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (at(list[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /** Index of the program starting exactly at `start` (programs are in document order), or -1. */

@@ -3,7 +3,7 @@
 // value. Never throws.
 import type { Span } from '../common/text';
 import type { ArtDocument, Program } from './ast';
-import { Answer, Description, Marked, Reference, Source, Step, isEoqName } from './ast';
+import { Answer, Description, Marked, Place, Reference, Source, Step, isEoqName } from './ast';
 import type { RawHead } from './grammarTypes';
 import { parse as parseHead } from './head.parser';
 import { LineCursor, LineKind, indexWithin, isDescriptionWord, isHead } from './lines';
@@ -125,15 +125,15 @@ class ProgramBuilder {
   readonly program: Program;
   private lastStep: Step | null = null;
   private readonly text: string;
+  private readonly place: Place;
 
-  constructor(
-    private readonly source: Source,
-    span: Span,
-  ) {
+  constructor(source: Source, span: Span) {
     this.text = source.text;
     for (const list of Object.values(scratch)) list.length = 0; // a parse cut short (it never throws) left nothing behind
     // The lists are filled in scratch arrays and copied at their exact length when the program is done (see finish).
+    this.place = new Place(source, span.start);
     this.program = {
+      place: this.place,
       span,
       description: null,
       input: null,
@@ -148,7 +148,7 @@ class ProgramBuilder {
 
   private marked(marker: Span, p: Pending): Marked {
     const v = valueOf(this.text, p.valueStart, p.valueEnd);
-    return new Marked(this.source, marker, v.span);
+    return new Marked(this.place, marker, v.span);
   }
 
   private references(within: Span): void {
@@ -160,7 +160,7 @@ class ProgramBuilder {
     REFERENCE.lastIndex = 0;
     for (let m = REFERENCE.exec(value); m; m = REFERENCE.exec(value)) {
       const start = within.start + m.index;
-      this.program.references.push(new Reference(parseInt(m[1], 10), start, start + m[0].length));
+      this.program.references.push(new Reference(this.place, parseInt(m[1], 10), start, start + m[0].length));
     }
   }
 
@@ -181,7 +181,7 @@ class ProgramBuilder {
           const v = valueOf(this.text, p.valueStart, p.valueEnd);
           const t = head.taskName;
           program.description = new Description(
-            this.source,
+            this.place,
             marker,
             v.span,
             t ? this.text.slice(t.name.start + base, t.name.end + base).trim() : null,
@@ -207,7 +207,7 @@ class ProgramBuilder {
         const bracketSpan = br ? at(br.span, base) : null;
         const name = nameSpan ? this.text.slice(nameSpan.start, nameSpan.end) : null;
         const end = Math.max(marker.end, bracketSpan ? bracketSpan.end : 0, instruction.text ? instruction.span.end : 0);
-        const step = new Step(this.source, {
+        const step = new Step(this.place, {
           number: head.number.value,
           numberSpan: at(head.number.span, base),
           marker,
@@ -226,7 +226,7 @@ class ProgramBuilder {
       }
       case 'answer': {
         const v = valueOf(this.text, p.valueStart, p.valueEnd);
-        const answer = new Answer(this.source, marker, v.span, head.number.value, at(head.number.span, base), head.missingColon);
+        const answer = new Answer(this.place, marker, v.span, head.number.value, at(head.number.span, base), head.missingColon);
         this.references(v.span);
         const last = this.lastStep;
         if (last && !last.answer && !last.isEoq) last.answer = answer;

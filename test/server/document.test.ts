@@ -55,13 +55,18 @@ test('the server document answers as the library document does, after every chan
           changes.push({ range: r() < 0.5 ? { start: a, end: b } : { start: b, end: a }, text: r() < 0.3 ? '' : text(r, Math.floor(r() * 4)) });
         }
       }
-      // Positions asked between changes (the line starts exist and are updated in place, not found again).
+      // Positions asked between changes: the line starts exist and are updated in place, not found again.
       if (r() < 0.7) ours.positionAt(0);
       ours = serverDocuments.update(ours, changes, ours.version + 1);
       // The reference applies one change at a time to a fresh document (see the top of this file).
       for (const change of changes)
         theirs = TextDocument.update(TextDocument.create('file:///x.art', 'art', theirs.version, theirs.getText()), [change], theirs.version);
       theirs = TextDocument.create('file:///x.art', 'art', ours.version, theirs.getText());
+      // Or the line starts found a stretch at a time first, as the first analysis of a large text does.
+      if (r() < 0.3) {
+        const end = ours.getText().length;
+        for (let o = 0; o < end; o += 1 + Math.floor(r() * 5)) (ours as ServerDocument).prepareLines(o);
+      }
       same(ours, theirs, `seed ${seed}, change ${i} ${JSON.stringify(changes)}`);
     }
   }

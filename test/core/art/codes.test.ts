@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BUILTIN_TOOLS, ToolCatalog, checkArt, parseArt } from '../../../core/art';
+import { checkDuplicates, duplicateKey } from '../../../core/art/check';
 import { codesAt, diagnose, lines } from '../../support/art';
 
 const ok = (...body: string[]) => lines('Description: (Task) Do it.', 'Input: some input', ...body);
@@ -152,4 +153,20 @@ describe('.art diagnostic codes', () => {
       ['tool-name-typo'],
     );
   });
+});
+
+test('duplicate programs are found by their keys, and programs whose keys collide are told apart by their text', () => {
+  const program = (task: string, input: string) => lines(`Description: (${task}) Do it.`, `Input: ${input}`, 'Q1: [EOQ]', 'Ans: x');
+  const doc = parseArt([program('T', 'a'), program('T', 'b'), program('T', 'b'), program('U', 'a'), program('T', 'a')].join('\n----\n'));
+  const line = (d: { span: { start: number } }) => doc.text.slice(0, d.span.start).split('\n').length;
+  const found = (keys?: number[]) => checkDuplicates(doc, keys).map(d => [line(d), line(d.related![0])]);
+  // Each on the later program's task name, pointing at the earlier one's input.
+  assert.deepEqual(found(), [
+    [11, 7],
+    [21, 2],
+  ]);
+  // Every key the same (as if they all collided): the same findings.
+  assert.deepEqual(found([7, 7, 7, 7, 7]), found());
+  assert.equal(duplicateKey(doc.text, doc.programs[0]), duplicateKey(doc.text, doc.programs[4]));
+  assert.notEqual(duplicateKey(doc.text, doc.programs[0]), duplicateKey(doc.text, doc.programs[3]));
 });

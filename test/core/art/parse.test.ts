@@ -162,7 +162,8 @@ describe('.art parser', () => {
       'answer',
     ]);
     assert.equal(json.instruction, 'Execute the code in #1');
-    assert.ok(!JSON.stringify(doc.programs[0].input).includes('preamble'), 'the source text is not in the JSON');
+    assert.ok(!JSON.stringify(doc.programs[0]).includes('preamble'), 'the source text is not in the JSON');
+    assert.ok(!('place' in JSON.parse(JSON.stringify(doc.programs[0]))));
   });
 
   test('names are strings of their own, shared between programs; values are read from the current text after an edit', () => {

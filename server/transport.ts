@@ -145,87 +145,107 @@ async function decodeBody(held: { body: Buffer | null }, sliceMs = 8): Promise<M
   return decodeParts(parts, tick);
 }
 
-/** A quote or a backslash: what ends a run of plain characters in a JSON string. */
-const SPECIAL = /["\\]/g;
+const BACKSLASH = 92;
 
+/** Whether the quote at `q` is escaped: an odd run of backslashes before it (`carry`: those that ended the last part). */
+function escapedAt(part: string, q: number, carry: number): boolean {
+  let p = q - 1;
+  while (p >= 0 && part.charCodeAt(p) === BACKSLASH) p--;
+  const run = q - 1 - p + (p < 0 ? carry : 0);
+  return run % 2 === 1;
+}
+
+/**
+ * A place at or before `c` (and after `from`, at least 6 characters into the stretch so that an escape begun in the
+ * previous part is over) where a string's JSON can be cut without cutting an escape sequence, or -1. An escape is at
+ * most 6 characters (`\uXXXX`) and has a backslash only as its first character (or second, in `\\`): so `c` is
+ * safe when none of the 5 characters before it is a backslash, and otherwise the start of that run of backslashes is.
+ */
+function safeCut(part: string, c: number, from: number, end: number): number {
+  if (c > end) return -1;
+  const b = part.lastIndexOf('\\', c - 1);
+  if (b < c - 5) return c;
+  let r = b;
+  while (r > from && part.charCodeAt(r - 1) === BACKSLASH) r--;
+  return r > from ? r : -1;
+}
+
+/**
+ * The message whose JSON is `parts` (characters, in order). Strings are found with indexOf (a quote, then whether an
+ * odd run of backslashes escapes it), not by visiting every escape sequence; a long string's JSON is cut about every
+ * DECODE_SLICE characters at a place where no escape is under way and each slice decoded by JSON.parse, with a yield
+ * between parts. A long string is put back in place of a marker once the rest is parsed.
+ */
 async function decodeParts(parts: string[], tick: () => Promise<void>): Promise<Message> {
   const tag = `\u0000art-long-string-${Math.random().toString(36).slice(2)}-`;
   const long = new Map<string, string>();
   const rest: string[] = []; // the JSON without the long strings
+  let inString = false;
   let raw: string[] = []; // the current string's JSON since its last cut
+  let rawLength = 0;
   let decoded: string[] = []; // the current string's characters before its last cut
-  let length = 0; // characters of the current string so far
-  let sinceCut = 0;
-  // 0: outside a string, 1: in a string, 2: after a backslash, 3-6: in the hex digits of \uXXXX.
-  let state = 0;
+  let carry = 0; // backslashes that ended the previous part, inside a string
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
     let from = 0; // start of what this part has not yet handed to `rest` or `raw`
     let j = 0;
-    while (j < part.length) {
-      if (state === 0) {
+    for (;;) {
+      if (!inString) {
         const q = part.indexOf('"', j);
         if (q < 0) break;
         rest.push(part.slice(from, q));
         from = j = q + 1;
-        state = 1;
-        length = sinceCut = 0;
+        inString = true;
         raw = [];
+        rawLength = 0;
         decoded = [];
         continue;
       }
-      if (state === 1) {
-        // [j, k) are plain characters; k is a quote, a backslash or the end of the part.
-        SPECIAL.lastIndex = j;
-        const k = SPECIAL.exec(part)?.index ?? part.length;
-        const cut = j + Math.max(0, DECODE_SLICE - sinceCut);
-        if (cut <= k && cut < part.length) {
-          // No escape sequence is under way at `cut`: decode the string's JSON so far.
-          raw.push(part.slice(from, cut));
-          decoded.push(JSON.parse(`"${raw.join('')}"`) as string);
-          raw = [];
-          length += cut - j;
-          from = j = cut;
-          sinceCut = 0;
-          continue;
-        }
-        length += k - j;
-        sinceCut += k - j;
-        j = k;
-        if (k === part.length) break;
-        if (part.charCodeAt(k) === 34 /* " */) {
-          raw.push(part.slice(from, k));
-          from = j = k + 1;
-          state = 0;
-          if (decoded.length === 0 && length <= DECODE_SLICE) rest.push(`"${raw.join('')}"`);
-          else {
-            decoded.push(JSON.parse(`"${raw.join('')}"`) as string);
-            const key = `${tag}${long.size}`;
-            long.set(key, decoded.join(''));
-            rest.push(JSON.stringify(key));
-          }
-          raw = [];
-          decoded = [];
-          continue;
-        }
-        state = 2; // a backslash
-      } else if (state === 2) state = part.charCodeAt(j) === 117 /* u */ ? 6 : 1;
-      else state = state === 3 ? 1 : state - 1;
-      length++;
-      sinceCut++;
-      j++;
+      let q = part.indexOf('"', j);
+      while (q >= 0 && escapedAt(part, q, carry)) q = part.indexOf('"', q + 1);
+      const end = q < 0 ? part.length : q;
+      while (rawLength + (end - from) >= DECODE_SLICE) {
+        const cut = safeCut(part, Math.max(from + 6, from + DECODE_SLICE - rawLength), from, end);
+        if (cut < 0) break;
+        raw.push(part.slice(from, cut));
+        decoded.push(JSON.parse(`"${raw.join('')}"`) as string);
+        raw = [];
+        rawLength = 0;
+        from = cut;
+      }
+      raw.push(part.slice(from, end));
+      rawLength += end - from;
+      from = end;
+      if (q < 0) break;
+      // The string ends at q.
+      from = j = q + 1;
+      inString = false;
+      if (decoded.length === 0 && rawLength <= DECODE_SLICE) rest.push(`"${raw.join('')}"`);
+      else {
+        decoded.push(JSON.parse(`"${raw.join('')}"`) as string);
+        const key = `${tag}${long.size}`;
+        long.set(key, decoded.join(''));
+        rest.push(JSON.stringify(key));
+      }
+      raw = [];
+      decoded = [];
     }
-    if (state === 0) rest.push(part.slice(from));
-    else raw.push(part.slice(from));
+    if (!inString) {
+      rest.push(part.slice(from));
+      carry = 0;
+    } else {
+      let p = part.length - 1;
+      while (p >= 0 && part.charCodeAt(p) === BACKSLASH) p--;
+      carry = part.length - 1 - p + (p < 0 ? carry : 0);
+    }
     parts[i] = ''; // handed on: let it go
     await tick();
   }
-  if (state !== 0) throw new Error('Unterminated string in JSON message');
+  if (inString) throw new Error('Unterminated string in JSON message');
   const message = JSON.parse(rest.join('')) as unknown;
   return (long.size ? restore(message, long) : message) as Message;
 }
 
-/** `value` with each placeholder string (a value or a key) replaced, in place, by the long string it stands for. */
 function restore(value: unknown, long: Map<string, string>): unknown {
   if (typeof value === 'string') return long.get(value) ?? value;
   if (value === null || typeof value !== 'object') return value;

@@ -148,3 +148,23 @@ test('the reader reports a header without a numeric Content-Length, and invalid 
   assert.equal(tooShort.errors.length, 1);
   assert.deepEqual(tooShort.messages, []);
 });
+
+test('random long strings of escapes, backslash runs and quotes decode as JSON.parse decodes them, wherever the slices fall', async () => {
+  const pieces = ['\\', '\\\\\\', '"', '\\"', '\n', 'é', '😀', '\ud800', '\u0001', 'abc', ' ', '\\u0041', '/'];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
+  for (let round = 0; round < 6; round++) {
+    const target = Math.floor(DECODE_SLICE * (1.2 + next() * 1.5));
+    const chunks: string[] = [];
+    let length = 0;
+    while (length < target) {
+      const p = pieces[Math.floor(next() * pieces.length)].repeat(1 + Math.floor(next() * 3));
+      chunks.push(p);
+      length += p.length;
+    }
+    const text = chunks.join('');
+    const m = { jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri: 'file:///r.art', text }, after: 'x"y' } };
+    const body = Buffer.from(JSON.stringify(m), 'utf8');
+    assert.deepEqual(await decodeInSlices(body, 0), JSON.parse(body.toString('utf8')), `round ${round}`);
+  }
+});

@@ -11,6 +11,8 @@ const isEol = (c: number) => c === 10 || c === 13;
 
 export class ServerDocument implements TextDocument {
   private starts: Uint32Array | undefined;
+  /** The line of the last positionAt (a hint for the next). */
+  private lastLine = 0;
   /** Line starts found so far by `prepareLines`, and where its scan stopped (reset by any change). */
   private found: number[] | undefined;
   private scanned = 0;
@@ -34,6 +36,20 @@ export class ServerDocument implements TextDocument {
   positionAt(offset: number): Position {
     const o = Math.max(Math.min(offset, this.content.length), 0);
     const starts = this.lineStarts();
+    let line = this.lastLine;
+    // Features ask for positions in document order (outline, folding, tokens, diagnostics): the line of the last
+    // answer, or one of the next two, is checked before a binary search.
+    if (line < starts.length && starts[line] <= o) {
+      if (line + 1 < starts.length && starts[line + 1] <= o) {
+        line++;
+        if (line + 1 < starts.length && starts[line + 1] <= o) line = this.lineOf(o, starts);
+      }
+    } else line = this.lineOf(o, starts);
+    this.lastLine = line;
+    return { line, character: this.beforeEol(o, starts[line]) - starts[line] };
+  }
+
+  private lineOf(o: number, starts: Uint32Array): number {
     let lo = 0;
     let hi = starts.length - 1;
     while (lo < hi) {
@@ -41,7 +57,7 @@ export class ServerDocument implements TextDocument {
       if (starts[mid] <= o) lo = mid;
       else hi = mid - 1;
     }
-    return { line: lo, character: this.beforeEol(o, starts[lo]) - starts[lo] };
+    return lo;
   }
 
   offsetAt(position: Position): number {

@@ -12,6 +12,8 @@ export async function foldingRanges(ctx: ServerContext, params: FoldingRangePara
   const slicer = slicerFor(ctx, t, token);
   const { document } = t;
   const out: FoldingRange[] = [];
+  // Start lines already folded: one range per start line (clients keep only one). Programs do not share lines, so
+  // a library's are forgotten program by program (a set of every start line of a large library was most of the time).
   const seen = new Set<number>();
   const limit = ctx.client.foldingRangeLimit ?? Infinity;
   const fold = (s: Span, kind?: FoldingRangeKind) => {
@@ -20,7 +22,7 @@ export async function foldingRanges(ctx: ServerContext, params: FoldingRangePara
     let end = endAt.line;
     // A span that ends with its line break ends on the previous line.
     if (end > start && endAt.character === 0) end--;
-    if (end <= start || seen.has(start)) return; // one range per start line (clients keep only one)
+    if (end <= start || seen.has(start)) return;
     seen.add(start);
     out.push(kind ? { startLine: start, endLine: end, kind } : { startLine: start, endLine: end });
   };
@@ -31,6 +33,7 @@ export async function foldingRanges(ctx: ServerContext, params: FoldingRangePara
       // Ranges come in line order here: past the client's limit the rest would be dropped by the client anyway.
       if (out.length >= limit) break;
       if (slicer.due()) await slicer.pause();
+      seen.clear();
       fold(p.span, FoldingRangeKind.Region);
       if (p.description) fold(p.description.span);
       if (p.input) fold(p.input.span);

@@ -3,9 +3,13 @@
 import type { Connection, TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Analysis, Analyzer } from './analysis';
+import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import { toLspDiagnostic } from './convert';
-import { describeError, type Logger } from './guard';
+import { describeError, yieldToEventLoop, type Logger } from './guard';
 import { DocumentStatusNotification } from './protocol';
+
+/** Diagnostics converted to LSP between two yields. */
+const CONVERT_SLICE = 2000;
 import type { SettingsStore } from './settings';
 
 export class DiagnosticsPublisher {
@@ -90,7 +94,17 @@ export class DiagnosticsPublisher {
       return;
     }
     if (!analysis || superseded()) return;
-    const diagnostics = analysis.diagnostics.map(d => toLspDiagnostic(document, d));
+    // Thousands of diagnostics (a large library) are converted a slice at a time, after a yield: the analysis that
+    // made them has just held the event loop.
+    const diagnostics: LspDiagnostic[] = [];
+    const all = analysis.diagnostics;
+    for (let i = 0; i < all.length; i += CONVERT_SLICE) {
+      if (all.length > CONVERT_SLICE) {
+        await yieldToEventLoop();
+        if (superseded()) return;
+      }
+      for (let j = i; j < Math.min(all.length, i + CONVERT_SLICE); j++) diagnostics.push(toLspDiagnostic(document, all[j]));
+    }
     await this.connection.sendDiagnostics({ uri, version, diagnostics });
     let errors = 0;
     let warnings = 0;

@@ -84,8 +84,8 @@ const at = (s: Span, by: number): Span => ({ start: s.start + by, end: s.end + b
 
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
 
-/** The value's text without surrounding blank lines; the indentation of a first code line is kept. */
-function valueOf(text: string, from: number, to: number): { text: string; span: Span } {
+/** The span of the value's text without surrounding blank lines (empty when there is none); the indentation of a first code line is kept. */
+function valueOf(text: string, from: number, to: number): Span {
   let s = from;
   while (s < to && (text.charCodeAt(s) === 32 || text.charCodeAt(s) === 9)) s++;
   if (s < to && (text.charCodeAt(s) === 10 || text.charCodeAt(s) === 13)) {
@@ -102,9 +102,9 @@ function valueOf(text: string, from: number, to: number): { text: string; span: 
   while (e > s && isSpace(text.charCodeAt(e - 1))) e--;
   if (e <= s) {
     const at = Math.min(s, to);
-    return { text: '', span: { start: at, end: at } };
+    return { start: at, end: at };
   }
-  return { text: text.slice(s, e), span: { start: s, end: e } };
+  return { start: s, end: e };
 }
 
 /** The lists of the program being parsed (parsing is synchronous: one program at a time). */
@@ -148,7 +148,7 @@ class ProgramBuilder {
 
   private marked(marker: Span, p: Pending): Marked {
     const v = valueOf(this.text, p.valueStart, p.valueEnd);
-    return new Marked(this.place, marker, v.span);
+    return new Marked(this.place, marker, v);
   }
 
   private references(within: Span): void {
@@ -170,7 +170,7 @@ class ProgramBuilder {
     const base = p.base;
     if (!head) {
       const v = valueOf(this.text, p.valueStart, p.valueEnd);
-      if (v.text) program.strayText.push(v.span);
+      if (v.end > v.start) program.strayText.push(v);
       return;
     }
     const marker = at(head.marker, base);
@@ -183,7 +183,7 @@ class ProgramBuilder {
           program.description = new Description(
             this.place,
             marker,
-            v.span,
+            v,
             t ? this.text.slice(t.name.start + base, t.name.end + base).trim() : null,
             t ? at(t.name, base) : null,
           );
@@ -206,7 +206,7 @@ class ProgramBuilder {
         const nameSpan = br ? at(br.name, base) : null;
         const bracketSpan = br ? at(br.span, base) : null;
         const name = nameSpan ? this.text.slice(nameSpan.start, nameSpan.end) : null;
-        const end = Math.max(marker.end, bracketSpan ? bracketSpan.end : 0, instruction.text ? instruction.span.end : 0);
+        const end = Math.max(marker.end, bracketSpan ? bracketSpan.end : 0, instruction.end > instruction.start ? instruction.end : 0);
         const step = new Step(this.place, {
           number: head.number.value,
           numberSpan: at(head.number.span, base),
@@ -215,19 +215,19 @@ class ProgramBuilder {
           nameSpan,
           bracketSpan,
           unclosedBracket: br ? !br.closed : false,
-          instructionSpan: instruction.span,
+          instructionSpan: instruction,
           end,
           isEoq: name !== null && br !== null && br.closed && isEoqName(name),
         });
-        this.references(instruction.span);
+        this.references(instruction);
         program.steps.push(step);
         this.lastStep = step;
         return;
       }
       case 'answer': {
         const v = valueOf(this.text, p.valueStart, p.valueEnd);
-        const answer = new Answer(this.place, marker, v.span, head.number.value, at(head.number.span, base), head.missingColon);
-        this.references(v.span);
+        const answer = new Answer(this.place, marker, v, head.number.value, at(head.number.span, base), head.missingColon);
+        this.references(v);
         const last = this.lastStep;
         if (last && !last.answer && !last.isEoq) last.answer = answer;
         else program.strayAnswers.push(answer);

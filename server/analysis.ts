@@ -180,9 +180,17 @@ export class Analyzer {
       if (superseded()) return null;
       const hitNow = this.cached(document); // a request may have computed it while we yielded
       if (hitNow) return hitNow;
-      // The text has not changed since the last prefix (superseded() says so): the rest is an append too.
+      // The text has not changed since the last prefix (superseded() says so): the rest is an append too. It is
+      // parsed in one turn and the whole document's diagnostics assembled in the next.
       if (appendFrom >= 0) {
-        const a = this.art(document, text, { start: appendFrom, oldEnd: appendFrom, newEnd: text.length });
+        inc.advance(text, { start: appendFrom, oldEnd: appendFrom, newEnd: text.length });
+        this.lastLength.set(document.uri, text.length);
+        if (document instanceof ServerDocument) document.prepareLines(text.length);
+        await yieldToEventLoop();
+        if (superseded()) return null;
+        const again = this.cached(document);
+        if (again) return again;
+        const a = this.art(document, text);
         this.latest.set(document.uri, a);
         return a;
       }

@@ -87,8 +87,7 @@ export async function benchScale(): Promise<Record<string, string | number>> {
     rmSync(dir, { recursive: true, force: true });
   }
   // ART_BENCH_LSP_MB: the library sizes for the language server, e.g. `1,10,50,200` (default 50).
-  for (const size of (process.env.ART_BENCH_LSP_MB ?? '50').split(',').filter(Boolean).map(Number))
-    Object.assign(rows, await benchLspAtScale(size));
+  for (const size of (process.env.ART_BENCH_LSP_MB ?? '50').split(',').filter(Boolean).map(Number)) Object.assign(rows, await benchLspAtScale(size));
   return rows;
 }
 

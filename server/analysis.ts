@@ -33,6 +33,9 @@ export type Analysis = ArtAnalysis | AgentAnalysis;
 /** Before a first analysis of a text this large, the garbage of receiving it is collected (see ./memory). */
 export const COLLECT_BEFORE_CHARS = 8 * 1024 * 1024;
 
+/** An edit to a text this large is parsed in one turn and its document's diagnostics assembled in the next. */
+const SPLIT_EDIT_CHARS = 4 * 1024 * 1024;
+
 /** A first analysis of a text larger than this is fed to the incremental parser in prefixes, yielding between. */
 export const CHUNK_CHARS = 256 * 1024;
 /**
@@ -197,6 +200,16 @@ export class Analyzer {
     }
     const hitNow = this.cached(document); // a request may have computed it while we yielded
     if (hitNow) return hitNow;
+    if (text.length >= SPLIT_EDIT_CHARS && this.incrementals.has(document.uri)) {
+      // An edit to a large library: the programs it touched are parsed in one turn, the whole document's diagnostics
+      // assembled in the next (each is tens of milliseconds at 50 MB).
+      this.incremental(document.uri).advance(text, this.edits.take(document.uri));
+      this.lastLength.set(document.uri, text.length);
+      await yieldToEventLoop();
+      if (superseded()) return null;
+      const again = this.cached(document);
+      if (again) return again;
+    }
     const a = this.art(document, text);
     this.latest.set(document.uri, a);
     return a;

@@ -270,9 +270,21 @@ export interface ArtDocument {
   separators: Span[];
 }
 
-/** Canonical form of a step name: lower case, runs of white space folded, trimmed. */
+const normalized = new Map<string, string>();
+
+/**
+ * Canonical form of a step name: lower case, runs of white space folded, trimmed. Names repeat (a large library asks
+ * for the same few hundred names hundreds of thousands of times), so each is computed once; keys and values are strings of
+ * their own (ownString), never slices that would keep a document alive.
+ */
 export function normalizeName(name: string): string {
-  return name.trim().replace(/\s+/g, ' ').toLowerCase();
+  let n = normalized.get(name);
+  if (n === undefined) {
+    n = ownString(name.trim().replace(/\s+/g, ' ').toLowerCase());
+    if (normalized.size >= OWN_STRINGS_LIMIT) normalized.clear();
+    normalized.set(ownString(name), n);
+  }
+  return n;
 }
 
 /** `[EOQ]`, the end of the queries (any case, spaces folded): never a tool and never a sub-step. */

@@ -330,7 +330,7 @@ export function duplicateKey(text: string, p: Program): number {
   h = Math.imul(h ^ 0x10000, 16777619); // between the two: not a character
   const { start, end } = p.input.textSpan;
   for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  return h >>> 0;
+  return h & 0x3fffffff; // 30 bits: a small integer for V8 (a map keyed by larger numbers boxes each one)
 }
 
 /**

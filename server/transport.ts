@@ -1,7 +1,9 @@
 // The stdio transport. Reading: each message's body is copied into one buffer of its Content-Length as the chunks
 // arrive (vscode-jsonrpc's reader keeps every chunk until the message is whole, then copies them: a 50 MB document
 // cost 100 MB of buffers, which the C heap kept afterwards), and a large body is decoded in slices with a yield
-// between (decodeInSlices). Messages are delivered in the order they came.
+// between (decodeInSlices). Messages are delivered in the order they came, with one exception: while a large message
+// about one document is being decoded (a 50 MB didOpen takes hundreds of milliseconds), a request about another
+// document may be delivered ahead of it (see mayOvertake).
 //
 // Writing: the server writes its messages through the writer below, so that a large answer (an outline, the folding
 // ranges or the program list of a library of 60,000 programs: megabytes of JSON) is serialised in slices with a
@@ -274,6 +276,8 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
   private filled = 0;
   private failed = false;
   private delivered: Promise<void> = Promise.resolve();
+  /** The messages read and not yet delivered, in order, with the document each is about (null: unknown or none). */
+  private readonly waiting: { uri: string | null }[] = [];
 
   constructor(private readonly stream: NodeJS.ReadableStream) {
     super();
@@ -301,6 +305,36 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
         this.stream.off('end', onClose);
       },
     };
+  }
+
+  /**
+   * One message after the other, except a request about a document that none of the messages still waiting to be
+   * delivered is about, when they are all known to be about one document: it goes at once (mayOvertake).
+   */
+  private deliver(held: { body: Buffer | null }, callback: DataCallback): void {
+    const body = held.body!;
+    const large = body.length > DECODE_SLICE;
+    // A small message read while others wait is parsed now, to know whether it may go first and what it is about.
+    let parsed: Message | null = null;
+    if (!large && this.waiting.length > 0) {
+      parsed = JSON.parse(body.toString('utf8')) as Message;
+      if (mayOvertake(parsed, this.waiting)) {
+        callback(parsed);
+        return;
+      }
+    }
+    const entry = { uri: large ? documentOfLargeBody(body) : parsed && documentOf(parsed) };
+    this.waiting.push(entry);
+    this.delivered = this.delivered.then(async () => {
+      try {
+        if (this.failed) return;
+        callback(parsed ?? (await decodeBody(held)));
+      } catch (e) {
+        this.fail(e);
+      } finally {
+        this.waiting.splice(this.waiting.indexOf(entry), 1);
+      }
+    });
   }
 
   private fail(e: unknown): void {
@@ -344,21 +378,46 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
       if (this.filled === this.body.length) {
         const held = { body: this.body as Buffer | null };
         this.body = null;
-        // One message after the other: a small one must not overtake a large one still being decoded.
-        this.delivered = this.delivered.then(async () => {
-          if (this.failed) return;
-          try {
-            callback(await decodeBody(held));
-          } catch (e) {
-            this.fail(e);
-          }
-        });
+        this.deliver(held, callback);
       }
     }
   }
 }
 
 /** The Content-Length of a message header, or an error saying what is wrong with it. */
+/** The document a message is about: its `params.textDocument.uri`, or null. */
+function documentOf(msg: Message): string | null {
+  const uri = (msg as { params?: { textDocument?: { uri?: unknown } } }).params?.textDocument?.uri;
+  return typeof uri === 'string' ? uri : null;
+}
+
+/** The start of a large body where a client writes the document's uri (before its text). */
+const URI_IN = 64 * 1024;
+const TEXT_DOCUMENT_URI = /"textDocument"\s*:\s*\{\s*"uri"\s*:\s*("(?:[^"\\]|\\.)*")/;
+
+/** documentOf for a large body still to be decoded: the uri written first in its `textDocument`, or null. */
+function documentOfLargeBody(body: Buffer): string | null {
+  const m = TEXT_DOCUMENT_URI.exec(body.toString('utf8', 0, Math.min(body.length, URI_IN)));
+  if (!m) return null;
+  try {
+    return JSON.parse(m[1]) as string;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether `msg` may be delivered before the messages still `waiting`: it is a request about a document, and each
+ * waiting message is known to be about another document. A notification (a change, a close, a cancellation) or a
+ * request about no document (shutdown) keeps its place; so does everything while a waiting message's document is
+ * not known.
+ */
+function mayOvertake(msg: Message, waiting: readonly { uri: string | null }[]): boolean {
+  if (!('id' in msg) || !('method' in msg)) return false;
+  const uri = documentOf(msg);
+  return uri !== null && waiting.every(w => w.uri !== null && w.uri !== uri);
+}
+
 function contentLength(header: string): number {
   for (const line of header.split('\r\n')) {
     const colon = line.indexOf(':');

@@ -168,3 +168,43 @@ test('random long strings of escapes, backslash runs and quotes decode as JSON.p
     assert.deepEqual(await decodeInSlices(body, 0), JSON.parse(body.toString('utf8')), `round ${round}`);
   }
 });
+
+test('while a large message about one document is decoded, a request about another goes first; everything else keeps its order', async () => {
+  const text = 'line é\n'.repeat((DECODE_SLICE * 2) / 7);
+  const open = {
+    jsonrpc: '2.0',
+    method: 'textDocument/didOpen',
+    params: { textDocument: { uri: 'file:///a.art', languageId: 'art', version: 1, text } },
+  };
+  const hoverB = {
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'textDocument/hover',
+    params: { textDocument: { uri: 'file:///b.art' }, position: { line: 0, character: 0 } },
+  };
+  const changeB = {
+    jsonrpc: '2.0',
+    method: 'textDocument/didChange',
+    params: { textDocument: { uri: 'file:///b.art', version: 2 }, contentChanges: [{ text: 'x' }] },
+  };
+  const hoverB2 = { ...hoverB, id: 3 };
+  const hoverA = { ...hoverB, id: 4, params: { ...hoverB.params, textDocument: { uri: 'file:///a.art' } } };
+  const shutdown = { jsonrpc: '2.0', id: 5, method: 'shutdown' };
+  const bytes = Buffer.concat([open, hoverB, changeB, hoverB2, hoverA, shutdown].map(frame));
+  for (const size of [4096, bytes.length]) {
+    const r = await readAll(bytes, size);
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(
+      r.messages.map(m => (m as { id?: number; method: string }).id ?? (m as { method: string }).method),
+      [2, 'textDocument/didOpen', 'textDocument/didChange', 3, 4, 5],
+      `chunks of ${size}`,
+    );
+  }
+  // A large message whose document is not written before its text: nothing goes ahead of it.
+  const late = { jsonrpc: '2.0', method: 'textDocument/didOpen', params: { text, textDocument: { uri: 'file:///a.art' } } };
+  const r = await readAll(Buffer.concat([late, hoverB].map(frame)), 65536);
+  assert.deepEqual(
+    r.messages.map(m => (m as { id?: number; method: string }).id ?? (m as { method: string }).method),
+    ['textDocument/didOpen', 2],
+  );
+});

@@ -162,6 +162,8 @@ export class Analyzer {
     if (kind === 'agent') return this.current(document);
     const text = document.getText();
     const seen = this.lastLength.get(document.uri) ?? 0;
+    /** What a first analysis in prefixes has left to parse (the text after its last prefix). */
+    let rest: EditRegion | undefined;
     if (Math.abs(text.length - seen) > CHUNK_CHARS) {
       if (text.length >= COLLECT_BEFORE_CHARS) collectGarbage();
       this.edits.forget(document.uri); // the prefixes below are not the text those edits were counted against
@@ -181,30 +183,17 @@ export class Analyzer {
       }
       await yieldToEventLoop();
       if (superseded()) return null;
-      const hitNow = this.cached(document); // a request may have computed it while we yielded
-      if (hitNow) return hitNow;
-      // The text has not changed since the last prefix (superseded() says so): the rest is an append too. It is
-      // parsed in one turn and the whole document's diagnostics assembled in the next.
-      if (appendFrom >= 0) {
-        inc.advance(text, { start: appendFrom, oldEnd: appendFrom, newEnd: text.length });
-        this.lastLength.set(document.uri, text.length);
-        if (document instanceof ServerDocument) document.prepareLines(text.length);
-        await yieldToEventLoop();
-        if (superseded()) return null;
-        const again = this.cached(document);
-        if (again) return again;
-        const a = this.art(document, text);
-        this.latest.set(document.uri, a);
-        return a;
-      }
+      // The text has not changed since the last prefix (superseded() says so): the rest is an append too.
+      if (appendFrom >= 0) rest = { start: appendFrom, oldEnd: appendFrom, newEnd: text.length };
     }
     const hitNow = this.cached(document); // a request may have computed it while we yielded
     if (hitNow) return hitNow;
-    if (text.length >= SPLIT_EDIT_CHARS && this.incrementals.has(document.uri)) {
-      // An edit to a large library: the programs it touched are parsed in one turn, the whole document's diagnostics
-      // assembled in the next (each is tens of milliseconds at 50 MB).
-      this.incremental(document.uri).advance(text, this.edits.take(document.uri));
+    if (rest || (text.length >= SPLIT_EDIT_CHARS && this.incrementals.has(document.uri))) {
+      // The rest of a first analysis, or an edit to a large library: the programs it touched are parsed in one turn,
+      // the whole document's diagnostics assembled in the next (each is tens of milliseconds at 50 MB).
+      this.incremental(document.uri).advance(text, rest ?? this.edits.take(document.uri));
       this.lastLength.set(document.uri, text.length);
+      if (rest && document instanceof ServerDocument) document.prepareLines(text.length);
       await yieldToEventLoop();
       if (superseded()) return null;
       const again = this.cached(document);

@@ -10,6 +10,7 @@ import { formatSummary, summarise, type EvalResult } from '../runner/eval';
 import { defaultResultsPath, evaluate, EvalDataError, LaunchError } from '../runner/evaluate';
 import type { RunOptionName } from '../runner/options';
 import { CliError } from './files';
+import { stoppable } from './signals';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
 /** Run options that belong to one run, not to an evaluation. */
@@ -71,53 +72,49 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   const env = io.env ?? process.env;
 
   const controller = new AbortController();
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
-    stopping = true;
-    controller.abort(new Error(`stopped by ${signal}`));
-  };
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const s of signals) process.on(s, onSignal);
   let show: ReturnType<typeof progressReporter> | undefined;
-  try {
-    const end = await evaluate({
-      library: libraryPath,
-      data: dataPath,
-      out: outPath,
-      options: given,
-      optionLabel: cliLabel('LIBRARY'),
-      apiKey: name => env[name] || undefined,
-      trusted: true,
-      concurrency,
-      selectExamples,
-      runs: { folder: resolve(typeof values.runs === 'string' ? values.runs : '.art/runs'), gitignore: true },
-      signal: controller.signal,
-      log: line => io.err(`[art] ${line}`),
-      onStart: s => {
-        io.err(
-          `[art] ${s.total} examples, ${s.done.length} already in ${s.resultsPath}, ${s.todo.length} to run (concurrency ${s.concurrency}${s.samples > 1 ? `, ${s.samples} samples` : ''}, select ${s.select})`,
-        );
-        show = progressReporter(String(progress), s.todo.length, s.done, io);
-      },
-      onResult: r => show?.add(r),
-    });
-    show?.stop();
-    if (end.rateLimited)
-      io.err(`[art] the endpoint rate-limited ${end.rateLimited.count} request(s): the bound went down to ${end.rateLimited.limit}`);
-    io.write(`${formatSummary(summarise(end.results))}\nresults: ${end.resultsPath}\n`);
-    if (end.stopped) {
-      io.err(`art eval: stopped with ${end.results.length} of ${end.total} examples done: run the same command again to resume`);
-      return 130;
-    }
-    return 0;
-  } catch (e) {
-    show?.stop();
-    if (e instanceof LaunchError || e instanceof EvalDataError) throw new CliError(`art eval: ${e.message}`);
-    throw e;
-  } finally {
-    for (const s of signals) process.removeListener(s, onSignal);
-  }
+  // A signal stops the runs in flight (./signals); the results file keeps what finished.
+  return stoppable(
+    signal => controller.abort(new Error(`stopped by ${signal}`)),
+    async () => {
+      try {
+        const end = await evaluate({
+          library: libraryPath,
+          data: dataPath,
+          out: outPath,
+          options: given,
+          optionLabel: cliLabel('LIBRARY'),
+          apiKey: name => env[name] || undefined,
+          trusted: true,
+          concurrency,
+          selectExamples,
+          runs: { folder: resolve(typeof values.runs === 'string' ? values.runs : '.art/runs'), gitignore: true },
+          signal: controller.signal,
+          log: line => io.err(`[art] ${line}`),
+          onStart: s => {
+            io.err(
+              `[art] ${s.total} examples, ${s.done.length} already in ${s.resultsPath}, ${s.todo.length} to run (concurrency ${s.concurrency}${s.samples > 1 ? `, ${s.samples} samples` : ''}, select ${s.select})`,
+            );
+            show = progressReporter(String(progress), s.todo.length, s.done, io);
+          },
+          onResult: r => show?.add(r),
+        });
+        show?.stop();
+        if (end.rateLimited)
+          io.err(`[art] the endpoint rate-limited ${end.rateLimited.count} request(s): the bound went down to ${end.rateLimited.limit}`);
+        io.write(`${formatSummary(summarise(end.results))}\nresults: ${end.resultsPath}\n`);
+        if (end.stopped) {
+          io.err(`art eval: stopped with ${end.results.length} of ${end.total} examples done: run the same command again to resume`);
+          return 130;
+        }
+        return 0;
+      } catch (e) {
+        show?.stop();
+        if (e instanceof LaunchError || e instanceof EvalDataError) throw new CliError(`art eval: ${e.message}`);
+        throw e;
+      }
+    },
+  );
 }
 
 function positiveInt(v: unknown, def: number, flag: string): number {

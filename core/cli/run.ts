@@ -12,10 +12,11 @@ import { StreamedText } from '../runner/streamedText';
 import type { RunResult, ToolCall } from '../runner/types';
 import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
+import { stoppable } from './signals';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 import { typedText } from '../runner/typedText';
 import { newRunId, prepareRunsFolder, runFiles, writeSummary } from '../runner/history';
-import { BudgetedModel, StepSearch, writeSearchTraces, type SearchResult } from '../runner/search';
+import { BudgetedModel, StepSearch, writeSearchTraces } from '../runner/search';
 
 /** Flags of `art run` that are not run options: how the terminal shows the run. */
 const SHELL_FLAGS = [
@@ -131,25 +132,18 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     });
   }
 
-  // SIGINT/SIGTERM (and a closed terminal) stop the run: the running tool is cancelled (the Python sandbox's
-  // processes and scratch folder go with it), MCP servers stop and the trace is closed before the process exits.
-  // A second signal exits at once.
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
-    stopping = true;
-    runner.stop();
-  };
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const s of signals) process.on(s, onSignal);
-  let result: RunResult;
-  try {
-    result = await runner.run();
-  } finally {
-    ask?.close();
-    await run.dispose();
-    for (const s of signals) process.removeListener(s, onSignal);
-  }
+  // A signal stops the run (./signals): the running tool is cancelled, MCP servers stop and the trace is closed.
+  const result = await stoppable(
+    () => runner.stop(),
+    async () => {
+      try {
+        return await runner.run();
+      } finally {
+        ask?.close();
+        await run.dispose();
+      }
+    },
+  );
   printed.update(runner.text, true);
   if (!values.quiet && !printed.text.endsWith('\n')) io.write('\n');
   const s = result.snapshot;
@@ -202,16 +196,16 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
     budget: options.budget,
     progress: line => io.err(`[art] ${line}`),
   });
-  const stop = () => run.runner.stop();
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const s of signals) process.on(s, stop);
-  let r: SearchResult;
-  try {
-    r = await search.run();
-  } finally {
-    for (const s of signals) process.removeListener(s, stop);
-    await run.dispose();
-  }
+  const r = await stoppable(
+    () => run.runner.stop(),
+    async () => {
+      try {
+        return await search.run();
+      } finally {
+        await run.dispose();
+      }
+    },
+  );
   const files = writeSearchTraces(search, r, tracePath, apiKey ? [apiKey] : []);
   if (runsFolder) writeSummary(runsFolder, basename(tracePath).replace(/\.jsonl$/, ''), { program: file, task: options.task });
   const result = r.result;
@@ -245,18 +239,17 @@ async function runSamples(options: RunOptions, samples: number, env: NodeJS.Proc
     samples,
   );
   for (const p of runs[0].toolProblems) io.err(`[art] tools: ${p}`);
-  const stop = () => runs.forEach(r => r.runner.stop());
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const s of signals) process.on(s, stop);
-  let results: RunResult[];
-  let t: Tally;
-  try {
-    results = await Promise.all(runs.map(r => r.runner.run()));
-    t = recordVote(runs);
-  } finally {
-    for (const s of signals) process.removeListener(s, stop);
-    await Promise.all(runs.map(r => r.dispose()));
-  }
+  const [results, t] = await stoppable(
+    () => runs.forEach(r => r.runner.stop()),
+    async (): Promise<[RunResult[], Tally]> => {
+      try {
+        const all = await Promise.all(runs.map(r => r.runner.run()));
+        return [all, recordVote(runs)];
+      } finally {
+        await Promise.all(runs.map(r => r.dispose()));
+      }
+    },
+  );
   results.forEach((r, i) =>
     io.err(
       `[art] sample ${i + 1}: ${r.reason === 'finished' ? `answer ${JSON.stringify(r.answer)}` : `${r.reason}${r.error ? `: ${r.error}` : ''}`}${runs[i].tracePath ? `; trace: ${runs[i].tracePath}` : ''}`,

@@ -10,7 +10,7 @@ import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/model/script';
 import { createAgentRunner, createMultiToolRunner } from '../../../core/runner/create';
 import { MemoryTrace, replayTrace } from '../../../core/runner/trace';
-import { fixturePath, record, runWithoutPauses, scriptedSuite } from './helpers';
+import { failingTool, fixturePath, record, runWithoutPauses, scriptedSuite } from './helpers';
 
 const react = compileAgent(parseAgentFile(readFileSync(fixturePath('agents/react.agent'), 'utf8')).agents[0]);
 const QUESTION = 'Musician and satirist Allie Goertz wrote a song about the "The Simpsons" character Milhouse, who Matt Groening named after who?';
@@ -192,12 +192,7 @@ describe('agent specs and inline triggers against the scripted server', { timeou
 
   test('MultiTool-CoT fallback: a failing tool is shown, then the model writes the output', async () => {
     server.setScripts(MULTITOOL_SCRIPT);
-    const failing = {
-      get: (n: string) =>
-        n.toLowerCase() === 'calculator'
-          ? { info: tools.get('calculator')!.info, run: async () => ({ ok: false as const, error: 'calculator offline' }) }
-          : undefined,
-    };
+    const failing = failingTool(tools, 'calculator', 'calculator offline');
     const r = createMultiToolRunner({ prompt: MULTITOOL_PROMPT, endMarkers: ['\n\nQ:'] }, { model: model(), tools: failing, pauseAfterTool: false });
     const errors: string[] = [];
     r.on('paused', ({ reason, call }) => {

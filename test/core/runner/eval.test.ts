@@ -229,8 +229,8 @@ describe('eval against the scripted server', () => {
     );
     const model = new OpenAIModel({ baseURL: server.baseURL, model: 'scripted' });
     const lines: string[] = [];
-    const best = await bestCluster({
-      strategy: 'best-cluster',
+    const selection = {
+      strategy: 'best-cluster' as const,
       libraries: [
         { path: 'a.art', doc: lib },
         { path: 'b.art', doc: parseArt(LIB_B) },
@@ -238,21 +238,12 @@ describe('eval against the scripted server', () => {
       task: { taskName: 'Times', description: 'Multiply.', input: '' },
       labelled: [{ input: '6 and 7', target: '42' }],
       runnerOptions: { model, tools, pauseAfterTool: false },
-      explain: l => lines.push(l),
-    });
+    };
+    const best = await bestCluster({ ...selection, explain: l => lines.push(l) });
     assert.equal(best.path, 'b.art');
     assert.deepEqual(lines, ['a.art: 0/1 labelled examples right', 'b.art: 1/1 labelled examples right']);
     // Through chooseDemonstrations, each of the file's programs says why it is there.
-    const chosen = await chooseDemonstrations({
-      strategy: 'best-cluster',
-      libraries: [
-        { path: 'a.art', doc: lib },
-        { path: 'b.art', doc: parseArt(LIB_B) },
-      ],
-      task: { taskName: 'Times', description: 'Multiply.', input: '' },
-      labelled: [{ input: '6 and 7', target: '42' }],
-      runnerOptions: { model, tools, pauseAfterTool: false },
-    });
+    const chosen = await chooseDemonstrations(selection);
     assert.deepEqual(
       chosen.map(d => [d.file, d.why]),
       [['b.art', { strategy: 'best-cluster', file: 'b.art', correct: 1, tried: 1 }]],

@@ -138,6 +138,13 @@ export function withTools(base: ToolLookup, extra: Record<string, Tool>): ToolLo
   return { get: name => extra[name.trim().toLowerCase()] ?? base.get(name) };
 }
 
+/** Only the tool `name` of `tools`, failing with `error` (its description kept); no other tool. */
+export function failingTool(tools: ToolLookup, name: string, error: string): ToolLookup {
+  return {
+    get: n => (n.trim().toLowerCase() === name ? { info: tools.get(name)!.info, run: async () => ({ ok: false as const, error }) } : undefined),
+  };
+}
+
 export function fakeTool(name: string, run: (input: string, signal: AbortSignal) => Promise<ToolResult> | ToolResult): Tool {
   return {
     info: { name, description: `test tool ${name}`, input: 'text', origin: 'user' },

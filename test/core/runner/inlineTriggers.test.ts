@@ -13,7 +13,7 @@ import { ART_STOPS, ART_TRIGGER_STOPS } from '../../../core/runner/artProtocol';
 import { createArtRunner } from '../../../core/runner/create';
 import { MemoryTrace, replayTrace } from '../../../core/runner/trace';
 import type { RunnerOptions } from '../../../core/runner/types';
-import { fixturePath, runWithoutPauses, scriptedSuite } from './helpers';
+import { failingTool, fixturePath, runWithoutPauses, scriptedSuite } from './helpers';
 
 const LIBRARY = parseArt(readFileSync(fixturePath('programs/inline-triggers.art'), 'utf8'));
 /** The program run: Ana's pens (3 * 4 = 12, change 8). */
@@ -150,12 +150,7 @@ describe('inline triggers inside ART answers against the scripted server', { tim
 
   test('on, the tool fails: the failure is shown, then the model writes the output after `>>`', async () => {
     server.setScripts(SCRIPT);
-    const failing = {
-      get: (n: string) =>
-        n.trim().toLowerCase() === 'calculator'
-          ? { info: tools.get('calculator')!.info, run: async () => ({ ok: false as const, error: 'calculator offline' }) }
-          : undefined,
-    };
+    const failing = failingTool(tools, 'calculator', 'calculator offline');
     const r = runner(true, { tools: failing });
     const errors: string[] = [];
     r.on('paused', ({ reason, call }) => {

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'mocha';
 import * as vscode from 'vscode';
-import { artStudio, open, until, workspaceUri } from './helpers';
+import { artStudio, disposeAndStopDebugging, open, until, workspaceUri, writeWorkspaceFile } from './helpers';
 
 const LIBRARY = `In these examples, you are given a task description and an input. Break the input down into subtasks in order to solve the task.
 
@@ -52,11 +52,8 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
   const subscriptions: vscode.Disposable[] = [];
 
   before(async () => {
-    await vscode.workspace.fs.writeFile(workspaceUri(file), new TextEncoder().encode(LIBRARY));
-    await vscode.workspace.fs.writeFile(
-      workspaceUri(demos),
-      new TextEncoder().encode('Description: (Greeting) Say hello.\nInput: hi\nQ1: [EOQ]\nAns: hello\n'),
-    );
+    await writeWorkspaceFile(file, LIBRARY);
+    await writeWorkspaceFile(demos, 'Description: (Greeting) Say hello.\nInput: hi\nQ1: [EOQ]\nAns: hello\n');
     subscriptions.push(
       vscode.debug.registerDebugAdapterTrackerFactory('art', {
         createDebugAdapterTracker: () => ({ onDidSendMessage: (m: DapMessage) => void messages.push(m) }),
@@ -66,8 +63,7 @@ describe('debugging a program (art debug adapter, replay mode)', function () {
   });
 
   after(async () => {
-    for (const s of subscriptions) s.dispose();
-    if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
+    await disposeAndStopDebugging(subscriptions);
     // Close the streamed (untitled) and edited documents without saving them.
     for (const doc of vscode.workspace.textDocuments.filter(d => d.isDirty)) {
       await vscode.window.showTextDocument(doc);

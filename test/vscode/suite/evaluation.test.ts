@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, ARITHMETIC_TASK, arithmeticScripts, runsAtServer } from '../../support/arithmeticModel';
 import { ScriptedServer } from '../../support/scriptedServer';
 import { StateRequest } from '../../../client/runner/protocol';
-import { artStudio, until, workspaceUri } from './helpers';
+import { artStudio, disposeAndStopDebugging, until, workspaceUri } from './helpers';
 
 describe('Evaluate Task and its results view', function () {
   this.timeout(120_000);
@@ -34,8 +34,7 @@ describe('Evaluate Task and its results view', function () {
   });
 
   after(async () => {
-    for (const s of subscriptions) s.dispose();
-    if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
+    await disposeAndStopDebugging(subscriptions);
     await config().update('model.baseURL', undefined, vscode.ConfigurationTarget.Workspace);
     await config().update('model.name', undefined, vscode.ConfigurationTarget.Workspace);
     await ScriptedServer.closeAll();

@@ -109,6 +109,17 @@ export function lineStartingWith(doc: vscode.TextDocument, prefix: string, fromL
 }
 
 /** Discards unsaved edits and closes every editor, so each test starts from the files on disk. */
+/** Writes a file of the test workspace. */
+export async function writeWorkspaceFile(name: string, text: string): Promise<void> {
+  await vscode.workspace.fs.writeFile(workspaceUri(name), new TextEncoder().encode(text));
+}
+
+/** A suite's end: its listeners disposed and the debug session it may have left running stopped. */
+export async function disposeAndStopDebugging(subscriptions: vscode.Disposable[]): Promise<void> {
+  for (const s of subscriptions) s.dispose();
+  if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
+}
+
 export async function revertAndCloseAll(): Promise<void> {
   for (const doc of vscode.workspace.textDocuments) {
     if (doc.isDirty) {

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'mocha';
 import * as vscode from 'vscode';
 import type { FinishedRun } from '../../../client/runner/streamEditor';
 import type { RunsNode } from '../../../client/runner/runsView';
-import { artStudio, open, until, workspaceUri } from './helpers';
+import { artStudio, open, until, workspaceUri, writeWorkspaceFile } from './helpers';
 import { ContinuationScript } from '../../../core/model/script';
 import { ScriptedServer } from '../../support/scriptedServer';
 
@@ -48,8 +48,8 @@ describe('run history, Compare Runs and the agent diagram', function () {
   const subscriptions: vscode.Disposable[] = [];
 
   before(async () => {
-    await vscode.workspace.fs.writeFile(workspaceUri('history-sports.art'), new TextEncoder().encode(LIBRARY));
-    await vscode.workspace.fs.writeFile(workspaceUri('history-tiny.agent'), new TextEncoder().encode(SPEC));
+    await writeWorkspaceFile('history-sports.art', LIBRARY);
+    await writeWorkspaceFile('history-tiny.agent', SPEC);
     await artStudio();
   });
 
@@ -128,7 +128,7 @@ describe('run history, Compare Runs and the agent diagram', function () {
     const server = await new ScriptedServer().start();
     server.setScripts(OFF_SPEC, ON_SPEC);
     const uri = workspaceUri('history-fix.agent');
-    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(FIX_SPEC));
+    await writeWorkspaceFile('history-fix.agent', FIX_SPEC);
     const editor = await open('history-fix.agent');
     editor.selection = new vscode.Selection(1, 2, 1, 2);
     await vscode.commands.executeCommand('art.showAgentDiagram');

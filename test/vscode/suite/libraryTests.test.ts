@@ -3,7 +3,7 @@
 // recorded and the new output.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { artStudio, until, workspaceUri } from './helpers';
+import { artStudio, until, workspaceUri, writeWorkspaceFile } from './helpers';
 
 const FILE = 'library-tests.art';
 const LIBRARY = `Description: (Sums) Add the numbers with Python.
@@ -27,7 +27,7 @@ describe('programs as tests (Test Explorer)', function () {
   this.timeout(60_000);
 
   before(async () => {
-    await vscode.workspace.fs.writeFile(workspaceUri(FILE), new TextEncoder().encode(LIBRARY));
+    await writeWorkspaceFile(FILE, LIBRARY);
   });
   after(async () => {
     await vscode.workspace.fs.delete(workspaceUri(FILE));

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'mocha';
 import * as vscode from 'vscode';
-import { artStudio, until, workspaceUri } from './helpers';
+import { artStudio, disposeAndStopDebugging, until, workspaceUri, writeWorkspaceFile } from './helpers';
 
 const LIBRARY = `Description: (Greeting) Say hello.
 Input: hi
@@ -35,13 +35,12 @@ describe('self-consistency samples in the debugger', function () {
   const subscriptions: vscode.Disposable[] = [];
 
   before(async () => {
-    await vscode.workspace.fs.writeFile(workspaceUri(file), new TextEncoder().encode(LIBRARY));
+    await writeWorkspaceFile(file, LIBRARY);
     await artStudio();
   });
 
   after(async () => {
-    for (const s of subscriptions) s.dispose();
-    if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
+    await disposeAndStopDebugging(subscriptions);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'mocha';
 import * as vscode from 'vscode';
-import { artStudio, open, until, workspaceUri } from './helpers';
+import { artStudio, disposeAndStopDebugging, open, until, workspaceUri, writeWorkspaceFile } from './helpers';
 
 const LIBRARY = `Preamble of the prompt test.
 
@@ -33,13 +33,12 @@ describe('ART: Show Prompt', function () {
   const subscriptions: vscode.Disposable[] = [];
 
   before(async () => {
-    await vscode.workspace.fs.writeFile(workspaceUri(file), new TextEncoder().encode(LIBRARY));
+    await writeWorkspaceFile(file, LIBRARY);
     await artStudio();
   });
 
   after(async () => {
-    for (const s of subscriptions) s.dispose();
-    if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
+    await disposeAndStopDebugging(subscriptions);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

@@ -8,8 +8,11 @@
 //   system message tells the model to reply with nothing but the exact continuation of the text; the text so far
 //   goes either in the user message (default) or, with `chatPrefill`, in a final assistant message that the
 //   server continues in place (llama.cpp server and Ollama do so by themselves; vLLM needs
-//   `extraBody: { continue_final_message: true, add_generation_prompt: false }`). The reply is appended to the
-//   text as is.
+//   `extraBody: { continue_final_message: true, add_generation_prompt: false }`). The reply is made a bare
+//   continuation before it is given (chatReply.ts): a restatement of the text so far, a chat wrapper (a preamble
+//   and a fenced block) and `<think>` blocks are taken out, each change reported once as a chunk's `repairs`.
+//   Reasoning (`<think>` blocks, `reasoning_content`/`reasoning` fields) is given as chunks' `reasoning`, never as
+//   text; the reasoning tokens of the usage are counted where the endpoint reports them.
 //
 // Whatever the API, stop sequences are also applied here (text is released only when no stop can start in it,
 // and the request is aborted at the first stop), so an endpoint that ignores `stop` (set `honoursStop: false`)
@@ -30,6 +33,7 @@ import OpenAI, { APIError, APIUserAbortError } from 'openai';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from './types';
 import { DEFAULT_RETRY, StreamInterruptedError, abortError, backoffDelay, isAbortError, retryReason, sleep, type RetryPolicy } from './retry';
 import { StopScanner } from './stops';
+import { ChatReplyNormalizer, type ReplyPiece, type ReplyRepair } from './chatReply';
 
 export interface OpenAIModelOptions {
   /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:8000/v1`. */
@@ -169,52 +173,86 @@ export class OpenAIModel implements ModelClient {
     const usage: Usage = { promptTokens: 0, completionTokens: 0 };
     let sawUsage = false;
     const logprobs: number[] = [];
+    let reasoning = '';
+    const repairs: ReplyRepair[] = [];
     for (;;) {
       if (req.signal?.aborted) throw abortError(req.signal);
       const ctrl = new AbortController();
       const onAbort = () => ctrl.abort(req.signal?.reason);
       req.signal?.addEventListener('abort', onAbort, { once: true });
       const scanner = new StopScanner(req.stop);
+      // Chat: the reply is made a bare continuation of the text it was asked to continue (chatReply.ts).
+      const reply = this.isChat ? new ChatReplyNormalizer(req.prompt + received) : null;
       let finishReason: string | undefined;
+      /** Text for the caller: through the stop scanner and the local budget; `done` once either ends the completion. */
+      const release = (text: string): { out: string; done: boolean } => {
+        const { release: out, stopped } = scanner.push(text);
+        const room = budget - received.length;
+        if (out.length > room) {
+          // Past the local budget: the endpoint ignores max_tokens (or streams forever). Stop here.
+          finishReason = 'length';
+          this.reportLimit(
+            `the endpoint sent more than the local budget of ${budget} characters for ${maxTokens ?? DEFAULT_BUDGET_TOKENS} tokens: the completion was cut there`,
+          );
+          const kept = out.slice(0, Math.max(0, room));
+          received += kept;
+          return { out: kept, done: true };
+        }
+        received += out;
+        if (stopped) finishReason = 'stop';
+        return { out, done: stopped };
+      };
+      /** A normalised piece of a chat reply: its reasoning and repairs as a chunk of their own. */
+      const extras = (p: ReplyPiece): CompletionChunk | null => {
+        if (!p.reasoning && !p.repairs.length) return null;
+        reasoning += p.reasoning;
+        repairs.push(...p.repairs);
+        return { text: '', ...(p.reasoning ? { reasoning: p.reasoning } : {}), ...(p.repairs.length ? { repairs: p.repairs } : {}) };
+      };
       try {
         const remaining = maxTokens === undefined ? undefined : Math.max(1, maxTokens - chunks);
         const events = await this.openStream(req, req.prompt + received, remaining, ctrl.signal);
+        let done = false;
         for await (const ev of idle(events, this.opts.idleTimeoutMs ?? 60_000, ctrl)) {
           if (ev.usage) {
             usage.promptTokens += ev.usage.promptTokens;
             usage.completionTokens += ev.usage.completionTokens;
+            if (ev.usage.reasoningTokens !== undefined) usage.reasoningTokens = (usage.reasoningTokens ?? 0) + ev.usage.reasoningTokens;
             sawUsage = true;
           }
           if (ev.logprobs) logprobs.push(...ev.logprobs);
+          if (ev.reasoning) {
+            reasoning += ev.reasoning;
+            yield { text: '', reasoning: ev.reasoning };
+          }
           if (ev.text) {
             chunks++;
-            const { release, stopped } = scanner.push(ev.text);
-            const room = budget - received.length;
-            if (release.length > room) {
-              // Past the local budget: the endpoint ignores max_tokens (or streams forever). Stop here.
-              if (room > 0) {
-                received += release.slice(0, room);
-                yield { text: release.slice(0, room) };
-              }
-              finishReason = 'length';
-              this.reportLimit(
-                `the endpoint sent more than the local budget of ${budget} characters for ${maxTokens ?? DEFAULT_BUDGET_TOKENS} tokens: the completion was cut there`,
-              );
-              break;
+            let text = ev.text;
+            if (reply) {
+              const p = reply.push(text);
+              const x = extras(p);
+              if (x) yield x;
+              text = p.text;
             }
-            if (release) {
-              received += release;
-              yield { text: release };
-            }
-            if (stopped) {
-              finishReason = 'stop';
+            const r = release(text);
+            if (r.out) yield { text: r.out };
+            if (r.done) {
+              done = true;
               break;
             }
           }
           if (ev.finishReason) finishReason = ev.finishReason;
         }
         if (!finishReason) throw new StreamInterruptedError('the stream ended before the model finished');
-        const rest = finishReason === 'length' && received.length >= budget ? '' : scanner.flush();
+        if (!done && reply) {
+          const p = reply.end();
+          const x = extras(p);
+          if (x) yield x;
+          const r = release(p.text);
+          if (r.out) yield { text: r.out };
+          done = r.done;
+        }
+        const rest = done ? '' : scanner.flush();
         if (rest) {
           received += rest;
           yield { text: rest };
@@ -224,6 +262,8 @@ export class OpenAIModel implements ModelClient {
           usage: sawUsage ? usage : undefined,
           tokenLogprobs: req.logprobs && logprobs.length ? logprobs : undefined,
           finishReason,
+          ...(reasoning ? { reasoning } : {}),
+          ...(repairs.length ? { repairs } : {}),
         };
       } catch (err) {
         if (req.signal?.aborted) throw abortError(req.signal);
@@ -239,6 +279,10 @@ export class OpenAIModel implements ModelClient {
         ctrl.abort();
       }
     }
+  }
+
+  private get isChat(): boolean {
+    return this.opts.api === 'chat';
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
@@ -274,7 +318,7 @@ export class OpenAIModel implements ModelClient {
           );
           for (const c of [...r.choices].sort((a, b) => a.index - b.index))
             out.push(applyStops({ text: c.text, finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.token_logprobs }, req.stop));
-          if (r.usage && out[0]) out[0].usage = { promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens };
+          if (r.usage && out[0]) out[0].usage = usageOf(r.usage);
         } else {
           const r = await this.client.chat.completions.create(
             {
@@ -291,14 +335,11 @@ export class OpenAIModel implements ModelClient {
             },
             options,
           );
-          for (const c of [...r.choices].sort((a, b) => a.index - b.index))
-            out.push(
-              applyStops(
-                { text: c.message.content ?? '', finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.content?.map(t => t.logprob) },
-                req.stop,
-              ),
-            );
-          if (r.usage && out[0]) out[0].usage = { promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens };
+          for (const c of [...r.choices].sort((a, b) => a.index - b.index)) {
+            const reply = normaliseReply(req.prompt, c.message.content ?? '', reasoningOf(c.message));
+            out.push(applyStops({ ...reply, finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.content?.map(t => t.logprob) }, req.stop));
+          }
+          if (r.usage && out[0]) out[0].usage = usageOf(r.usage);
         }
         return out;
       } catch (err) {
@@ -355,7 +396,7 @@ export class OpenAIModel implements ModelClient {
             text: choice?.text ?? '',
             finishReason: choice?.finish_reason ?? undefined,
             logprobs: choice?.logprobs?.token_logprobs ?? undefined,
-            usage: c.usage ? { promptTokens: c.usage.prompt_tokens, completionTokens: c.usage.completion_tokens } : undefined,
+            usage: c.usage ? usageOf(c.usage) : undefined,
           };
         }
       })();
@@ -380,9 +421,10 @@ export class OpenAIModel implements ModelClient {
         const choice = c.choices?.[0];
         yield {
           text: choice?.delta?.content ?? '',
+          reasoning: choice?.delta ? reasoningOf(choice.delta) : undefined,
           finishReason: choice?.finish_reason ?? undefined,
           logprobs: choice?.logprobs?.content?.map(t => t.logprob) ?? undefined,
-          usage: c.usage ? { promptTokens: c.usage.prompt_tokens, completionTokens: c.usage.completion_tokens } : undefined,
+          usage: c.usage ? usageOf(c.usage) : undefined,
         };
       }
     })();
@@ -485,6 +527,7 @@ async function boundedFetch(input: string | URL | Request, init?: RequestInit): 
 
 interface StreamEvent {
   text: string;
+  reasoning?: string;
   finishReason?: string;
   logprobs?: number[];
   usage?: Usage;
@@ -498,6 +541,36 @@ export function publicURL(baseURL: string): string {
   } catch {
     return '(invalid base URL)';
   }
+}
+
+/** The endpoint's usage, with the reasoning tokens where it reports them (`completion_tokens_details`). */
+function usageOf(u: OpenAI.CompletionUsage): Usage {
+  const reasoning = u.completion_tokens_details?.reasoning_tokens;
+  return {
+    promptTokens: u.prompt_tokens,
+    completionTokens: u.completion_tokens,
+    ...(typeof reasoning === 'number' ? { reasoningTokens: reasoning } : {}),
+  };
+}
+
+/**
+ * The reasoning a chat message or delta carries beside its content: `reasoning_content` (DeepSeek, vLLM's
+ * reasoning parsers) or `reasoning` (newer vLLM, Ollama, OpenRouter). Neither is in the SDK's types.
+ */
+function reasoningOf(m: object): string | undefined {
+  const r = m as { reasoning_content?: unknown; reasoning?: unknown };
+  const text = typeof r.reasoning_content === 'string' ? r.reasoning_content : typeof r.reasoning === 'string' ? r.reasoning : undefined;
+  return text || undefined;
+}
+
+/** A whole chat reply (not streamed), normalised as a stream's is. */
+function normaliseReply(textSoFar: string, content: string, reasoningField: string | undefined): CompletionResult {
+  const n = new ChatReplyNormalizer(textSoFar);
+  const a = n.push(content);
+  const b = n.end();
+  const reasoning = (reasoningField ?? '') + a.reasoning + b.reasoning;
+  const repairs = [...a.repairs, ...b.repairs];
+  return { text: a.text + b.text, ...(reasoning ? { reasoning } : {}), ...(repairs.length ? { repairs } : {}) };
 }
 
 function applyStops(r: CompletionResult, stop: string[] | undefined): CompletionResult {

@@ -1,8 +1,11 @@
 // What the runner and LLM-backed tools need from a model, independent of any endpoint or SDK.
+import type { ReplyRepair } from './chatReply';
 
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** Of the completion tokens, those a reasoning model spent thinking (where the endpoint reports them). */
+  reasoningTokens?: number;
 }
 
 export interface CompletionRequest {
@@ -20,12 +23,19 @@ export interface CompletionRequest {
 
 export interface CompletionChunk {
   text: string;
+  /** Reasoning the model streamed beside the text (a `reasoning_content` field, a `<think>` block): never program text. */
+  reasoning?: string;
+  /** Changes made to a chat reply before its text was given (see chatReply.ts), each reported once. */
+  repairs?: ReplyRepair[];
   /** The chunk comes from a recorded completion (see cache.ts), not from the endpoint. */
   cached?: boolean;
 }
 
 export interface CompletionResult {
   text: string;
+  /** All the reasoning of the completion (see CompletionChunk.reasoning). */
+  reasoning?: string;
+  repairs?: ReplyRepair[];
   usage?: Usage;
   /** Per-token log-probabilities of the completion when requested and the endpoint returns them. */
   tokenLogprobs?: number[];

@@ -10,6 +10,7 @@ import { isEoqName } from '../art/ast';
 import { STREAM_STOPS } from '../art/lines';
 import { parseArt } from '../art/parse';
 import { ArtScanner, type ArtScan, type ScannedStep } from './artScan';
+import { artContinuationProblem, type ContinuationProblem } from '../protocols/artContinuation';
 import { artStepConstraint, type Constraint } from './constraints';
 import { TRIGGER_END, findTriggers, openTrigger, triggerBoundary, triggerOutput, type Trigger } from './multitoolProtocol';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
@@ -133,6 +134,15 @@ export class ArtProtocol implements Protocol {
       }
     }
     return { type: 'incomplete', message: scan.steps.length ? 'the model stopped before writing `Ans:`' : 'the model wrote no step' };
+  }
+
+  /** See core/protocols/artContinuation.ts. */
+  checkContinuation(written: string, from: number, final: boolean): ContinuationProblem | null {
+    const scan = this.scan(written);
+    // Right after a tool's output line the model must start a step (a request never starts there otherwise).
+    const before = scan.steps.filter(s => s.querySpan.start < from).at(-1);
+    const afterTool = from > 0 && written[from - 1] === '\n' && !!before?.answerSpan && this.isTool(before.name);
+    return artContinuationProblem(written, scan, from, afterTool, final);
   }
 
   resumeAfter(_written: string, b: Boundary): string {

@@ -48,7 +48,7 @@ export interface RecordedBranch extends BranchPoint {
   label?: string;
 }
 
-export type RunStatus = 'finished' | 'stopped' | 'incomplete' | 'limit' | 'departed' | 'error' | 'unfinished';
+export type RunStatus = 'finished' | 'stopped' | 'incomplete' | 'limit' | 'departed' | 'no-progress' | 'malformed' | 'error' | 'unfinished';
 
 export interface RunSummary {
   version: 1;

@@ -60,7 +60,9 @@ export type StreamEndAction =
   | Detection
   /** Send another request after appending `append` (e.g. `\n#` after a stop inside an answer, or nothing after `length`). */
   | { type: 'continue'; append: string }
-  | { type: 'incomplete'; message: string };
+  | { type: 'incomplete'; message: string }
+  /** The model's text from `cut` on does not continue the program: it is dropped and the run ends (`malformed`). */
+  | { type: 'malformed'; cut: number; message: string };
 
 export interface Protocol {
   readonly kind: RunKind;
@@ -89,6 +91,12 @@ export interface Protocol {
   readonly traceConfig: Record<string, unknown>;
   /** Agents only: the monitor's current state and the states that may follow. */
   agentState?(written: string): { current: string | null; expected: string[] };
+  /**
+   * Whether the text the latest request wrote (from `from` on) continues the program, read by the language's own
+   * step syntax: the first place it does not (where to cut, and one line that quotes it and says what was
+   * expected), or null. `final`: the stream has ended (an unfinished last line is judged too).
+   */
+  checkContinuation?(written: string, from: number, final: boolean): { cut: number; message: string } | null;
   /** What the model may write in the next request (see constraints.ts), or null where the protocol has none to give. */
   constraint?(written: string): Constraint | null;
 }

@@ -13,6 +13,9 @@ import type { ToolResult } from '../tools/types';
 import type { Boundary, DetectedCall, Detection, Protocol, StreamEndAction } from './protocol';
 import { replaceInput } from './protocol';
 import { streamConstrained } from './constraints';
+import { ProgressBudget } from '../engine/progress';
+import { ReplyLog } from '../engine/replies';
+import type { ReplyRepair } from '../model/chatReply';
 import type {
   Alternative,
   BranchReason,
@@ -53,6 +56,10 @@ export interface RunnerEvents {
   /** The user changed the paused call: its input, its output, or skipped the tool. */
   edit: [{ what: 'input' | 'output' | 'skip'; call: ToolCall }];
   retry: [{ attempt: number; delayMs: number; reason: string }];
+  /** A chat reply was changed before it joined the program (a restatement dropped, a wrapper unwrapped, ...). */
+  repair: [{ n: number; repair: ReplyRepair }];
+  /** A reasoning model's reasoning streamed (never program text). */
+  reasoning: [{ n: number; delta: string }];
   usage: [{ request: Usage | undefined; total: Usage }];
   end: [RunResult];
 }
@@ -153,12 +160,17 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private forced: { text: string; index: number } | undefined;
   /** The model LLM-backed tools get: the tool model, with its requests written to the trace. */
   private readonly toolModel: ModelClient;
+  /** Requests in a row that added nothing (core/engine/progress.ts). */
+  private readonly progress: ProgressBudget;
+  /** Each request's reasoning and repairs (core/engine/replies.ts). */
+  private readonly replies = new ReplyLog();
 
   constructor(
     readonly protocol: Protocol,
     private readonly opts: RunnerOptions,
   ) {
     super();
+    this.progress = new ProgressBudget(opts.noProgressLimit);
     if (opts.breakpoints) this.setBreakpoints(opts.breakpoints);
     this.toolModel = tracedToolModel(
       opts.toolModel ?? opts.model,
@@ -198,6 +210,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       constrainedRequests: this.constrainedRequests,
       corrections: this.corrections,
       ...(this.correctionLog.length ? { monitorCorrections: this.correctionLog.map(c => ({ ...c, expected: [...c.expected] })) } : {}),
+      ...(this.replies.list().length ? { reasoning: this.replies.list() } : {}),
     };
   }
 
@@ -276,9 +289,20 @@ export class Runner extends EventEmitter<RunnerEvents> {
         for (;;) {
           if (this.stopped) return this.finish('stopped');
           if (this.requests >= (this.opts.maxRequests ?? 64)) return this.finish('limit', `stopped after ${this.requests} requests (maxRequests)`);
+          const before = this.written;
           const action = await this.generate();
+          const added = this.written.startsWith(before) ? this.written.slice(before.length) : this.written;
           const done = await this.act(action);
           if (done) return done;
+          if (action.type !== 'paused') {
+            const stuck = this.progress.record({
+              n: this.requests,
+              added,
+              correction: action.type === 'correction' ? this.correctionLog[this.correctionLog.length - 1] : undefined,
+              repairs: this.replies.repairsOf(this.requests),
+            });
+            if (stuck) return this.finish('no-progress', stuck);
+          }
         }
       } catch (err) {
         if (!(err instanceof Rewind)) throw err;
@@ -392,11 +416,15 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.calls.push(...cp.calls.map(c => ({ ...c })));
     this.usage.promptTokens = cp.usage.promptTokens;
     this.usage.completionTokens = cp.usage.completionTokens;
+    if (cp.usage.reasoningTokens === undefined) delete this.usage.reasoningTokens;
+    else this.usage.reasoningTokens = cp.usage.reasoningTokens;
     this.requests = cp.requests;
     this.constrainedRequests = cp.constrainedRequests;
     this.corrections = cp.corrections;
     this.correctionLog.splice(0, this.correctionLog.length, ...cp.correctionLog);
     this.lastDropped = cp.lastDropped;
+    this.progress.reset();
+    this.replies.restore(cp.requests);
     this.currentCall = cp.callId !== undefined ? this.calls.find(c => c.id === cp.callId) : this.calls[this.calls.length - 1];
     this.lastConstraint = undefined;
     this.stepping = false;
@@ -655,16 +683,25 @@ export class Runner extends EventEmitter<RunnerEvents> {
         }
         const delta = r.value.text;
         if (r.value.cached) cached = true;
+        if (r.value.reasoning || r.value.repairs) this.replyExtras(n, startLen, r.value);
         if (!delta) continue;
+        const shown = this.written.length;
         this.written += delta;
         this.trace({ t: 'chunk', at: Date.now(), n, text: delta });
-        this.emit('text', { delta, text: this.text });
+        // Text is shown once the runner has read it: what a stop point or the check cuts off is never shown.
         const stopAt = this.firstStop(this.protocol.detect(this.written));
+        const bad = this.protocol.checkContinuation?.(this.written, startLen, false) ?? null;
+        if (bad && (!stopAt || bad.cut < stopAt.cut)) {
+          this.closeStream(it, ctrl);
+          return this.malformed(bad, n, startLen, shown, { aborted: true, cached: cached || undefined });
+        }
         if (stopAt) {
           this.closeStream(it, ctrl);
           this.cutAt(stopAt.cut, n, startLen, { aborted: true, cached: cached || undefined });
+          if (this.written.length > shown) this.emit('text', { delta: this.written.slice(shown), text: this.text });
           return stopAt;
         }
+        this.emit('text', { delta, text: this.text });
         if (this.pauseRequested) {
           this.closeStream(it, ctrl);
           this.trace({
@@ -687,6 +724,13 @@ export class Runner extends EventEmitter<RunnerEvents> {
       ctrl.abort();
     }
     this.addUsage(result?.usage);
+    const bad = this.protocol.checkContinuation?.(this.written, startLen, true) ?? null;
+    if (bad)
+      return this.malformed(bad, n, startLen, this.written.length, {
+        finishReason: result?.finishReason,
+        usage: result?.usage,
+        cached: cached || result?.cached || undefined,
+      });
     // A chosen alternative was sampled with the stop sequences (applied by the endpoint or by the client).
     const end = this.protocol.atStreamEnd(this.written, result?.finishReason, stop.length > 0 || !!forced);
     const cut = end.type === 'end' || end.type === 'boundary' || end.type === 'correction' ? end.cut : this.written.length;
@@ -710,6 +754,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
         return null;
       case 'incomplete':
         return this.finish('incomplete', action.message);
+      case 'malformed':
+        return this.finish('malformed', action.message);
       case 'end':
         return this.finish('finished');
       case 'correction':
@@ -933,8 +979,41 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.lastDropped = dropped;
     const generated = this.written.slice(requestStart, Math.max(requestStart, cut));
     this.written = this.written.slice(0, cut);
-    this.trace({ t: 'completion', at: Date.now(), n, text: generated, ...extra, cut: dropped ? cut : undefined, dropped: dropped || undefined });
+    const reasoning = this.replies.reasoningOf(n);
+    this.trace({
+      t: 'completion',
+      at: Date.now(),
+      n,
+      text: generated,
+      ...extra,
+      cut: dropped ? cut : undefined,
+      dropped: dropped || undefined,
+      ...(reasoning ? { reasoning } : {}),
+    });
     if (dropped) this.emit('cut', { dropped, at: performance.now() });
+  }
+
+  /** Request `n`'s text from `bad.cut` on does not continue the program: cut there (never shown) and end the run. */
+  private malformed(
+    bad: { cut: number; message: string },
+    n: number,
+    requestStart: number,
+    shown: number,
+    extra: { finishReason?: string; usage?: Usage; aborted?: boolean; cached?: boolean },
+  ): StreamEndAction {
+    this.cutAt(bad.cut, n, requestStart, extra);
+    if (this.written.length > shown) this.emit('text', { delta: this.written.slice(shown), text: this.text });
+    return { type: 'malformed', cut: bad.cut, message: bad.message };
+  }
+
+  /** A chunk's reasoning and repairs: kept for the snapshot, traced, and reported as events. */
+  private replyExtras(n: number, at: number, chunk: CompletionChunk): void {
+    this.replies.add(n, at, chunk.reasoning, chunk.repairs);
+    if (chunk.reasoning) this.emit('reasoning', { n, delta: chunk.reasoning });
+    for (const repair of chunk.repairs ?? []) {
+      this.trace({ t: 'repair', at: Date.now(), n, kind: repair.kind, summary: repair.summary, removed: repair.removed });
+      this.emit('repair', { n, repair });
+    }
   }
 
   private closeStream(it: AsyncGenerator<unknown, unknown, void>, ctrl: AbortController): void {
@@ -952,6 +1031,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     if (u) {
       this.usage.promptTokens += u.promptTokens;
       this.usage.completionTokens += u.completionTokens;
+      if (u.reasoningTokens !== undefined) this.usage.reasoningTokens = (this.usage.reasoningTokens ?? 0) + u.reasoningTokens;
     }
     this.emit('usage', { request: u, total: { ...this.usage } });
   }
@@ -1065,7 +1145,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
   }
 
   private stepViews(): StepView[] {
-    const steps = this.protocol.steps(this.written);
+    const steps = this.replies.annotate(this.protocol.steps(this.written), this.protocol.header.length);
     // Link each step to its call.
     for (const c of this.calls) {
       const s = steps.find(v => v.number === c.step);

@@ -70,6 +70,7 @@ const RECORDS = {
   pause: z.looseObject({}),
   edit: z.looseObject({ what: z.enum(['input', 'output', 'skip']), callId: n, text: z.string().optional() }),
   retry: z.looseObject({}),
+  repair: z.looseObject({ n, kind: z.string(), summary: z.string() }),
   live: z.looseObject({ why: z.string() }),
   rejoin: z.looseObject({ why: z.string() }),
   unconstrained: z.looseObject({}),

@@ -6,6 +6,8 @@ import type { ModelClient, Usage } from '../model/types';
 import type { Constrainer, SentConstraint } from './constraints';
 import type { MonitorCorrection } from '../agent/monitor';
 import type { PromptDemonstration } from './promptReport';
+import type { ReplyRepairKind } from '../model/chatReply';
+import type { RequestReasoning } from '../engine/replies';
 
 /** Finds a tool by the name written in the program (`[code execute]`, `[Action] Search`, `<<Calculator>>`). */
 export interface ToolLookup {
@@ -64,6 +66,8 @@ export interface StepView {
   /** Where the step sits in `Snapshot.text`. */
   span: Span;
   callId?: number;
+  /** What a reasoning model thought while it wrote this step (never program text). */
+  reasoning?: string;
 }
 
 export type RunState = 'idle' | 'running' | 'paused' | 'finished';
@@ -89,6 +93,8 @@ export interface Snapshot {
   corrections: number;
   /** Agents: the monitor's corrections still in the text (a step back drops those after it). */
   monitorCorrections?: MonitorCorrection[];
+  /** A reasoning model's reasoning, by request (never program text, never in a later prompt). */
+  reasoning?: RequestReasoning[];
 }
 
 export type RunKind = 'art' | 'agent' | 'multitool';
@@ -131,6 +137,10 @@ export type EndReason =
   | 'limit'
   /** A replay left its recording (an override, an edit) and there is no model to go on with. */
   | 'departed'
+  /** `noProgressLimit` requests in a row added nothing (empty replies, the same text or monitor correction again). */
+  | 'no-progress'
+  /** The model's reply does not continue the program (a refusal, prose, a step that does not parse); not written into it. */
+  | 'malformed'
   | 'error';
 
 export interface RunResult {
@@ -162,6 +172,8 @@ export interface RunnerOptions {
   maxTokens?: number;
   /** Safety cap on requests in one run. Default 64. */
   maxRequests?: number;
+  /** Requests in a row that add nothing to the program after which the run ends (`no-progress`). Default 3. */
+  noProgressLimit?: number;
   /** Safety cap on tool calls in one run. Default 32. */
   maxCalls?: number;
   /** Pause before each tool runs (its input editable). Default false. */
@@ -267,7 +279,11 @@ export type TraceRecord =
       paused?: boolean;
       /** Served from a recorded run (core/model/cache.ts): no tokens spent. */
       cached?: boolean;
+      /** What a reasoning model thought before or beside this text (never program text). */
+      reasoning?: string;
     }
+  /** A chat reply of request n was changed before it joined the program (see core/model/chatReply.ts). */
+  | { t: 'repair'; at: number; n: number; kind: ReplyRepairKind; summary: string; removed: string }
   /** A request an LLM-backed tool made (its own prompt), and the answer. */
   | {
       t: 'toolRequest';

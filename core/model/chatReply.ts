@@ -363,20 +363,27 @@ class EchoFilter {
       }
       if (reply.length < said.length && said.startsWith(reply) && !final) return ''; // a restatement so far: wait for where it goes
     }
+    // A restatement of the whole text cut short (a stop sequence in the text so far ended the reply): at least its
+    // first line and nothing else. Only the whole text: a few lines that agree with a later
+    // part of it (a demonstration's `Q2: [EOQ]`) may well be the continuation.
+    const whole = this.starts[0];
+    const said = reply.trimEnd();
+    const lineEnds = (i: number) => i >= this.text.length || this.text[i] === '\n' || this.text[i] === '\r';
+    if (best === null && final && said && this.text.startsWith(said, whole) && (said.includes('\n') || lineEnds(whole + said.length))) best = whole;
     this.state = 'plain';
     const buf = this.take();
     if (best === null) return buf;
-    const said = this.text.slice(best);
-    const whole = best === this.text.length - this.text.trimStart().length;
-    const lines = said.replace(/\n$/, '').includes('\n');
+    const echoed = this.text.slice(best, best === whole ? best + Math.min(this.text.length - best, reply.length) : undefined);
+    const lines = echoed.replace(/\n$/, '').includes('\n');
     repairs.push({
       kind: 'echo',
-      removed: buf.slice(0, Math.min(buf.length, lead + said.length)),
-      summary: whole
-        ? `dropped a restatement of the whole text so far (${said.length} characters)`
-        : `dropped a restatement of the text's last ${lines ? 'lines' : 'line'} (${quote(said.trim())})`,
+      removed: buf.slice(0, Math.min(buf.length, lead + echoed.length)),
+      summary:
+        best === whole
+          ? `dropped a restatement of the whole text so far (${echoed.length} characters${echoed.length < this.text.length - whole ? ', cut short' : ''})`
+          : `dropped a restatement of the text's last ${lines ? 'lines' : 'line'} (${quote(echoed.trim())})`,
     });
-    return buf.slice(Math.min(buf.length, lead + said.length));
+    return buf.slice(Math.min(buf.length, lead + echoed.length));
   }
 
   private take(): string {

@@ -97,7 +97,7 @@ export function artContinuationProblem(
       message:
         head === ''
           ? `the model wrote \`${marker}\` and nothing after it, where \`${marker} [tool or sub-step] instruction\` was expected`
-          : `the model's reply does not continue the program: ${quote(i === 0 ? `Q1:${line}` : line)} where \`${marker} [tool or sub-step] instruction\` was expected`,
+          : `the model's reply does not continue the program: ${quote(line)} where \`${marker} [tool or sub-step] instruction\` was expected`,
     });
   });
 

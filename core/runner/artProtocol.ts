@@ -120,6 +120,9 @@ export class ArtProtocol implements Protocol {
       if (scan.last === 'query' && last && !last.isEoq) return this.boundary(scan, scan.steps.length - 1, written.length);
       if (scan.last === 'answer') {
         const i = scan.steps.length - 1;
+        // Nothing after a tool's output line: the model wrote no step (no `\n#` was met); ask again as it stands
+        // (a model that keeps adding nothing runs out of its no-progress budget).
+        if (this.isTool(last.name) && written.endsWith('\n')) return { type: 'continue', append: '' };
         if (this.inlineTriggers && this.answeredByModel(last)) {
           // The request ended at a trigger's `>>`: the trigger is its call (or, naming no tool, the model goes on).
           const open = openTrigger(written, last.answerSpan!.start);

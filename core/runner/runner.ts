@@ -724,7 +724,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
       ctrl.abort();
     }
     this.addUsage(result?.usage);
-    const bad = this.protocol.checkContinuation?.(this.written, startLen, true) ?? null;
+    // A reply cut by a length limit goes on in the next request: its unfinished line is judged there.
+    const bad = this.protocol.checkContinuation?.(this.written, startLen, result?.finishReason !== 'length') ?? null;
     if (bad)
       return this.malformed(bad, n, startLen, this.written.length, {
         finishReason: result?.finishReason,

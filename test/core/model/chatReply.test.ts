@@ -78,11 +78,11 @@ describe('chat reply normaliser', () => {
     assert.match(whole.repairs[0].summary, /whole text so far/);
     // Nothing but the restatement (the server stopped it, or the model had nothing to add): nothing is left.
     assert.equal(same(AFTER_TOOL, '#1: 10').text, '');
-    assert.equal(
-      same(AFTER_TOOL, AFTER_TOOL.slice(0, 60)).text,
-      AFTER_TOOL.slice(0, 60),
-      'a part of the text that is not a restatement of a line to its end stays',
-    );
+    // A restatement of the whole text cut short by a stop sequence: nothing of it is a continuation.
+    const short = same(AFTER_TOOL, AFTER_TOOL.slice(0, AFTER_TOOL.indexOf('\nQ1:')));
+    assert.equal(short.text, '');
+    assert.match(short.repairs[0].summary, /cut short/);
+    assert.equal(same(AFTER_TOOL, AFTER_TOOL.slice(0, 30)).text, AFTER_TOOL.slice(0, 30), 'less than a line of the text stays');
   });
 
   test('text that only begins like an earlier line is not a restatement', () => {

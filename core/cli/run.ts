@@ -9,7 +9,7 @@ import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
 import { RUN_OPTIONS, parseRunOptions, type RunOptions } from '../runner/options';
 import { prepareSamples, recordVote, type Tally } from '../runner/samples';
 import { StreamedText } from '../runner/streamedText';
-import type { RunResult, ToolCall } from '../runner/types';
+import type { RunResult, Snapshot, ToolCall } from '../runner/types';
 import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
 import { stoppable } from './signals';
@@ -113,6 +113,13 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     printed.update(runner.text, true);
     io.err(`\n[art] monitor: off-spec at offset ${c.offset} (expected ${c.expected.join(' or ')}); inserted ${JSON.stringify(c.inserted)}`);
   });
+  // Each kind of repair to a chat reply is said once (every one is in the trace).
+  const repaired = new Set<string>();
+  runner.on('repair', ({ n, repair }) => {
+    if (repaired.has(repair.kind)) return;
+    repaired.add(repair.kind);
+    io.err(`[art] request ${n}: the chat reply was repaired: ${repair.summary}${run.tracePath ? ' (every repair is in the trace)' : ''}`);
+  });
   // Retries are printed once, by the runner's log line ("[art] retry N in M ms: reason").
 
   const ask = interactive ? overridePrompter(io) : undefined;
@@ -152,7 +159,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     const checked = `${s.constrainedRequests} constrained, ${s.corrections} monitor correction(s)`;
     if (!values.quiet)
       io.err(
-        `[art] ${s.requests} request(s) (${checked}), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
+        `[art] ${s.requests} request(s) (${checked}), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${reasoningNote(s)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
       );
     return 0;
   }
@@ -294,4 +301,11 @@ function overridePrompter(io: RunIo) {
     },
     close: () => rl.close(),
   };
+}
+
+/** The reasoning a reasoning model did, for the summary line: its tokens where the endpoint reported them. */
+function reasoningNote(s: Snapshot): string {
+  const chars = (s.reasoning ?? []).reduce((n, r) => n + r.text.length, 0);
+  if (s.usage.reasoningTokens !== undefined) return ` (${s.usage.reasoningTokens} of them reasoning)`;
+  return chars ? ` (and ${chars} characters of reasoning, in the trace)` : '';
 }

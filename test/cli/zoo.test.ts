@@ -1,0 +1,120 @@
+// `art run --api chat` against the model zoo (test/support/modelZoo.ts), as a user runs it: the built CLI in a child
+// process. A model with a chat habit gives the right answer, a program `art check` finds clean, no chat text on
+// the terminal and one line per kind of repair; a model that does not continue the program ends the run within a
+// few requests with one line saying why, and a non-zero exit.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REFUSAL, THOUGHT, ZOO_ANSWER, ZOO_LIBRARY, ZOO_PROGRAM, ZOO_WIDE_ANSWER, ZooServer, type Habit } from '../support/modelZoo';
+
+const CLI = join(__dirname, '../../dist/cli.js');
+const work = mkdtempSync(join(tmpdir(), 'art-cli-zoo-'));
+const LIBRARY = join(work, 'pens.art');
+writeFileSync(LIBRARY, ZOO_LIBRARY);
+
+function art(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: work });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', d => (stdout += d));
+    child.stderr.on('data', d => (stderr += d));
+    child.on('error', reject);
+    child.on('close', code => resolve({ code, stdout, stderr }));
+    child.stdin.end();
+  });
+}
+
+const servers: ZooServer[] = [];
+after(() => Promise.all(servers.map(s => s.close())));
+
+async function run(habit: Habit): Promise<{ code: number | null; stdout: string; stderr: string; server: ZooServer; trace: string }> {
+  const server = await new ZooServer(habit).start();
+  servers.push(server);
+  const trace = join(work, `${habit}.jsonl`);
+  const r = await art([
+    'run',
+    LIBRARY,
+    '--task',
+    String(ZOO_PROGRAM),
+    '--base-url',
+    server.baseURL,
+    '--model',
+    'zoo',
+    '--api',
+    'chat',
+    '--trace',
+    trace,
+  ]);
+  return { ...r, server, trace };
+}
+
+describe('art run --api chat against the model zoo', () => {
+  before(() => assert.ok(existsSync(CLI), 'build first: node scripts/build.mjs (dist/cli.js)'));
+
+  for (const [habit, answer, kinds] of [
+    ['wrapper', ZOO_ANSWER, ['echo', 'wrapper']],
+    ['echo-line', ZOO_ANSWER, ['echo']],
+    ['think', ZOO_ANSWER, ['think']],
+    ['reasoning-field', ZOO_ANSWER, []],
+    ['split-bytes', ZOO_WIDE_ANSWER, []],
+    ['ignore-stop', ZOO_ANSWER, []],
+  ] as [Habit, string, string[]][]) {
+    test(`${habit}: the answer, a clean program, no chat text, ${kinds.length ? 'each repair said once' : 'nothing to repair'}`, async () => {
+      const r = await run(habit);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.stdout.endsWith(`Q2: [EOQ]\nAns: ${answer}\n\nAnswer: ${answer}\n`), r.stdout);
+      assert.doesNotMatch(r.stdout, /Sure|```|think>|taken back|\b11\b/, r.stdout);
+      assert.ok(!r.stdout.includes(THOUGHT));
+      const said = [...r.stderr.matchAll(/the chat reply was repaired: /g)].length;
+      assert.equal(said, kinds.length, r.stderr);
+      for (const k of kinds) assert.ok(readFileSync(r.trace, 'utf8').includes(`"kind":"${k}"`), `${k} in the trace`);
+      if (habit === 'reasoning-field') assert.match(r.stderr, /completion tokens \(\d+ of them reasoning\)/);
+      if (habit === 'think') assert.match(r.stderr, /characters of reasoning, in the trace/);
+      // The program printed is one `art check` finds clean.
+      const program = join(work, `${habit}.art`);
+      writeFileSync(program, r.stdout.slice(0, r.stdout.lastIndexOf('\n\nAnswer:')) + '\n');
+      const check = await art(['check', program]);
+      assert.equal(check.code, 0, check.stdout + check.stderr);
+    });
+  }
+
+  test('refusal: one request, one line quoting it and saying what was expected, exit 1', async () => {
+    const r = await run('refusal');
+    assert.equal(r.code, 1);
+    assert.equal(r.server.requests.length, 1);
+    // One line about the run (the tools' own line aside).
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter(l => !l.startsWith('[art] tools:'));
+    assert.equal(lines.length, 1, r.stderr);
+    assert.equal(
+      lines[0],
+      `art run: the run ended (malformed): the model's reply does not continue the program: ${JSON.stringify(REFUSAL)} where \`Q1: [tool or sub-step] instruction\` was expected`,
+    );
+    assert.doesNotMatch(r.stdout, /sorry/);
+  });
+
+  test('empty after the first step: ends with no-progress within the budget, exit 1', async () => {
+    const r = await run('empty');
+    assert.equal(r.code, 1);
+    assert.ok(r.server.requests.length <= 8, `${r.server.requests.length} requests`);
+    assert.match(
+      r.stderr,
+      /^art run: the run ended \(no-progress\): no progress in 3 requests in a row \(the last, request \d+: its reply added nothing\)/m,
+    );
+    assert.doesNotMatch(r.stdout, /\n#\n/, 'nothing written for the empty replies');
+    assert.match(readFileSync(r.trace, 'utf8'), /"t":"end"[^\n]*"reason":"no-progress"/);
+  });
+
+  test('same-again: the same reply after the tool output is refused where a step was expected, exit 1', async () => {
+    const r = await run('same-again');
+    assert.equal(r.code, 1);
+    assert.ok(r.server.requests.length <= 3);
+    assert.match(r.stderr, /the run ended \(malformed\): [^\n]*"\[calculator\] 3 \+ 7" where the next step/);
+  });
+});

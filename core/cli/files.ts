@@ -34,12 +34,11 @@ export function readSource(path: string): string {
     return readTextFile(path);
   } catch (e) {
     if (!(e instanceof TextFileError)) throw e;
-    throw new CliError(`${path}: ${e.message}: ${FIX[e.kind]}`);
+    throw new CliError(`${path}: ${e.message}: ${e.kind === 'missing' ? `check the path (relative paths start at ${process.cwd()})` : FIX[e.kind]}`);
   }
 }
 
-const FIX: Record<TextFileError['kind'], string> = {
-  missing: `check the path (relative paths start at ${process.cwd()})`,
+const FIX: Record<Exclude<TextFileError['kind'], 'missing'>, string> = {
   directory: 'give the .art or .agent files in it',
   'not-regular': 'give a regular .art or .agent file',
   'too-large': 'split it into smaller files',

@@ -156,7 +156,18 @@ function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
   });
 }
 
+/**
+ * The folder relative paths start at: the caller's. `npm run art -- run library.art` runs the CLI in the package's
+ * root wherever npm was invoked, so there the folder npm was started in (npm's INIT_CWD) is the caller's; anywhere
+ * else (`art`, `npx art`, `node dist/cli.js`, another package's script) it is the process's own.
+ */
+export function callerDirectory(env: NodeJS.ProcessEnv, cwd: string): string {
+  const ourNpmScript = env.npm_lifecycle_event === 'art' && env.npm_package_name === 'art-studio';
+  return ourNpmScript && env.INIT_CWD ? env.INIT_CWD : cwd;
+}
+
 if (require.main === module) {
+  process.chdir(callerDirectory(process.env, process.cwd()));
   endQuietlyOnClosedPipe(process.stdout);
   endQuietlyOnClosedPipe(process.stderr);
   main(process.argv.slice(2)).then(exitWhenFlushed, e => {

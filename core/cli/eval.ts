@@ -14,7 +14,7 @@ import { stoppable } from './signals';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
 /** Run options that belong to one run, not to an evaluation. */
-const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool', 'search', 'budget']);
+export const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool', 'search', 'budget']);
 
 const SHELL_FLAGS = [
   { flag: 'data', arg: 'DATA.jsonl', help: 'the dataset: one {"input", "target"} object a line (optional "id", "description")' },

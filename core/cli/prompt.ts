@@ -9,7 +9,7 @@ import { CliError } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
 /** Run options that do not change the prompt of a run that does not run. */
-const NOT_FOR_PROMPT = new Set<RunOptionName>(['trace', 'samples', 'from', 'until', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool']);
+export const NOT_FOR_PROMPT = new Set<RunOptionName>(['trace', 'samples', 'from', 'until', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool']);
 
 const SHELL_FLAGS = [{ flag: 'json', help: 'print the report as JSON (prompt, header, demonstrations and why)' }] as const;
 

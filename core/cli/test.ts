@@ -37,7 +37,7 @@ const FOR_TEST = new Set<RunOptionName>([
   'wordList',
   'toolTimeoutMs',
 ]);
-const NOT_FOR_TEST = new Set((Object.keys(RUN_OPTIONS) as RunOptionName[]).filter(n => !FOR_TEST.has(n)));
+export const NOT_FOR_TEST = new Set((Object.keys(RUN_OPTIONS) as RunOptionName[]).filter(n => !FOR_TEST.has(n)));
 
 export function testUsage(): string {
   return helpText('usage: art test LIBRARY.art... [options]', [

@@ -221,7 +221,7 @@ export const RUN_OPTIONS = {
       key: 'python.allowUnisolatedCode',
       scope: 'machine',
       description:
-        "Run model-written Python code even where the sandbox can make no network namespace (containers with the default seccomp profile, macOS, Windows): the code can then read your files and use the network. Refused otherwise. See the README's Security section.",
+        'Run model-written Python code even where the sandbox can make no network namespace (containers with the default seccomp profile, macOS, Windows): the code can then read your files and use the network. Refused otherwise. See docs/security.md.',
     },
   }),
   corpus: option(path(), {

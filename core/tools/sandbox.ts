@@ -104,7 +104,7 @@ export interface SandboxResult {
 
 export type IsolationLevel = 'bwrap' | 'unshare' | 'none';
 
-/** What each level isolates and what it does not, as said in the run's first lines and in the README. */
+/** What each level isolates and what it does not, as said in the run's first lines and in docs/security.md. */
 export const ISOLATION_LEVELS: Record<IsolationLevel, { label: string; notIsolated: string }> = {
   bwrap: {
     label: 'bubblewrap (files, network, processes and /dev/shm isolated)',

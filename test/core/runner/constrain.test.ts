@@ -46,7 +46,7 @@ describe('decoding constraints against the scripted server', { timeout: 120_000 
       },
     );
     const result = await runWithoutPauses(r);
-    // Tokens the model wrote that the monitor threw away (the README's figures).
+    // Tokens the model wrote that the monitor threw away (the figures of docs/constraints.md).
     const wasted = trace.records.reduce((n, rec) => n + (rec.t === 'correction' ? roughTokens(rec.removed).length : 0), 0);
     const streamed = server.requests.reduce((n, q) => n + q.tokensSent, 0);
     console.log(

@@ -129,7 +129,7 @@ describe('python sandbox', () => {
 });
 
 // Issue 8, items 1-4. Each test runs at the detected level (bubblewrap here: scripts/setup.sh installs it) and,
-// where the machine offers it, at the `unshare` fallback too, and asserts what the README's table says of each.
+// where the machine offers it, at the `unshare` fallback too, and asserts what docs/security.md's table says of each.
 describe('python sandbox isolation', () => {
   const levels = async (): Promise<IsolationLevel[]> => {
     const best = await detectIsolation();
@@ -153,7 +153,7 @@ describe('python sandbox isolation', () => {
         t.diagnostic(`${level}: ${r.stdout.trim()}`);
         assert.equal(r.status, 'ok');
         if (level === 'bwrap') assert.equal(r.stdout.trim(), 'denied FileNotFoundError');
-        else assert.match(r.stdout, /hunter2/); // the README says: not isolated at this level
+        else assert.match(r.stdout, /hunter2/); // docs/security.md says: not isolated at this level
       }
       const home2 = await runPython({
         code: 'import os\nprint(os.listdir("/"))\nprint(os.path.exists("/root"), os.path.exists("/home"), os.path.exists("/work"))',
@@ -261,7 +261,7 @@ describe('python sandbox isolation', () => {
   test('too many processes are refused (RLIMIT_NPROC; under unshare only when the host is not root)', async t => {
     for (const level of await levels()) {
       if (level === 'unshare' && process.getuid?.() === 0) {
-        t.diagnostic('unshare as root: no process limit (the kernel exempts root; the README says so)');
+        t.diagnostic('unshare as root: no process limit (the kernel exempts root; docs/security.md says so)');
         continue;
       }
       const code =

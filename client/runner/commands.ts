@@ -7,6 +7,7 @@ import { AlternativesRequest, ChooseAlternativeRequest, DEBUG_TYPE, SetToolOutpu
 import type { ProgramStreams } from './streamEditor';
 import type { TraceView } from './traceView';
 import { typedText } from '../../core/runner/typedText';
+import { readSetting } from '../settings';
 
 /** The SecretStorage key of the model API key. */
 export const API_KEY_SECRET = 'art.model.apiKey';
@@ -190,9 +191,7 @@ export async function openTrace(view: TraceView, streams: ProgramStreams, uri?: 
   if (!target) {
     // Start where the runs are kept (the workspace's runs folder, else the last run's folder).
     const folder = vscode.workspace.workspaceFolders?.[0];
-    const runsFolder = folder
-      ? vscode.Uri.joinPath(folder.uri, vscode.workspace.getConfiguration('art', folder.uri).get<string>('runs.folder', '.art/runs'))
-      : undefined;
+    const runsFolder = folder ? vscode.Uri.joinPath(folder.uri, readSetting('runs.folder', folder.uri)) : undefined;
     const lastFolder = streams.last?.tracePath ? vscode.Uri.file(streams.last.tracePath.replace(/[\\/][^\\/]*$/, '')) : undefined;
     const picked = await vscode.window.showOpenDialog({
       defaultUri: runsFolder ?? lastFolder,

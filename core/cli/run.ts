@@ -12,6 +12,7 @@ import { StreamedText } from '../runner/streamedText';
 import type { RunResult, ToolCall } from '../runner/types';
 import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
+import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { stoppable } from './signals';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 import { typedText } from '../runner/typedText';
@@ -173,7 +174,7 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
   let runsFolder: string | undefined;
   if (options.trace) tracePath = resolve(root, options.trace);
   else {
-    runsFolder = resolve(root, '.art', 'runs');
+    runsFolder = resolve(root, DEFAULT_RUNS_FOLDER);
     prepareRunsFolder(runsFolder, true);
     tracePath = runFiles(runsFolder, newRunId(file)).trace;
   }

@@ -34,7 +34,7 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { LaunchError, prepareRun, promptReportOf, type PreparedRun, type RunConfig } from '../../core/runner/launch';
 import { prepareSamples, recordVote, sampleStates, tally } from '../../core/runner/samples';
-import { parseRunOptions } from '../../core/runner/options';
+import { mayCallEndpoint, parseRunOptions } from '../../core/runner/options';
 import { StreamedText } from '../../core/runner/streamedText';
 import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView, TraceRecord } from '../../core/runner/types';
 import {
@@ -213,10 +213,10 @@ export class ArtDebugSession extends LoggingDebugSession {
     const options = parseRunOptions(args);
     const { mode } = options;
     const trusted = this.options.isTrusted ? this.options.isTrusted() : options.trusted;
-    // The key is read when an endpoint may be called: in generate mode, and in replay mode with an endpoint to go on
-    // live with once the run departs from its recording.
-    const endpoint = mode === 'generate' || !!(options.baseURL && options.model);
-    const apiKey = endpoint ? (await this.options.apiKey?.()) || (this.options.env ?? process.env)[options.apiKeyEnv] || undefined : undefined;
+    // The key is read only when an endpoint may be called (the rule: core/runner/options.ts).
+    const apiKey = mayCallEndpoint(options)
+      ? (await this.options.apiKey?.()) || (this.options.env ?? process.env)[options.apiKeyEnv] || undefined
+      : undefined;
     const config: RunConfig = {
       ...options,
       apiKey,

@@ -6,7 +6,7 @@
 import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
-import { RUN_OPTIONS, parseRunOptions, type RunOptions } from '../runner/options';
+import { HEADLESS, mayCallEndpoint, RUN_OPTIONS, parseRunOptions, type RunOptions } from '../runner/options';
 import { prepareSamples, recordVote, type Tally } from '../runner/samples';
 import { StreamedText } from '../runner/streamedText';
 import type { RunResult, ToolCall } from '../runner/types';
@@ -92,7 +92,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     }
     run = await prepareRun({
       ...options,
-      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: mayCallEndpoint(options) ? env[options.apiKeyEnv] || undefined : undefined,
       trusted: true,
       pauseAfterTool: interactive,
       pauseOnToolError: interactive,
@@ -186,8 +186,7 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
     apiKey,
     trusted: true,
     stopOnEntry: true,
-    pauseAfterTool: false,
-    pauseOnToolError: false,
+    ...HEADLESS,
     wrapModel: m => (budgeted = new BudgetedModel(m, options.budget)),
     log: line => io.err(`[art] ${line}`),
   });
@@ -234,7 +233,7 @@ async function runSamples(options: RunOptions, samples: number, env: NodeJS.Proc
   const runs = await prepareSamples(
     {
       ...options,
-      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: mayCallEndpoint(options) ? env[options.apiKeyEnv] || undefined : undefined,
       trusted: true,
     },
     samples,

@@ -469,3 +469,15 @@ function withoutPattern(j: Record<string, unknown>): Record<string, unknown> {
   const { pattern: _p, minLength: _m, ...rest } = j;
   return rest;
 }
+
+/**
+ * Whether a run with these options may call the model endpoint, so that its API key is to be read: in generate
+ * mode, and in replay mode with an endpoint (base URL and model) to go on live with once the run departs from its
+ * recording.
+ */
+export function mayCallEndpoint(o: Pick<RunOptions, 'mode' | 'baseURL' | 'model'>): boolean {
+  return o.mode === 'generate' || !!(o.baseURL && o.model);
+}
+
+/** The pauses of a run nobody steps through (art eval, art test, art run --search, the Test Explorer): none, not even on a tool error. */
+export const HEADLESS = { pauseAfterTool: false, pauseOnToolError: false } as const;

@@ -8,6 +8,7 @@ import type { ProgramStreams } from './streamEditor';
 import type { TraceView } from './traceView';
 import { typedText } from '../../core/runner/typedText';
 import { readSetting } from '../settings';
+import { plural } from '../../core/common/counts';
 
 /** The SecretStorage key of the model API key. */
 export const API_KEY_SECRET = 'art.model.apiKey';
@@ -99,7 +100,7 @@ export async function sampleAlternatives(k = ALTERNATIVES_K): Promise<number | u
   const items = list.map((a, index) => ({
     index,
     label: a.text.split('\n').find(l => l.trim()) ?? '(empty)',
-    description: `${a.nll !== null ? `NLL ${a.nll.toFixed(3)}` : 'no logprobs'} · ${a.votes} of ${k} sample${k === 1 ? '' : 's'}`,
+    description: `${a.nll !== null ? `NLL ${a.nll.toFixed(3)}` : 'no logprobs'} · ${a.votes} of ${plural(k, 'sample')}`,
     detail: a.text.includes('\n') ? a.text.replace(/\n/g, ' ⏎ ') : undefined,
   }));
   const picked = await vscode.window.showQuickPick(items, {

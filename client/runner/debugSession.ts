@@ -52,6 +52,7 @@ import {
 import { SourceMap, lineAt } from './sourceMap';
 import { typedText } from '../../core/runner/typedText';
 import { commonPrefixLength } from '../../core/common/text';
+import { plural, tokenUsage } from '../../core/common/counts';
 
 const TOOL_SCOPE = 1;
 const PROGRAM_SCOPE = 2;
@@ -352,7 +353,7 @@ export class ArtDebugSession extends LoggingDebugSession {
     if (current) this.flush(true);
     const samples = runs.length > 1;
     const s = result.snapshot;
-    const tokens = `${s.requests} request${s.requests === 1 ? '' : 's'}, ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens`;
+    const tokens = `${plural(s.requests, 'request')}, ${tokenUsage(s.usage)}`;
     const who = samples ? `Sample ${thread}: ` : '';
     if (result.reason === 'finished')
       this.sendEvent(
@@ -702,7 +703,7 @@ export class ArtDebugSession extends LoggingDebugSession {
     }
     vars.push({
       name: 'tokens',
-      value: `${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion in ${s.requests} request${s.requests === 1 ? '' : 's'}`,
+      value: `${tokenUsage(s.usage)} in ${plural(s.requests, 'request')}`,
       readOnly: true,
     });
     if (s.kind === 'agent' || s.constrainedRequests > 0)

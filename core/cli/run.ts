@@ -18,6 +18,7 @@ import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionF
 import { typedText } from '../runner/typedText';
 import { newRunId, prepareRunsFolder, runFiles, writeSummary } from '../runner/history';
 import { BudgetedModel, StepSearch, writeSearchTraces } from '../runner/search';
+import { plural, tokenUsage } from '../common/counts';
 
 /** Flags of `art run` that are not run options: how the terminal shows the run. */
 const SHELL_FLAGS = [
@@ -150,11 +151,9 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   const s = result.snapshot;
   if (result.reason === 'finished') {
     io.write(`${values.quiet ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n`);
-    const checked = `${s.constrainedRequests} constrained, ${s.corrections} monitor correction(s)`;
+    const checked = `${s.constrainedRequests} constrained, ${plural(s.corrections, 'monitor correction')}`;
     if (!values.quiet)
-      io.err(
-        `[art] ${s.requests} request(s) (${checked}), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
-      );
+      io.err(`[art] ${plural(s.requests, 'request')} (${checked}), ${tokenUsage(s.usage)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`);
     return 0;
   }
   io.err(

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { parseArt } from '../core/art/parse';
 import { listDemonstrations, testProgram as testLibraryProgram, type ProgramTest } from '../core/runner/libraryTest';
 import { openSession, promptOfRun } from '../core/runner/launch';
+import { HEADLESS } from '../core/runner/options';
 import { readDataset } from '../core/runner/eval';
 import { evalReport, progressLine } from '../core/runner/evalReport';
 import { defaultResultsPath, EvalDataError, evaluate, exampleWithoutTask, LaunchError, libraryTasks } from '../core/runner/evaluate';
@@ -33,8 +34,7 @@ export const libraryTests = {
       mode: 'replay',
       cwd: resolve(opts.workspaceRoot, (opts.runOptions.cwd as string | undefined) ?? '.'),
       trusted: true,
-      pauseAfterTool: false,
-      pauseOnToolError: false,
+      ...HEADLESS,
     });
     try {
       return await testLibraryProgram(parseArt(text), index, {

@@ -1,6 +1,7 @@
-// Writes what comes from the run options' declaration (OPTIONS_MODULE below): in package.json, the `art` debugger's
-// launch attributes and the settings of the options that have one; in docs/cli.md, the table of run options between
-// its two `run-options` markers. Edit the declaration, not package.json or that table, then run this.
+// Writes what comes from the declarations of the run options (OPTIONS_MODULE below) and of the other settings
+// (core/settings/settings.ts): in package.json, the `art` debugger's launch attributes and every `art.*` setting; in
+// docs/cli.md, the table of run options between its two `run-options` markers. Edit the declarations, not
+// package.json or that table, then run this.
 //   npm run gen:manifest                                     write package.json and docs/cli.md
 //   node --import tsx scripts/gen-manifest.mjs --check       exit 1 if either is out of date (a unit test runs this)
 //   ... --package=FILE                                       another manifest than ../package.json (the test checks a stale copy fails)
@@ -14,6 +15,7 @@ import { NOT_FOR_TEST } from '../core/cli/test.ts';
 const OPTIONS_MODULE = '../core/runner/options.ts';
 const OPTIONS_PATH = OPTIONS_MODULE.replace(/^\.\.\//, '');
 const { RUN_OPTIONS, isBooleanOption, launchAttributes, optionSettings } = await import(OPTIONS_MODULE);
+const { editorSettings } = await import('../core/settings/settings.ts');
 
 const other = process.argv.find(a => a.startsWith('--package='));
 const target = other ? other.slice('--package='.length) : new URL('../package.json', import.meta.url);
@@ -25,17 +27,21 @@ if (debuggers.length !== 1) throw new Error('package.json: expected one debugger
 debuggers[0].configurationAttributes.launch = launchAttributes();
 
 // Settings: a declared one replaces the entry of the same key where it stands; a new one goes after the last setting
-// of its group (`art.python.*`), else at the end. Settings that are not run options stay as they are.
+// of its group (`art.python.*`), else at the end; one that is declared nowhere is dropped.
 const props = pkg.contributes.configuration.properties;
-const declared = optionSettings();
-const keys = Object.keys(props);
+const options = optionSettings();
+const others = editorSettings();
+const both = Object.keys(others).filter(k => k in options);
+if (both.length) throw new Error(`${both.join(', ')}: declared both as a run option's setting and in core/settings/settings.ts`);
+const declared = { ...options, ...others };
+const keys = Object.keys(props).filter(k => k in declared);
 for (const key of Object.keys(declared)) {
   if (keys.includes(key)) continue;
   const group = key.split('.').slice(0, 2).join('.') + '.';
   const last = keys.findLastIndex(k => k.startsWith(group));
   keys.splice(last < 0 ? keys.length : last + 1, 0, key);
 }
-pkg.contributes.configuration.properties = Object.fromEntries(keys.map(k => [k, declared[k] ?? props[k]]));
+pkg.contributes.configuration.properties = Object.fromEntries(keys.map(k => [k, declared[k]]));
 
 const text = JSON.stringify(pkg, null, 2) + '\n';
 
@@ -57,7 +63,7 @@ const docsText = docsCurrent.slice(0, from + START.length) + '\n' + optionTable(
 if (process.argv.includes('--check')) {
   let stale = false;
   if (current !== text) {
-    console.error(`${other ? target : 'package.json'} is out of date with the run options (${OPTIONS_PATH}): run npm run gen:manifest`);
+    console.error(`${other ? target : 'package.json'} is out of date with the run options (${OPTIONS_PATH}) or the settings (core/settings/settings.ts): run npm run gen:manifest`);
     stale = true;
   }
   if (docsCurrent !== docsText) {
@@ -68,7 +74,7 @@ if (process.argv.includes('--check')) {
 } else {
   if (current !== text) {
     writeFileSync(target, text);
-    console.log('package.json: launch attributes and run option settings written');
+    console.log('package.json: launch attributes and settings written');
   }
   if (docsCurrent !== docsText) {
     writeFileSync(docsTarget, docsText);

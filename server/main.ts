@@ -22,6 +22,7 @@ import {
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { LineIndex } from '../core/common/text';
+import { TOOLS_FILE_NAME } from '../core/tools/toolsFile';
 import { format } from 'node:util';
 import { basename } from 'node:path';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -203,7 +204,7 @@ connection.onInitialized(
     }
     const s = await settings.workspace();
     if (watchedByClient) {
-      const globPattern = `**/${basename(s.tools.file) || '.art-tools.json'}`;
+      const globPattern = `**/${basename(s.tools.file) || TOOLS_FILE_NAME}`;
       await connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern }] }).catch(() => undefined);
     }
     await tools.configure(workspaceRoot, s.tools.file, !watchedByClient);

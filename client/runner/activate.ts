@@ -3,7 +3,7 @@
 // once from client/extension.ts.
 import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
-import type { ArtSettings } from '../settings';
+import { readSetting, type ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
 import { API_KEY_SECRET, openTrace, overrideToolOutput, sampleAlternatives, saveAsDemonstration, setApiKey } from './commands';
 import { ArtConfigurationProvider } from './configuration';
@@ -72,7 +72,7 @@ function loadDebugSession(): DebugSessionModule['ArtDebugSession'] {
 export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDeps): RunnerApi {
   const traceDir = vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'traces');
   const provider = new ArtConfigurationProvider({ client: deps.client, log: deps.log, settings: deps.settings, traceDir });
-  const streams = new ProgramStreams(deps.log, () => vscode.workspace.getConfiguration('art').get<boolean>('debug.streamToEditor', true));
+  const streams = new ProgramStreams(deps.log, () => readSetting('debug.streamToEditor'));
   const traceView = new TraceView();
   const lenses = new RunCodeLenses(deps.client, deps.log);
   // Programs as tests in the Test Explorer (the runner bundle is loaded when the explorer first asks).

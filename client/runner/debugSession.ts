@@ -34,7 +34,7 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { LaunchError, prepareRun, promptReportOf, type PreparedRun, type RunConfig } from '../../core/runner/launch';
 import { prepareSamples, recordVote, sampleStates, tally } from '../../core/runner/samples';
-import { parseRunOptions } from '../../core/runner/options';
+import { mayCallEndpoint, parseRunOptions } from '../../core/runner/options';
 import { StreamedText } from '../../core/runner/streamedText';
 import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView, TraceRecord } from '../../core/runner/types';
 import {
@@ -52,6 +52,7 @@ import {
 import { SourceMap, lineAt } from './sourceMap';
 import { typedText } from '../../core/runner/typedText';
 import { commonPrefixLength } from '../../core/common/text';
+import { plural, tokenUsage } from '../../core/common/counts';
 
 const TOOL_SCOPE = 1;
 const PROGRAM_SCOPE = 2;
@@ -213,10 +214,10 @@ export class ArtDebugSession extends LoggingDebugSession {
     const options = parseRunOptions(args);
     const { mode } = options;
     const trusted = this.options.isTrusted ? this.options.isTrusted() : options.trusted;
-    // The key is read when an endpoint may be called: in generate mode, and in replay mode with an endpoint to go on
-    // live with once the run departs from its recording.
-    const endpoint = mode === 'generate' || !!(options.baseURL && options.model);
-    const apiKey = endpoint ? (await this.options.apiKey?.()) || (this.options.env ?? process.env)[options.apiKeyEnv] || undefined : undefined;
+    // The key is read only when an endpoint may be called (the rule: core/runner/options.ts).
+    const apiKey = mayCallEndpoint(options)
+      ? (await this.options.apiKey?.()) || (this.options.env ?? process.env)[options.apiKeyEnv] || undefined
+      : undefined;
     const config: RunConfig = {
       ...options,
       apiKey,
@@ -352,7 +353,7 @@ export class ArtDebugSession extends LoggingDebugSession {
     if (current) this.flush(true);
     const samples = runs.length > 1;
     const s = result.snapshot;
-    const tokens = `${s.requests} request${s.requests === 1 ? '' : 's'}, ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens`;
+    const tokens = `${plural(s.requests, 'request')}, ${tokenUsage(s.usage)}`;
     const who = samples ? `Sample ${thread}: ` : '';
     if (result.reason === 'finished')
       this.sendEvent(
@@ -702,7 +703,7 @@ export class ArtDebugSession extends LoggingDebugSession {
     }
     vars.push({
       name: 'tokens',
-      value: `${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion in ${s.requests} request${s.requests === 1 ? '' : 's'}`,
+      value: `${tokenUsage(s.usage)} in ${plural(s.requests, 'request')}`,
       readOnly: true,
     });
     if (s.kind === 'agent' || s.constrainedRequests > 0)

@@ -2,6 +2,7 @@
 // may run standalone, with no VS Code) and the VS Code client. Plain data only.
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Usage } from '../../core/model/types';
+import type { FileLanguage } from '../../core/common/language';
 import type { RunOptionsInput } from '../../core/runner/options';
 import type { PromptReport } from '../../core/runner/promptReport';
 import type { Alternative, EndReason, RunKind, ToolCall } from '../../core/runner/types';
@@ -41,7 +42,7 @@ export namespace EndEvent {
     answer: string | null;
     error?: string;
     kind: RunKind;
-    language: 'art' | 'agent' | 'multitool' | 'trace';
+    language: FileLanguage;
     /** The source file and the program's index in it. */
     program: string;
     unit: number;

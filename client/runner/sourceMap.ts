@@ -4,6 +4,7 @@ import type { AgentFile } from '../../core/agent/ast';
 import { parseAgentFile } from '../../core/agent/parse';
 import type { ArtDocument } from '../../core/art/ast';
 import { parseArt } from '../../core/art/parse';
+import type { FileLanguage } from '../../core/common/language';
 import { LineIndex } from '../../core/common/text';
 
 export interface BreakpointTarget {
@@ -28,7 +29,7 @@ export class SourceMap {
 
   /** A MultiTool-CoT prompt has no steps in the file: its triggers are in the text the model writes. */
   constructor(
-    readonly language: 'art' | 'agent' | 'multitool',
+    readonly language: Exclude<FileLanguage, 'trace'>,
     readonly text: string,
   ) {
     this.lines = new LineIndex(text);

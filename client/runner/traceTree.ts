@@ -4,6 +4,7 @@
 // it is tested without VS Code; client/runner/traceView.ts shows it.
 import { describeWhy } from '../../core/runner/promptReport';
 import type { TraceRecord, ToolCall } from '../../core/runner/types';
+import { plural, tokenUsage } from '../../core/common/counts';
 
 export interface TraceNode {
   label: string;
@@ -129,7 +130,7 @@ export function traceTree(records: readonly TraceRecord[]): TraceNode[] {
       case 'end':
         out.push({
           label: `End: ${r.reason}`,
-          description: `${r.answer !== null ? `answer ${oneLine(r.answer, 40)} · ` : ''}${r.usage.promptTokens} prompt + ${r.usage.completionTokens} completion tokens · ${r.requests} requests`,
+          description: `${r.answer !== null ? `answer ${oneLine(r.answer, 40)} · ` : ''}${tokenUsage(r.usage)} · ${plural(r.requests, 'request')}`,
           icon: r.reason === 'finished' ? 'pass' : 'error',
           children: [
             ...(r.error ? [leaf('error', r.error, 'error')] : []),

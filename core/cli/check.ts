@@ -4,6 +4,7 @@ import { checkArt, parseArt, type ToolCatalog } from '../art';
 import type { Diagnostic } from '../common/diagnostics';
 import { LineIndex, type Range } from '../common/text';
 import { languageOf, readSource } from './files';
+import { plural } from '../common/counts';
 
 export interface FileDiagnostic {
   file: string;
@@ -27,12 +28,11 @@ export function formatDiagnostic(d: FileDiagnostic): string {
 
 /** `checked 2 files: no problems` / `checked 1 file: 1 error, 2 warnings`. */
 export function checkSummary(files: number, all: readonly FileDiagnostic[]): string {
-  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
   const count = (sev: FileDiagnostic['severity']) => all.filter(d => d.severity === sev).length;
   const parts = [
-    count('error') && n(count('error'), 'error'),
-    count('warning') && n(count('warning'), 'warning'),
-    all.length - count('error') - count('warning') && n(all.length - count('error') - count('warning'), 'note'),
+    count('error') && plural(count('error'), 'error'),
+    count('warning') && plural(count('warning'), 'warning'),
+    all.length - count('error') - count('warning') && plural(all.length - count('error') - count('warning'), 'note'),
   ].filter(Boolean);
-  return `checked ${n(files, 'file')}: ${parts.length ? parts.join(', ') : 'no problems'}`;
+  return `checked ${plural(files, 'file')}: ${parts.length ? parts.join(', ') : 'no problems'}`;
 }

@@ -3,7 +3,7 @@
 // FILE may also be the trace (.jsonl) of a run: the prompt it recorded. --json prints the report as JSON.
 import { resolve } from 'node:path';
 import { LaunchError, promptOfRun } from '../runner/launch';
-import { parseRunOptions, type RunOptionName } from '../runner/options';
+import { mayCallEndpoint, parseRunOptions, type RunOptionName } from '../runner/options';
 import { formatPromptReport } from '../runner/promptReport';
 import { CliError } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
@@ -52,7 +52,7 @@ export async function promptCommand(argv: string[], io: PromptIo): Promise<numbe
     const options = parseRunOptions(raw, cliLabel('FILE'));
     const report = await promptOfRun({
       ...options,
-      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: mayCallEndpoint(options) ? env[options.apiKeyEnv] || undefined : undefined,
       trusted: true,
       log: line => io.err(`[art] ${line}`),
     });

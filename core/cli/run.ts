@@ -6,17 +6,19 @@
 import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
-import { RUN_OPTIONS, parseRunOptions, type RunOptions } from '../runner/options';
+import { HEADLESS, mayCallEndpoint, RUN_OPTIONS, parseRunOptions, type RunOptions } from '../runner/options';
 import { prepareSamples, recordVote, type Tally } from '../runner/samples';
 import { StreamedText } from '../runner/streamedText';
 import type { RunResult, ToolCall } from '../runner/types';
 import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
+import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { stoppable } from './signals';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 import { typedText } from '../runner/typedText';
 import { newRunId, prepareRunsFolder, runFiles, writeSummary } from '../runner/history';
 import { BudgetedModel, StepSearch, writeSearchTraces } from '../runner/search';
+import { plural, tokenUsage } from '../common/counts';
 
 /** Flags of `art run` that are not run options: how the terminal shows the run. */
 const SHELL_FLAGS = [
@@ -91,7 +93,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     }
     run = await prepareRun({
       ...options,
-      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: mayCallEndpoint(options) ? env[options.apiKeyEnv] || undefined : undefined,
       trusted: true,
       pauseAfterTool: interactive,
       pauseOnToolError: interactive,
@@ -149,11 +151,9 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   const s = result.snapshot;
   if (result.reason === 'finished') {
     io.write(`${values.quiet ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n`);
-    const checked = `${s.constrainedRequests} constrained, ${s.corrections} monitor correction(s)`;
+    const checked = `${s.constrainedRequests} constrained, ${plural(s.corrections, 'monitor correction')}`;
     if (!values.quiet)
-      io.err(
-        `[art] ${s.requests} request(s) (${checked}), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
-      );
+      io.err(`[art] ${plural(s.requests, 'request')} (${checked}), ${tokenUsage(s.usage)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`);
     return 0;
   }
   io.err(
@@ -173,7 +173,7 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
   let runsFolder: string | undefined;
   if (options.trace) tracePath = resolve(root, options.trace);
   else {
-    runsFolder = resolve(root, '.art', 'runs');
+    runsFolder = resolve(root, DEFAULT_RUNS_FOLDER);
     prepareRunsFolder(runsFolder, true);
     tracePath = runFiles(runsFolder, newRunId(file)).trace;
   }
@@ -185,8 +185,7 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
     apiKey,
     trusted: true,
     stopOnEntry: true,
-    pauseAfterTool: false,
-    pauseOnToolError: false,
+    ...HEADLESS,
     wrapModel: m => (budgeted = new BudgetedModel(m, options.budget)),
     log: line => io.err(`[art] ${line}`),
   });
@@ -233,7 +232,7 @@ async function runSamples(options: RunOptions, samples: number, env: NodeJS.Proc
   const runs = await prepareSamples(
     {
       ...options,
-      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: mayCallEndpoint(options) ? env[options.apiKeyEnv] || undefined : undefined,
       trusted: true,
     },
     samples,

@@ -8,7 +8,7 @@ import { parseArt } from '../art/parse';
 import type { ModelClient } from '../model/types';
 import { LaunchError, openSession, type RunSession } from '../runner/launch';
 import { describeFailure, testLibrary } from '../runner/libraryTest';
-import { RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../runner/options';
+import { HEADLESS, RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../runner/options';
 import { CliError, languageOf, readSource } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
@@ -74,7 +74,7 @@ export async function testCommand(argv: string[], io: TestIo): Promise<number> {
     // The tools as a run of these options would have them (Python limits, word list, corpus, ...): one session.
     const raw = { program: resolve(positionals[0]), mode: options.baseURL ? 'generate' : 'replay', ...options };
     const o = parseRunOptions(raw, cliLabel('LIBRARY'));
-    session = await openSession({ ...o, apiKey: env[o.apiKeyEnv] || undefined, trusted: true, pauseAfterTool: false, pauseOnToolError: false });
+    session = await openSession({ ...o, apiKey: env[o.apiKeyEnv] || undefined, trusted: true, ...HEADLESS });
   } catch (e) {
     if (e instanceof LaunchError) throw new CliError(`art test: ${e.message}`);
     throw e;

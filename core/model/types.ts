@@ -1,5 +1,8 @@
 // What the runner and LLM-backed tools need from a model, independent of any endpoint or SDK.
 
+/** Tokens a request may generate when its caller sets no limit (the runner's requests, the code tool's, the `art.model.maxTokens` setting). */
+export const DEFAULT_MAX_TOKENS = 512;
+
 export interface Usage {
   promptTokens: number;
   completionTokens: number;

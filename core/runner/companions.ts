@@ -5,12 +5,10 @@
 // VS Code (which asks no question when a recording answers it) all read them here.
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-
-/** The extension of a MultiTool-CoT prompt (a plain text file): `arithmetic.cot.txt`. */
-export const COT_EXTENSION = '.cot.txt';
+import { COT_EXTENSION, languageOf } from '../common/language';
 
 export function isCotPrompt(path: string): boolean {
-  return path.toLowerCase().endsWith(COT_EXTENSION);
+  return languageOf(path) === 'multitool';
 }
 
 /** The file's name without its runnable extension (`.agent`, `.cot.txt`). */

@@ -14,7 +14,7 @@ import { createArtRunner } from './create';
 import { EvalDataError, readDataset, readResults, runEval, type EvalExample, type EvalResult, type EvalRun } from './eval';
 import { deleteRun, newRunId, prepareRunsFolder, runFiles, writeSummary } from './history';
 import { LaunchError, openSession, pickProgram, type RunSession } from './launch';
-import { parseRunOptions, type RunOptionName, type RunOptions } from './options';
+import { HEADLESS, parseRunOptions, type RunOptionName, type RunOptions } from './options';
 import { taskOf } from './prompt';
 import type { TaskSpec } from './selection';
 import { bestCluster, chooseDemonstrations, folderLibraries, type LibraryFile } from './taskSelection';
@@ -113,7 +113,7 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
       `${c.data}:${missing.line}: the example has no "description": give one per example, or ${c.optionLabel?.('task') ?? 'task'} to use a task of the library`,
     );
   const apiKey = (await c.apiKey?.(o.apiKeyEnv)) || undefined;
-  const session: RunSession = await openSession({ ...o, apiKey, trusted: c.trusted, pauseAfterTool: false, pauseOnToolError: false, log: c.log });
+  const session: RunSession = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log });
   try {
     // No endpoint is one error now, not one per example in the results.
     session.endpointModel();

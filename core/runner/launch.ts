@@ -16,7 +16,8 @@ import { ReplayModel } from '../model/replay';
 import type { ModelClient } from '../model/types';
 import { toolTimeoutProblem } from '../tools/common';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
-import { answerBeside, COT_EXTENSION, existing, isCotPrompt, preambleBeside, transcriptBeside } from './companions';
+import { answerBeside, existing, preambleBeside, transcriptBeside } from './companions';
+import { COT_EXTENSION, languageOf as fileLanguage, type FileLanguage } from '../common/language';
 import { cotRecording, fillCotPrompt } from './cotPrompt';
 import { Constrainer } from './constraints';
 import { createAgentRunner, createArtRunner, createMultiToolRunner } from './create';
@@ -53,7 +54,7 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
     wrapModel?: (model: ModelClient) => ModelClient;
   };
 
-export type RunLanguage = 'art' | 'agent' | 'multitool' | 'trace';
+export type RunLanguage = FileLanguage;
 
 export interface PreparedRun {
   runner: Runner;
@@ -601,11 +602,9 @@ function makeTraceRun(text: string, path: string, b: Base): Made {
 }
 
 function languageOf(path: string): RunLanguage {
-  if (isCotPrompt(path)) return 'multitool';
+  const language = fileLanguage(path);
+  if (language) return language;
   const ext = extname(path).toLowerCase();
-  if (ext === '.art') return 'art';
-  if (ext === '.agent') return 'agent';
-  if (ext === '.jsonl') return 'trace';
   throw new LaunchError(
     `${path}: cannot run a '${ext || 'file without extension'}' file: give a task library (.art), an agent spec (.agent), a MultiTool-CoT prompt (${COT_EXTENSION}) or a run trace (.jsonl)`,
   );

@@ -14,6 +14,7 @@ import { createArtRunner } from './create';
 import { libraryAsRun } from './prompt';
 import { isDemonstration } from './selection';
 import type { ToolCall } from './types';
+import { HEADLESS } from './options';
 
 /** Tools whose outputs are not expected to be stable: the model writes code, or a search ranks passages. */
 const UNSTABLE_TOOLS = new Set(
@@ -116,8 +117,7 @@ export async function testProgram(library: ArtDocument, index: number, opts: Lib
         model,
         toolModel: all ? opts.toolModel : undefined,
         tools,
-        pauseOnToolError: false,
-        pauseAfterTool: false,
+        ...HEADLESS,
         toolTimeoutMs: opts.toolTimeoutMs,
       },
     );

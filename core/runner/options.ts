@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { CONSTRAIN_MODES } from './constraints';
 import { SELECT_STRATEGIES } from './selection';
 import { DEFAULT_WORD_LIST } from '../tools/lookup';
+import { TOOLS_FILE_NAME } from '../tools/toolsFile';
+import { DEFAULT_MAX_TOKENS } from '../model/types';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
 import { withoutUndefined } from '../common/text';
 
@@ -133,15 +135,20 @@ export const RUN_OPTIONS = {
   maxTokens: option(count(1).optional(), {
     description: 'Maximum tokens per request.',
     cli: { flag: 'max-tokens', arg: 'N' },
-    setting: { key: 'model.maxTokens', scope: 'resource', default: 512, description: 'Maximum tokens the model may generate per request.' },
+    setting: {
+      key: 'model.maxTokens',
+      scope: 'resource',
+      default: DEFAULT_MAX_TOKENS,
+      description: 'Maximum tokens the model may generate per request.',
+    },
   }),
   tools: option(path(), {
-    description: 'The workspace tool file (default: .art-tools.json when present).',
+    description: `The workspace tool file (default: ${TOOLS_FILE_NAME} when present).`,
     cli: { flag: 'tools', arg: 'FILE' },
     setting: {
       key: 'tools.file',
       scope: 'resource',
-      default: '.art-tools.json',
+      default: TOOLS_FILE_NAME,
       onlyIfChanged: true,
       description: 'Workspace file declaring user tools (commands, HTTP endpoints, MCP servers), relative to the workspace folder.',
     },
@@ -462,3 +469,15 @@ function withoutPattern(j: Record<string, unknown>): Record<string, unknown> {
   const { pattern: _p, minLength: _m, ...rest } = j;
   return rest;
 }
+
+/**
+ * Whether a run with these options may call the model endpoint, so that its API key is to be read: in generate
+ * mode, and in replay mode with an endpoint (base URL and model) to go on live with once the run departs from its
+ * recording.
+ */
+export function mayCallEndpoint(o: Pick<RunOptions, 'mode' | 'baseURL' | 'model'>): boolean {
+  return o.mode === 'generate' || !!(o.baseURL && o.model);
+}
+
+/** The pauses of a run nobody steps through (art eval, art test, art run --search, the Test Explorer): none, not even on a tool error. */
+export const HEADLESS = { pauseAfterTool: false, pauseOnToolError: false } as const;

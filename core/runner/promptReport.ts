@@ -4,6 +4,7 @@
 // text the CLI prints (`art prompt`) and VS Code shows ("ART: Show Prompt"). Types only: no runner, no model client,
 // so the extension's own bundle can format a report.
 import type { RunKind } from './types';
+import { plural } from '../common/counts';
 
 /** Why a demonstration is in the prompt: the strategy that chose it and what decided it. */
 export type SelectionWhy =
@@ -69,7 +70,7 @@ export function describeWhy(why: SelectionWhy | undefined): string {
         ? `llm: P(Yes) = ${why.pYes.toFixed(3)} (log-probability ${why.logprob.toFixed(3)} of the answer "${why.answer}")`
         : `llm: the model answered "${why.answer}" (no log-probabilities: P(Yes) = ${why.pYes})`;
     case 'best-cluster':
-      return `best-cluster: ${baseName(why.file)} answered ${why.correct} of ${why.tried} labelled example${why.tried === 1 ? '' : 's'} right, the most of the folder's files`;
+      return `best-cluster: ${baseName(why.file)} answered ${why.correct} of ${plural(why.tried, 'labelled example')} right, the most of the folder's files`;
   }
 }
 

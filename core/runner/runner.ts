@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { normalizeName } from '../art/ast';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from '../model/types';
+import { DEFAULT_MAX_TOKENS } from '../model/types';
 import { DepartedError } from '../model/replay';
 import type { MonitorCorrection } from '../agent/monitor';
 import { formatMs } from '../tools/common';
@@ -598,7 +599,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
   // ---- the loop ----
 
   private get maxTokens(): number {
-    return this.opts.maxTokens ?? 512;
+    return this.opts.maxTokens ?? DEFAULT_MAX_TOKENS;
   }
 
   private get pauseAfterTool(): boolean {

@@ -4,6 +4,7 @@
 // the rest when the run pauses or ends; if printed text was taken back after all, a marker says so and the
 // program goes on from the point where it still agrees.
 import { commonPrefixLength } from '../common/text';
+import { plural } from '../common/counts';
 
 export class StreamedText {
   private printed = '';
@@ -21,9 +22,7 @@ export class StreamedText {
       const common = commonPrefixLength(this.printed, current);
       const back = this.printed.length - common;
       const lineStart = current.lastIndexOf('\n', common - 1) + 1;
-      this.write(
-        `${this.printed.endsWith('\n') ? '' : '\n'}[… ${back} character${back === 1 ? '' : 's'} taken back; the program goes on from here:]\n`,
-      );
+      this.write(`${this.printed.endsWith('\n') ? '' : '\n'}[… ${plural(back, 'character')} taken back; the program goes on from here:]\n`);
       this.write(current.slice(lineStart, common));
       this.printed = current.slice(0, common);
     }

@@ -158,7 +158,7 @@ export interface RunnerOptions {
   /** Model for LLM-backed tools (default: `model`). */
   toolModel?: ModelClient;
   temperature?: number;
-  /** Max tokens per request. Default 512. */
+  /** Max tokens per request. Default DEFAULT_MAX_TOKENS (core/model/types.ts). */
   maxTokens?: number;
   /** Safety cap on requests in one run. Default 64. */
   maxRequests?: number;

@@ -7,7 +7,15 @@ import { join } from 'node:path';
 import { runUsage } from '../../../core/cli/run';
 import { ContinuationScript } from '../../../core/model/script';
 import { LaunchError, prepareRun, type RunConfig } from '../../../core/runner/launch';
-import { RUN_OPTIONS, cliOptions, launchLabel, optionsFromSettings, parseRunOptions, type RunOptionName } from '../../../core/runner/options';
+import {
+  RUN_OPTIONS,
+  cliOptions,
+  launchLabel,
+  mayCallEndpoint,
+  optionsFromSettings,
+  parseRunOptions,
+  type RunOptionName,
+} from '../../../core/runner/options';
 import type { RunResult } from '../../../core/runner/types';
 import { ScriptedServer } from '../../support/scriptedServer';
 
@@ -208,4 +216,12 @@ describe('run options reach the tools (launch configuration through prepareRun)'
       assert.match(String((call(r, 'search').details?.rerank as { reason?: string }).reason), /returned no log-probabilities/);
     });
   });
+});
+
+test('the API key is read when the endpoint may be called: generating, or replaying with a base URL and a model', () => {
+  const at = (raw: object) => mayCallEndpoint(parseRunOptions({ program: 'x.art', ...raw }));
+  assert.equal(at({ mode: 'generate' }), true);
+  assert.equal(at({ mode: 'replay' }), false);
+  assert.equal(at({ mode: 'replay', baseURL: 'http://127.0.0.1:8000/v1' }), false);
+  assert.equal(at({ mode: 'replay', baseURL: 'http://127.0.0.1:8000/v1', model: 'm' }), true);
 });

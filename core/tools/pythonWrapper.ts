@@ -2,7 +2,7 @@
 // resource limits (RLIMIT_NPROC only inside a user namespace, where it counts the sandbox's processes), guards the socket module, runs the optional prefix and then the user's code in a fresh
 // namespace, and reports on file descriptor 3 (one JSON object per line) so the user's own stdout/stderr stay
 // untouched: {"kind": "result", "found": bool, "name": str, "value": str} | {"kind": "exception", "type", "message"} |
-// {"kind": "prefix-error", "message"}. `value` is formatted as the ART reference shows results (see _art_format). Tracebacks name the code `<stdin>` and omit the wrapper's frames, the way
+// {"kind": "prefix-error", "message"} | {"kind": "seccomp-error", "message"}. `value` is formatted as the ART reference shows results (see _art_format). Tracebacks name the code `<stdin>` and omit the wrapper's frames, the way
 // the ART corpus shows them.
 export const PYTHON_WRAPPER = String.raw`
 import json, os, sys, traceback
@@ -41,6 +41,27 @@ def _art_main():
                     pass
     except ImportError:
         pass  # no resource module (Windows): only the wall-clock timeout applies
+
+    seccomp = request.get("seccomp")
+    if seccomp:
+        # The system call filter (seccomp.ts): no memfd files or System V segments, whose memory RLIMIT_AS does not
+        # count. Installed before any user code; a filter cannot be removed. Not installed: the step does not run.
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+            program = ctypes.create_string_buffer(bytes.fromhex(seccomp), len(seccomp) // 2)
+
+            class SockFprog(ctypes.Structure):
+                _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+            fprog = SockFprog(len(seccomp) // 16, ctypes.cast(program, ctypes.c_void_p))
+            # PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER.
+            if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.addressof(fprog), 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        except Exception as e:
+            send({"kind": "seccomp-error", "message": str(e)})
+            sys.exit(4)
 
     if request.get("guardSockets"):
         import socket

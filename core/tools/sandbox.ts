@@ -18,7 +18,8 @@
 //   setsid. Code is refused at this level unless the user allows it (`allowUnisolatedCode`).
 //
 // At every level: a wall-clock timeout kills the process group (SIGKILL); RLIMIT_CPU, RLIMIT_AS (memory),
-// RLIMIT_FSIZE (one file) are set before any user code runs, and RLIMIT_NPROC (processes) in a user namespace (the
+// RLIMIT_FSIZE (one file) and, on Linux, a seccomp filter refusing memfd_create and shmget (memory RLIMIT_AS does
+// not count; seccomp.ts) are set before any user code runs, and RLIMIT_NPROC (processes) in a user namespace (the
 // kernel exempts the host's root user from it, so under bubblewrap a root host runs the sandbox as `nobody` when
 // the interpreter is a system one, and otherwise, and under `unshare`, a root host gets no process limit); stdout and stderr are each capped; the environment holds only PATH, LANG, HOME, TMPDIR and a few Python/BLAS settings (no keys).
 import { execFile } from 'node:child_process';
@@ -29,6 +30,7 @@ import { constants as osConstants, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { runProcess } from './process';
 import { PYTHON_WRAPPER } from './pythonWrapper';
+import { shmFilter } from './seccomp';
 import { withoutUndefined } from '../common/text';
 
 export const DEFAULT_PYTHON = '/usr/bin/python3';
@@ -368,6 +370,7 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
         resultVars: req.resultVars ?? [],
         guardSockets: true,
         shmBytes: level === 'unshare' ? limits.tmpfsBytes : null,
+        seccomp: process.platform === 'linux' ? (shmFilter()?.toString('hex') ?? null) : null,
         limits: { memoryBytes: limits.memoryBytes, cpuSeconds, fileBytes: limits.maxFileBytes, processes: level === 'none' ? null : MAX_PROCESSES },
       }),
       timeoutMs: limits.timeoutMs,
@@ -403,6 +406,7 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
     };
     const exception = find('exception');
     const prefixError = find('prefix-error');
+    const seccompError = find('seccomp-error');
     const value = find('result');
     if (value) result.value = value.found ? { found: true, name: String(value.name), text: String(value.value) } : { found: false };
     if (exception) result.exception = { type: String(exception.type), message: String(exception.message) };
@@ -420,6 +424,9 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
     } else if (p.stoppedFor === 'output-limit') {
       result.status = 'output-limit';
       result.message = `stopped after printing more than the output limit of ${limits.maxOutputBytes} bytes`;
+    } else if (seccompError) {
+      result.status = 'start-failed';
+      result.message = `could not install the sandbox's system call filter (${String(seccompError.message)}); the code was not run`;
     } else if (prefixError) {
       result.status = 'missing-module';
       result.message = `the Python at ${python} cannot import what the ART prefix needs (${String(prefixError.message)}): install Debian's python3-sympy (apt-get install python3-sympy) or set another interpreter`;

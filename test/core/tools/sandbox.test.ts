@@ -2,7 +2,7 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -258,6 +258,46 @@ describe('python sandbox isolation', () => {
     }
   });
 
+  // Issue 20 item 1: memory outside the address space (memfd files, System V segments left unattached) is not
+  // counted by RLIMIT_AS; it must not let a step hold more host memory than its memory limit.
+  test('memfd files and System V segments cannot hold more than the memory limit', async t => {
+    const memfd =
+      'import os\nheld, total = [], 0\ntry:\n    while total < 1024:\n        fd = os.memfd_create("x")\n        held.append(fd)\n' +
+      '        try:\n            for _ in range(16):\n                os.write(fd, b"x" * 2**20)\n                total += 1\n' +
+      '        except OSError as e:\n            if e.errno != 27: raise\n' + // EFBIG: this file is full (RLIMIT_FSIZE), take the next
+      '    print("held", total)\nexcept OSError as e:\n    print("stopped", total, e.errno)';
+    const sysv =
+      'import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.shmat.restype = ctypes.c_void_p\nsegments, total = [], 0\n' +
+      'try:\n    while total < 1024:\n        sid = libc.shmget(0, 64 * 2**20, 0o1600)\n        if sid < 0: raise OSError(ctypes.get_errno(), "shmget")\n' +
+      '        segments.append(sid)\n        at = libc.shmat(sid, None, 0)\n        ctypes.memset(at, 1, 64 * 2**20)\n        libc.shmdt(ctypes.c_void_p(at))\n' +
+      '        total += 64\n    print("held", total)\nexcept OSError as e:\n    print("stopped", total, e.errno)\n' +
+      'for sid in segments:\n    libc.shmctl(sid, 0, None)'; // IPC_RMID: a segment in a shared IPC namespace would outlive the step
+    const limits = { ...fast, memoryBytes: 256 * 1024 * 1024 };
+    for (const level of await levels()) {
+      for (const [what, code] of [
+        ['memfd', memfd],
+        ['shmget', sysv],
+      ]) {
+        const shmemBefore = shmemKb();
+        let peak = shmemBefore;
+        const sampler = setInterval(() => (peak = Math.max(peak, shmemKb())), 20);
+        const r = await runPython({ code, pythonPath: PYTHON, limits, isolation: level }).finally(() => clearInterval(sampler));
+        t.diagnostic(`${level} ${what}: ${r.stdout.trim()} (host Shmem ${Math.round(shmemBefore / 1024)} MB, peak ${Math.round(peak / 1024)} MB)`);
+        const m = /^(held|stopped) (\d+)/.exec(r.stdout.trim());
+        assert.ok(m, `${level} ${what}: ${r.stdout}${r.stderr}`);
+        assert.ok(Number(m[2]) <= 256, `${level} ${what}: ${m[2]} MB held against a limit of 256 MB`);
+      }
+      // What code ordinarily uses still works: a process pool and POSIX shared memory (the bounded /dev/shm).
+      const ordinary = await runPython({
+        code: 'from multiprocessing import Pool, shared_memory\nwith Pool(2) as p:\n    print(p.map(abs, [-1, -2]))\ns = shared_memory.SharedMemory(create=True, size=4096)\ns.close()\ns.unlink()',
+        pythonPath: PYTHON,
+        limits,
+        isolation: level,
+      });
+      assert.equal(ordinary.stdout.trim(), '[1, 2]', `${level}: ${ordinary.stderr}`);
+    }
+  });
+
   test('too many processes are refused (RLIMIT_NPROC; under unshare only when the host is not root)', async t => {
     for (const level of await levels()) {
       if (level === 'unshare' && process.getuid?.() === 0) {
@@ -291,3 +331,8 @@ describe('python sandbox isolation', () => {
     assert.match(String(allowed.details?.sandbox), /^Python sandbox: no namespace .* Running code anyway/);
   });
 });
+
+/** The host's shared memory (tmpfs, memfd, System V segments) in kB, from /proc/meminfo. */
+function shmemKb(): number {
+  return Number(/^Shmem:\s+(\d+)/m.exec(readFileSync('/proc/meminfo', 'latin1'))?.[1] ?? 0);
+}

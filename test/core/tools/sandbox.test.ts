@@ -142,27 +142,43 @@ describe('python sandbox isolation', () => {
     if (process.platform === 'linux' && existsSync('/usr/bin/bwrap')) assert.equal(level, 'bwrap');
   });
 
-  test('a secret file outside the scratch folder cannot be read under bubblewrap (readable under unshare)', async t => {
+  // Issue 20 item 2: the unshare fallback isolates files as bubblewrap does (it read $HOME and wrote where the user can).
+  test('the code can read no file outside its root and write nowhere but its scratch space', async t => {
     const home = mkdtempSync(join(tmpdir(), 'art-test-home-'));
     const secret = join(home, 'credentials');
     writeFileSync(secret, 'aws_secret_access_key = hunter2\n');
+    const targets = [join(home, 'written'), join(REPO, 'art-test-written'), '/usr/art-test-written', '/root/art-test-written'];
     try {
-      const code = `try:\n    print(open(${JSON.stringify(secret)}).read())\nexcept OSError as e:\n    print("denied", type(e).__name__)`;
+      const code =
+        `import os\ntry:\n    print(open(${JSON.stringify(secret)}).read().strip())\nexcept OSError as e:\n    print("denied", type(e).__name__)\n` +
+        `for path in ${JSON.stringify(targets)}:\n    try:\n        open(path, "w").write("x")\n        print("wrote", path)\n    except OSError as e:\n        print("denied", e.errno)\n` +
+        'open(os.path.join(os.getcwd(), "scratch.txt"), "w").write("x")\nopen("/dev/shm/x", "w").write("x")\nprint("scratch ok")\n' +
+        'print(sorted(os.listdir("/")))\nprint(os.path.exists("/root"), os.path.exists("/home"), os.path.exists("/work"))\n' +
+        'print([l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapEff", "CapBnd"))])';
       for (const level of await levels()) {
         const r = await runPython({ code, pythonPath: PYTHON, limits: fast, isolation: level });
-        t.diagnostic(`${level}: ${r.stdout.trim()}`);
-        assert.equal(r.status, 'ok');
-        if (level === 'bwrap') assert.equal(r.stdout.trim(), 'denied FileNotFoundError');
-        else assert.match(r.stdout, /hunter2/); // the README says: not isolated at this level
+        t.diagnostic(`${level}: ${r.stdout.trim().replace(/\n/g, ' | ')}`);
+        assert.equal(r.status, 'ok', `${level}: ${r.message ?? ''} ${r.stderr}`);
+        const lines = r.stdout.trim().split('\n');
+        assert.equal(lines[0], 'denied FileNotFoundError', `${level} read the home folder`);
+        for (const [i, path] of targets.entries()) {
+          assert.match(lines[1 + i], /^denied \d+$/, `${level} wrote ${path}`);
+          assert.equal(existsSync(path), false, `${level}: ${path} exists`);
+        }
+        assert.equal(lines[5], 'scratch ok');
+        assert.equal(lines[7], 'False False False');
+        if (level === 'unshare') assert.equal(lines[8], "['0000000000000000', '0000000000000000']"); // no capability left
       }
-      const home2 = await runPython({
-        code: 'import os\nprint(os.listdir("/"))\nprint(os.path.exists("/root"), os.path.exists("/home"), os.path.exists("/work"))',
-        pythonPath: PYTHON,
-        limits: fast,
-      });
-      if (home2.isolation.level === 'bwrap') assert.equal(home2.stdout.trim().split('\n')[1], 'False False False');
+      // Where the fallback cannot build its file system (here: a tmpfs size the kernel refuses), the code is refused.
+      if ((await levels()).includes('unshare')) {
+        const r = await runPython({ code: 'print(1)', pythonPath: PYTHON, limits: { ...fast, tmpfsBytes: -1 }, isolation: 'unshare' });
+        assert.equal(r.status, 'refused');
+        assert.equal(r.stdout, '');
+        assert.match(r.message ?? '', /^was not run: the unshare fallback could not isolate the file system \(.*mount .*\); install bubblewrap/);
+      }
     } finally {
       rmSync(home, { recursive: true, force: true });
+      for (const path of targets) rmSync(path, { force: true });
     }
   });
 

@@ -5,11 +5,11 @@
 // debug session, so the runner (model client, tools, MCP SDK) costs nothing at activation.
 import { resolve } from 'node:path';
 import { parseArt } from '../core/art/parse';
-import { listDemonstrations, testProgram as testLibraryProgram, type ProgramTest } from '../core/runner/libraryTest';
-import { openSession, promptOfRun } from '../core/runner/launch';
-import { readDataset } from '../core/runner/eval';
-import { evalReport, progressLine } from '../core/runner/evalReport';
-import { defaultResultsPath, EvalDataError, evaluate, exampleWithoutTask, LaunchError, libraryTasks } from '../core/runner/evaluate';
+import { listDemonstrations, testProgram as testLibraryProgram, type ProgramTest } from '../core/evaluation/libraryTest';
+import { openSession, promptOfRun } from '../core/launch/launch';
+import { readDataset } from '../core/evaluation/eval';
+import { evalReport, progressLine } from '../core/evaluation/report';
+import { defaultResultsPath, EvalDataError, evaluate, exampleWithoutTask, LaunchError, libraryTasks } from '../core/evaluation/evaluate';
 import { ArtDebugSession } from './runner/debugSession';
 
 export { ArtDebugSession };

@@ -1,8 +1,8 @@
 // The extension's settings, all under the `art.` prefix (contributes.configuration in package.json), read in one
 // place with their defaults. The settings of the run options (model, Python, search, lookup) are declared with the
-// options in core/runner/options.ts. Model settings never hold a key: `apiKeyEnv` names the environment variable that does.
+// options in core/launch/options.ts. Model settings never hold a key: `apiKeyEnv` names the environment variable that does.
 import * as vscode from 'vscode';
-import { optionsFromSettings, type RunOptionName } from '../core/runner/options';
+import { optionsFromSettings, type RunOptionName } from '../core/launch/options';
 
 export type TraceSetting = 'off' | 'messages' | 'verbose';
 
@@ -13,7 +13,7 @@ export interface ArtSettings {
   /** The run history folder (relative paths: to the workspace folder) and whether a .gitignore keeps it out of git. */
   runsFolder: string;
   runsGitignore: boolean;
-  /** The run options that have a setting (core/runner/options.ts), those that are set: launch defaults. */
+  /** The run options that have a setting (core/launch/options.ts), those that are set: launch defaults. */
   runOptions: Partial<Record<RunOptionName, unknown>>;
 }
 

@@ -1,11 +1,11 @@
-// Writes the parts of package.json that come from the run options' declaration (core/runner/options.ts): the
+// Writes the parts of package.json that come from the run options' declaration (core/launch/options.ts): the
 // `art` debugger's launch attributes and the settings of the options that have one. Edit the declaration, not
 // package.json, then run this.
 //   npm run gen:manifest                                     write package.json
 //   node --import tsx scripts/gen-manifest.mjs --check       exit 1 if package.json is out of date (a unit test runs this)
 //   ... --package=FILE                                       another manifest than ../package.json (the test checks a stale copy fails)
 import { readFileSync, writeFileSync } from 'node:fs';
-import { launchAttributes, optionSettings } from '../core/runner/options.ts';
+import { launchAttributes, optionSettings } from '../core/launch/options.ts';
 
 const other = process.argv.find(a => a.startsWith('--package='));
 const target = other ? other.slice('--package='.length) : new URL('../package.json', import.meta.url);
@@ -32,7 +32,7 @@ pkg.contributes.configuration.properties = Object.fromEntries(keys.map(k => [k, 
 const text = JSON.stringify(pkg, null, 2) + '\n';
 if (process.argv.includes('--check')) {
   if (current !== text) {
-    console.error(`${other ? target : 'package.json'} is out of date with the run options (core/runner/options.ts): run npm run gen:manifest`);
+    console.error(`${other ? target : 'package.json'} is out of date with the run options (core/launch/options.ts): run npm run gen:manifest`);
     process.exit(1);
   }
 } else if (current !== text) {

@@ -2,11 +2,11 @@
 // (possibly corrected) program into a task library as a demonstration, and opening a trace.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/runner/demonstration';
+import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/prompt/demonstration';
 import { AlternativesRequest, ChooseAlternativeRequest, DEBUG_TYPE, SetToolOutputRequest, StateRequest } from './protocol';
 import type { ProgramStreams } from './streamEditor';
 import type { TraceView } from './traceView';
-import { typedText } from '../../core/runner/typedText';
+import { typedText } from '../../core/common/typedText';
 
 /** The SecretStorage key of the model API key. */
 export const API_KEY_SECRET = 'art.model.apiKey';

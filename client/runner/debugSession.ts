@@ -1,4 +1,4 @@
-// The `art` debug adapter: a DAP session that only translates between the Runner (core/runner, which knows
+// The `art` debug adapter: a DAP session that only translates between the Runner (core/engine, which knows
 // nothing of DAP) and the Debug Adapter Protocol, as vscode-mock-debug separates its runtime from its session.
 // It has no `vscode` import: VS Code runs it inline (client/runner/activate.ts), other DAP clients run
 // dist/debugAdapter.js over stdio.
@@ -9,7 +9,7 @@
 // setVariable on `output` (and on `input` before the tool runs) changes what the model sees.
 // Self-consistency (`samples: N`): each sample is a thread (ids 1..N) of its own Runner; a stop, a step or a pause
 // is one thread's (`allThreadsStopped` false), a `Samples` scope shows each sample's answer and the vote (read from
-// the runners, core/runner/samples.ts), and the vote goes into every sample's trace once all have ended.
+// the runners, core/sampling/samples.ts), and the vote goes into every sample's trace once all have ended.
 // The API key comes from the client through a constructor option (never a launch argument) or from the
 // environment variable named by `apiKeyEnv`.
 import { readFileSync } from 'node:fs';
@@ -32,11 +32,11 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { LaunchError, prepareRun, promptReportOf, type PreparedRun, type RunConfig } from '../../core/runner/launch';
-import { prepareSamples, recordVote, sampleStates, tally } from '../../core/runner/samples';
-import { parseRunOptions } from '../../core/runner/options';
-import { StreamedText } from '../../core/runner/streamedText';
-import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView, TraceRecord } from '../../core/runner/types';
+import { LaunchError, prepareRun, promptReportOf, type PreparedRun, type RunConfig } from '../../core/launch/launch';
+import { prepareSamples, recordVote, sampleStates, tally } from '../../core/sampling/samples';
+import { parseRunOptions } from '../../core/launch/options';
+import { StreamedText } from '../../core/common/streamedText';
+import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView, TraceRecord } from '../../core/engine/types';
 import {
   AlternativesRequest,
   ChooseAlternativeRequest,
@@ -50,7 +50,7 @@ import {
   type ArtLaunchArguments,
 } from './protocol';
 import { SourceMap, lineAt } from './sourceMap';
-import { typedText } from '../../core/runner/typedText';
+import { typedText } from '../../core/common/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 
 const TOOL_SCOPE = 1;
@@ -208,7 +208,7 @@ export class ArtDebugSession extends LoggingDebugSession {
   private async startRun(args: ArtLaunchArguments, cache?: TraceRecord[]): Promise<void> {
     this.args = args;
     this.noDebug = !!args.noDebug;
-    // Validation and defaults come from the options' declaration (core/runner/options.ts); the adapter adds only
+    // Validation and defaults come from the options' declaration (core/launch/options.ts); the adapter adds only
     // what it alone knows: the key, the trust, the pauses of a noDebug run and where log lines go.
     const options = parseRunOptions(args);
     const { mode } = options;

@@ -1,4 +1,4 @@
-// "ART: Evaluate Task": runs a task library over a dataset (core/runner/evaluate.ts, loaded with the runner bundle on
+// "ART: Evaluate Task": runs a task library over a dataset (core/evaluation/evaluate.ts, loaded with the runner bundle on
 // first use) with the workspace's settings and stored API key, under a cancellable progress notification that shows
 // the running count and accuracy, then shows the results view: the accuracy per task as a Chart.js chart, the
 // summary and a row per example whose link replays that example's run in the debugger from its trace. The page is
@@ -9,10 +9,10 @@ import { basename, dirname, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { webviewPage } from './webviewPage';
 import type { EvaluationModule } from '../debugAdapterMain';
-import type { EvalResult } from '../../core/runner/eval';
-import type { EvalReport } from '../../core/runner/evalReport';
-import type { EvaluationEnd } from '../../core/runner/evaluate';
-import { RUN_OPTIONS } from '../../core/runner/options';
+import type { EvalResult } from '../../core/evaluation/eval';
+import type { EvalReport } from '../../core/evaluation/report';
+import type { EvaluationEnd } from '../../core/evaluation/evaluate';
+import { RUN_OPTIONS } from '../../core/launch/options';
 import type { ArtSettings } from '../settings';
 import { API_KEY_SECRET } from './commands';
 import { UNTRUSTED_RUN_MESSAGE } from './configuration';

@@ -1,6 +1,6 @@
 // Programs as tests in VS Code's Test Explorer: every demonstration of the workspace's task libraries is a test,
 // grouped by file, found when the Test Explorer first asks and kept up to date as files change. Running one replays
-// it with its tools re-executed (core/runner/libraryTest.ts, the same check as `art test`); a failure shows each
+// it with its tools re-executed (core/evaluation/libraryTest.ts, the same check as `art test`); a failure shows each
 // differing step at its line with the recorded and the new output side by side. Debugging one starts a replay in the
 // debugger. The core is loaded with the runner bundle on first use, so activation stays cheap.
 import * as vscode from 'vscode';

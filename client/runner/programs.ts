@@ -2,7 +2,7 @@
 // task library and the agents of a spec. The CodeLenses, the dynamic debug configurations and F5 all use this one
 // list, so a program offered is a program that runs, and one that cannot run says why.
 import * as vscode from 'vscode';
-import { isCotPrompt } from '../../core/runner/companions';
+import { isCotPrompt } from '../../core/launch/companions';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { programsRequest } from '../protocol';
 import { programsOf } from '../../server/protocol';

@@ -2,14 +2,14 @@
 // may run standalone, with no VS Code) and the VS Code client. Plain data only.
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Usage } from '../../core/model/types';
-import type { RunOptionsInput } from '../../core/runner/options';
-import type { PromptReport } from '../../core/runner/promptReport';
-import type { Alternative, EndReason, RunKind, ToolCall } from '../../core/runner/types';
+import type { RunOptionsInput } from '../../core/launch/options';
+import type { PromptReport } from '../../core/prompt/promptReport';
+import type { Alternative, EndReason, RunKind, ToolCall } from '../../core/engine/types';
 import type { MonitorCorrection } from '../../core/agent/monitor';
 
 export const DEBUG_TYPE = 'art';
 
-/** The launch arguments are the run options (core/runner/options.ts, where each one is declared and documented). */
+/** The launch arguments are the run options (core/launch/options.ts, where each one is declared and documented). */
 export type ArtLaunchArguments = DebugProtocol.LaunchRequestArguments & RunOptionsInput;
 
 // Custom messages, each declared once as a namespace (as server/protocol.ts declares the LSP ones): its name and

@@ -1,9 +1,9 @@
-// A run trace (JSONL records, core/runner/trace.ts) as a tree for the "ART Trace" view: the run, each request with
+// A run trace (JSONL records, core/trace/trace.ts) as a tree for the "ART Trace" view: the run, each request with
 // its streamed chunks and completion, each tool call with its input, output, override, error and duration, the
 // monitor's corrections, pauses, edits, retries, and the end with the token counts. Plain data (no `vscode`), so
 // it is tested without VS Code; client/runner/traceView.ts shows it.
-import { describeWhy } from '../../core/runner/promptReport';
-import type { TraceRecord, ToolCall } from '../../core/runner/types';
+import { describeWhy } from '../../core/prompt/promptReport';
+import type { TraceRecord, ToolCall } from '../../core/engine/types';
 
 export interface TraceNode {
   label: string;

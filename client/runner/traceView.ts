@@ -1,7 +1,7 @@
 // The "ART Trace" view (in the Run and Debug side bar): a run's JSONL trace as a tree (client/runner/traceTree.ts).
 import * as vscode from 'vscode';
-import { runLabel } from '../../core/runner/history';
-import { parseTrace } from '../../core/runner/trace';
+import { runLabel } from '../../core/trace/history';
+import { parseTrace } from '../../core/trace/trace';
 import { traceTree, type TraceNode } from './traceTree';
 
 export const TRACE_VIEW = 'art.trace';

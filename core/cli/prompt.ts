@@ -2,9 +2,9 @@
 // --select, --base-url, --model, ...), with the demonstrations in it and why each was chosen, without running it.
 // FILE may also be the trace (.jsonl) of a run: the prompt it recorded. --json prints the report as JSON.
 import { resolve } from 'node:path';
-import { LaunchError, promptOfRun } from '../runner/launch';
-import { parseRunOptions, type RunOptionName } from '../runner/options';
-import { formatPromptReport } from '../runner/promptReport';
+import { LaunchError, promptOfRun } from '../launch/launch';
+import { parseRunOptions, type RunOptionName } from '../launch/options';
+import { formatPromptReport } from '../prompt/promptReport';
 import { CliError } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 

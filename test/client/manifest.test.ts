@@ -1,14 +1,14 @@
 // The extension manifest's contract: activation only on ART files (and the extension's own commands), every
 // setting under `art.` with a default and none that could hold a secret, limited support in untrusted workspaces,
 // a VSIX that ships bundles, not sources, and launch attributes and run option settings generated from the one
-// declaration of the run options (core/runner/options.ts).
+// declaration of the run options (core/launch/options.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RUN_OPTIONS } from '../../core/runner/options';
+import { RUN_OPTIONS } from '../../core/launch/options';
 
 const root = join(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -95,7 +95,7 @@ describe('package.json manifest', () => {
   const check = (...extra: string[]) =>
     spawnSync(process.execPath, ['--import', 'tsx', generator, '--check', ...extra], { cwd: root, encoding: 'utf8' });
 
-  test("the launch attributes and the run options' settings are generated from core/runner/options.ts", () => {
+  test("the launch attributes and the run options' settings are generated from core/launch/options.ts", () => {
     const r = check();
     assert.equal(r.status, 0, r.stderr);
   });

@@ -15,7 +15,7 @@ import {
   parseAgentFile,
   readSExprs,
 } from '../../../core/agent';
-import { LaunchError, prepareRun } from '../../../core/runner/launch';
+import { LaunchError, prepareRun } from '../../../core/launch/launch';
 import { deepAgent } from './helpers';
 
 const TOO_DEEP = /^Lists are nested too deeply to read \(the limit is \d+ levels\)/;

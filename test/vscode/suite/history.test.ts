@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { FinishedRun } from '../../../client/runner/streamEditor';
 import type { RunsNode } from '../../../client/runner/runsView';
 import { artStudio, open, until, workspaceUri, writeWorkspaceFile } from './helpers';
-import { ContinuationScript } from '../../../core/model/script';
+import { ContinuationScript } from '../../../core/replay/script';
 import { ScriptedServer } from '../../support/scriptedServer';
 
 const LIBRARY = `Description: (Sports Understanding) Determine whether a sentence relating to sports is plausible.

@@ -36,7 +36,8 @@ import { LaunchError, prepareRun, promptReportOf, type PreparedRun, type RunConf
 import { prepareSamples, recordVote, sampleStates, tally } from '../../core/sampling/samples';
 import { parseRunOptions } from '../../core/launch/options';
 import { StreamedText } from '../../core/common/streamedText';
-import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView, TraceRecord } from '../../core/engine/types';
+import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView } from '../../core/engine/types';
+import type { TraceRecord } from '../../core/trace/schema';
 import {
   AlternativesRequest,
   ChooseAlternativeRequest,

@@ -1,11 +1,11 @@
 // The "Runs" view (Run and Debug side bar): the workspace's run history (core/trace/history.ts) by program, each run
 // with its answer, status, tokens and time, the runs started from it and the branches it recorded as children; and
-// "ART: Compare Runs": two runs aligned by core/trace/diff.ts, shown in VS Code's diff editor as two read-only
+// "ART: Compare Runs": two runs aligned by core/replay/diff.ts, shown in VS Code's diff editor as two read-only
 // documents (scheme `art-compare`).
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { diffRuns, renderRun, runView } from '../../core/trace/diff';
+import { diffRuns, renderRun, runView } from '../../core/replay/diff';
 import {
   deleteRun,
   historyTree,

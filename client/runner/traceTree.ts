@@ -3,7 +3,8 @@
 // monitor's corrections, pauses, edits, retries, and the end with the token counts. Plain data (no `vscode`), so
 // it is tested without VS Code; client/runner/traceView.ts shows it.
 import { describeWhy } from '../../core/prompt/promptReport';
-import type { TraceRecord, ToolCall } from '../../core/engine/types';
+import type { ToolCall } from '../../core/engine/types';
+import type { TraceRecord } from '../../core/trace/schema';
 
 export interface TraceNode {
   label: string;

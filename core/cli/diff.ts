@@ -1,7 +1,7 @@
-// `art diff TRACE_A TRACE_B`: two runs aligned step by step (core/trace/diff.ts), printed for a terminal. Exit 0
+// `art diff TRACE_A TRACE_B`: two runs aligned step by step (core/replay/diff.ts), printed for a terminal. Exit 0
 // whether or not they differ; a file that cannot be read or is not a trace is one line naming it and the fix.
 import { readFileSync } from 'node:fs';
-import { diffReport, runView, type RunView } from '../trace/diff';
+import { diffReport, runView, type RunView } from '../replay/diff';
 import { readRecords } from '../trace/history';
 import { CliError } from './files';
 

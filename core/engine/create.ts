@@ -6,7 +6,7 @@ import { MultiToolProtocol, type MultiToolRunSpec } from '../protocols/multitool
 import { buildArtPrompt, taskOf } from '../prompt/prompt';
 import { Runner } from './runner';
 import { selectDemonstrations, type Demonstration, type SelectionOptions, type TaskSpec } from '../prompt/selection';
-import type { RunnerOptions } from './types';
+import type { RunnerOptions } from './runnerOptions';
 import { withoutUndefined } from '../common/text';
 
 export interface ArtRunSpec {

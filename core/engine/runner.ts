@@ -24,12 +24,12 @@ import type {
   PauseReason,
   RunResult,
   RunState,
-  RunnerOptions,
   Snapshot,
   StepView,
   ToolCall,
-  TraceRecord,
 } from './types';
+import type { TraceRecord } from '../trace/schema';
+import type { RunnerOptions } from './runnerOptions';
 
 export interface RunnerEvents {
   /** A request is about to be sent. */

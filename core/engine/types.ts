@@ -2,10 +2,8 @@
 // and the shells (debug adapter, CLI) that drive it.
 import type { Span } from '../common/text';
 import type { Tool } from '../tools/types';
-import type { ModelClient, Usage } from '../model/types';
-import type { Constrainer, SentConstraint } from '../protocols/constraints';
+import type { Usage } from '../model/types';
 import type { MonitorCorrection } from '../agent/monitor';
-import type { PromptDemonstration } from '../prompt/promptReport';
 
 /** Finds a tool by the name written in the program (`[code execute]`, `[Action] Search`, `<<Calculator>>`). */
 export interface ToolLookup {
@@ -150,41 +148,6 @@ export interface Breakpoints {
   tools?: string[];
 }
 
-export interface RunnerOptions {
-  model: ModelClient;
-  /** One sample of a self-consistency run (1-based index, of how many): the trace's `run` record says so. */
-  sample?: { index: number; of: number };
-  tools: ToolLookup;
-  /** Model for LLM-backed tools (default: `model`). */
-  toolModel?: ModelClient;
-  temperature?: number;
-  /** Max tokens per request. Default 512. */
-  maxTokens?: number;
-  /** Safety cap on requests in one run. Default 64. */
-  maxRequests?: number;
-  /** Safety cap on tool calls in one run. Default 32. */
-  maxCalls?: number;
-  /** Pause before each tool runs (its input editable). Default false. */
-  pauseBeforeTool?: boolean;
-  /** Pause after each tool ran (its output overridable). Default true; errors pause even when false if `pauseOnToolError`. */
-  pauseAfterTool?: boolean;
-  /** Pause when a tool fails or times out, even with pauseAfterTool off. Default true. */
-  pauseOnToolError?: boolean;
-  stopOnEntry?: boolean;
-  breakpoints?: Breakpoints;
-  /** Passed to tools as ToolContext.timeoutMs; the runner stops waiting shortly after it (up to a second). */
-  toolTimeoutMs?: number;
-  /** Timeouts for single tools by name (`{ "code execute": 10000 }`), over `toolTimeoutMs`. */
-  toolTimeouts?: Record<string, number>;
-  workspaceRoot?: string;
-  /** Trace sink (see trace.ts). */
-  trace?: TraceSink;
-  /** Progress lines (retries, fallbacks) for an output channel; never secrets. */
-  log?: (line: string) => void;
-  /** Sends decoding constraints with each request (see constraints.ts); none without. */
-  constrainer?: Constrainer;
-}
-
 export type BranchReason = 'step-back' | 'reverse-continue' | 'restart-frame' | 'alternative' | 'search';
 
 /** A pause the run can go back to (step back, reverse continue, restart frame). */
@@ -217,115 +180,14 @@ export interface Alternative {
   then?: 'pause' | 'end' | 'more' | 'incomplete';
 }
 
-/** Where trace records go (TraceWriter writes JSONL; tests collect them in memory). */
-export interface TraceSink {
-  write(record: TraceRecord): void;
-}
+/** The servers a decoding constraint can be sent to, in the form each reads (core/protocols/constraints.ts). */
+export const CONSTRAIN_SERVERS = ['vllm', 'vllm-legacy', 'sglang', 'llama.cpp'] as const;
+export type ConstrainServer = (typeof CONSTRAIN_SERVERS)[number];
 
-export type TraceRecord =
-  | {
-      t: 'run';
-      at: number;
-      kind: RunKind;
-      model: string;
-      honoursStop: boolean;
-      prompt: string;
-      header: string;
-      config: Record<string, unknown>;
-      options: Record<string, unknown>;
-      /** ART: the demonstrations in the prompt, in order, and why each was chosen. */
-      demonstrations?: PromptDemonstration[];
-      /** A sample of a self-consistency run: which (1-based) of how many. */
-      sample?: { index: number; of: number };
-    }
-  | {
-      t: 'request';
-      at: number;
-      n: number;
-      prompt: string;
-      stop: string[];
-      maxTokens?: number;
-      temperature?: number;
-      constraint?: SentConstraint;
-      /** The completion is an alternative the user chose (`chooseAlternative`), not sent to the model again. */
-      alternative?: number;
-    }
-  /** The server rejected request n's constraint (HTTP 400): it was sent again without. */
-  | { t: 'unconstrained'; at: number; n: number; reason: string }
-  | { t: 'chunk'; at: number; n: number; text: string }
-  | {
-      t: 'completion';
-      at: number;
-      n: number;
-      text: string;
-      finishReason?: string;
-      usage?: Usage;
-      cut?: number;
-      dropped?: string;
-      aborted?: boolean;
-      /** The user paused the run in the middle of this completion (it is not a whole answer). */
-      paused?: boolean;
-      /** Served from a recorded run (core/replay/cache.ts): no tokens spent. */
-      cached?: boolean;
-    }
-  /** A request an LLM-backed tool made (its own prompt), and the answer. */
-  | {
-      t: 'toolRequest';
-      at: number;
-      callId?: number;
-      prompt: string;
-      stop: string[];
-      maxTokens?: number;
-      temperature?: number;
-      text: string;
-      finishReason?: string;
-      usage?: Usage;
-      cached?: boolean;
-    }
-  /** `alternatives(k)`: the continuations of the next step the model was asked for, best first. */
-  | { t: 'alternatives'; at: number; fromCheckpoint: number; step: number; prompt: string; k: number; alternatives: Alternative[]; usage: Usage }
-  /**
-   * The run left a future it had (step back, reverse continue, restart frame: the records `from` to `to` - 1 of this
-   * trace are that future, the program `text` and `calls` what it had come to; they are not the run's main line), or a
-   * continuation it did not take (`alternative`, with its `text`). `fromCheckpoint` is the pause the run went back to, `step` its step.
-   */
-  | {
-      t: 'branch';
-      at: number;
-      why: BranchReason;
-      fromCheckpoint: number;
-      step: number;
-      from?: number;
-      to?: number;
-      /** An alternative: its text; a rewind: the program text as it was when the run left it. */
-      text?: string;
-      nll?: number | null;
-      /** A rewind: the calls made or changed since the checkpoint, as they were when the run left them. */
-      calls?: ToolCall[];
-      /** A search's explored node: its own trace (relative: to this trace's folder), its answer and score. */
-      trace?: string;
-      answer?: string | null;
-      label?: string;
-    }
-  | { t: 'tool'; at: number; call: ToolCall }
-  | { t: 'correction'; at: number; offset: number; found: string | null; expected: string[]; removed: string; inserted: string }
-  | { t: 'pause'; at: number; reason: PauseReason; callId?: number; step?: number }
-  | { t: 'edit'; at: number; what: 'input' | 'output' | 'skip'; callId: number; text?: string }
-  /** From here on the model is the live one: the replay departed from its recording. */
-  | { t: 'live'; at: number; callId: number; why: string; model: string }
-  /** The run went back to before the change that made it live: the recording answers again. */
-  | { t: 'rejoin'; at: number; why: string }
-  | { t: 'retry'; at: number; attempt: number; delayMs: number; reason: string }
-  | { t: 'end'; at: number; reason: EndReason; answer: string | null; text: string; usage: Usage; requests: number; error?: string }
-  /**
-   * Self-consistency: the vote once every sample ended (written after `end` into each sample's trace): the most
-   * frequent normalised answer of the finished samples, how many gave it, and each sample's answer and trace.
-   */
-  | {
-      t: 'vote';
-      at: number;
-      answer: string | null;
-      agree: number;
-      of: number;
-      samples: { index: number; answer: string | null; reason: EndReason; trace?: string }[];
-    };
+/** What was sent with one request (traced on the `request` record, shown with the tool call). */
+export interface SentConstraint {
+  server: ConstrainServer;
+  form: 'regex' | 'grammar';
+  /** The regex, or the grammar (GBNF for llama.cpp and vLLM, the same text as EBNF for SGLang). */
+  text: string;
+}

@@ -24,10 +24,14 @@ import { libraryAsRun, taskOf } from '../prompt/prompt';
 import { promptReportFromTrace, type PromptReport } from '../prompt/promptReport';
 import { chooseDemonstrations, folderLibraries } from '../prompt/taskSelection';
 import { Runner } from '../engine/runner';
-import { MemoryTrace, TraceReplayModel, TraceWriter, cacheEntries, parseTrace, protocolFromTrace, traceReplayTools } from '../trace/trace';
+import { MemoryTrace, TraceWriter, parseTrace } from '../trace/trace';
+import { cacheEntries } from '../replay/cache';
+import { TraceReplayModel, protocolFromTrace, traceReplayTools } from '../replay/traceReplay';
 import { CachedModel } from '../replay/cache';
 import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
-import type { RunnerOptions, ToolCall, TraceRecord, TraceSink } from '../engine/types';
+import type { ToolCall } from '../engine/types';
+import type { TraceRecord, TraceSink } from '../trace/schema';
+import type { RunnerOptions } from '../engine/runnerOptions';
 import { foldWhitespace, quoteShort } from '../common/text';
 
 export { LaunchError };

@@ -15,7 +15,7 @@ import { normaliseAnswer } from '../evaluation/eval';
 import { descriptionText } from './prompt';
 import { describeWhy } from './promptReport';
 import { isDemonstration, selectDemonstrations, type Demonstration, type SelectionWhy, type SelectStrategy, type TaskSpec } from './selection';
-import type { RunnerOptions } from '../engine/types';
+import type { RunnerOptions } from '../engine/runnerOptions';
 
 export interface LibraryFile {
   path: string;

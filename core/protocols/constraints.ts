@@ -10,21 +10,13 @@
 // sent again once without the constraint, and the run says so (log line and trace record).
 import type { Constraint } from '../agent/constrain';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
+import { CONSTRAIN_SERVERS, type ConstrainServer, type SentConstraint } from '../engine/types';
 import type { RunProtocol } from './runProtocol';
 
 export type { Constraint };
 
-export const CONSTRAIN_MODES = ['auto', 'off', 'vllm', 'vllm-legacy', 'sglang', 'llama.cpp'] as const;
+export const CONSTRAIN_MODES = ['auto', 'off', ...CONSTRAIN_SERVERS] as const;
 export type ConstrainMode = (typeof CONSTRAIN_MODES)[number];
-export type ConstrainServer = Exclude<ConstrainMode, 'auto' | 'off'>;
-
-/** What was sent with one request (traced on the `request` record, shown with the tool call). */
-export interface SentConstraint {
-  server: ConstrainServer;
-  form: 'regex' | 'grammar';
-  /** The regex, or the grammar (GBNF for llama.cpp and vLLM, the same text as EBNF for SGLang). */
-  text: string;
-}
 
 /** The request body fields that carry a constraint, per server. */
 export function constraintBody(sent: SentConstraint): Record<string, unknown> {

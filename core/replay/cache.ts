@@ -2,9 +2,13 @@
 // sequences, max tokens and temperature) gets the recorded completion, chunk by chunk, at no cost (`cached` on its
 // chunks and result); any other request goes to the model behind it. Re-running a program after an edit thus pays
 // only from the first request the edit changed. The recorded completions come from a trace
-// (core/trace/trace.ts: cacheEntries).
+// (cacheEntries, below).
 import { abortError } from '../model/retry';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
+import type { RunProtocol } from '../protocols/runProtocol';
+import type { TraceRecord } from '../trace/schema';
+import { mainLine } from '../trace/trace';
+import { protocolFromTrace } from './traceReplay';
 
 /** One recorded request and what the model answered. */
 export interface CachedCompletion {
@@ -100,4 +104,54 @@ export class CachedModel implements ModelClient {
       cached: true,
     };
   }
+}
+
+/**
+ * The completions a re-run can take from a trace (for CachedModel): every request of the run and of its LLM-backed
+ * tools, in every branch, but a completion the user paused in the middle of. With `until` (a step number), only the
+ * main line's requests made before step `until` was complete (ART: requests whose program so far ends at an
+ * earlier step; agents: at an earlier state), and the tools' requests among them.
+ */
+export function cacheEntries(records: TraceRecord[], until?: number): CachedCompletion[] {
+  const out: CachedCompletion[] = [];
+  const open = new Map<number, CachedCompletion>();
+  const whole = new Set<CachedCompletion>();
+  let protocol: RunProtocol | undefined;
+  let source = records;
+  if (until !== undefined) {
+    source = mainLine(records);
+    protocol = protocolFromTrace(source, { get: () => undefined });
+  }
+  for (const r of source) {
+    if (r.t === 'request') {
+      if (protocol) {
+        const steps = protocol.steps(r.prompt.slice(protocol.prompt.length));
+        if ((steps[steps.length - 1]?.number ?? 0) >= until!) break;
+      }
+      const e: CachedCompletion = { prompt: r.prompt, stop: r.stop, maxTokens: r.maxTokens, temperature: r.temperature, chunks: [] };
+      open.set(r.n, e);
+      out.push(e);
+    } else if (r.t === 'chunk') open.get(r.n)?.chunks.push(r.text);
+    else if (r.t === 'completion') {
+      const e = open.get(r.n);
+      if (e && !r.paused) {
+        e.finishReason = r.finishReason;
+        whole.add(e);
+      }
+      open.delete(r.n);
+    } else if (r.t === 'toolRequest') {
+      const e: CachedCompletion = {
+        prompt: r.prompt,
+        stop: r.stop,
+        maxTokens: r.maxTokens,
+        temperature: r.temperature,
+        chunks: [r.text],
+        finishReason: r.finishReason,
+      };
+      out.push(e);
+      whole.add(e);
+    }
+  }
+  // A request with no completion (the run stopped in it) or cut by a pause is not a whole answer.
+  return out.filter(e => whole.has(e));
 }

@@ -14,7 +14,8 @@ import { basename, dirname, join } from 'node:path';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
 import type { Runner, RunPoint } from '../engine/runner';
 import { TraceWriter } from '../trace/trace';
-import type { Alternative, PauseInfo, RunResult, TraceRecord } from '../engine/types';
+import type { Alternative, PauseInfo, RunResult } from '../engine/types';
+import type { TraceRecord } from '../trace/schema';
 
 export interface SearchOptions {
   /** Continuations sampled per expansion. */

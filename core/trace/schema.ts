@@ -4,6 +4,8 @@
 import { z } from 'zod';
 import type { SelectStrategy } from '../prompt/selection';
 import type { PromptDemonstration, SelectionWhy } from '../prompt/promptReport';
+import type { Usage } from '../model/types';
+import type { Alternative, BranchReason, EndReason, PauseReason, RunKind, SentConstraint, ToolCall } from '../engine/types';
 
 const n = z.number().int().nonnegative();
 const usage = z.looseObject({ promptTokens: z.number(), completionTokens: z.number() });
@@ -111,3 +113,116 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   const at = issue.path.length ? `"${issue.path.join('.')}"` : 'the record';
   return `with a bad ${at}: ${issue.message.replace(/^Invalid input: /, '')}`;
 }
+
+/** Where trace records go (TraceWriter writes JSONL; tests collect them in memory). */
+export interface TraceSink {
+  write(record: TraceRecord): void;
+}
+
+export type TraceRecord =
+  | {
+      t: 'run';
+      at: number;
+      kind: RunKind;
+      model: string;
+      honoursStop: boolean;
+      prompt: string;
+      header: string;
+      config: Record<string, unknown>;
+      options: Record<string, unknown>;
+      /** ART: the demonstrations in the prompt, in order, and why each was chosen. */
+      demonstrations?: PromptDemonstration[];
+      /** A sample of a self-consistency run: which (1-based) of how many. */
+      sample?: { index: number; of: number };
+    }
+  | {
+      t: 'request';
+      at: number;
+      n: number;
+      prompt: string;
+      stop: string[];
+      maxTokens?: number;
+      temperature?: number;
+      constraint?: SentConstraint;
+      /** The completion is an alternative the user chose (`chooseAlternative`), not sent to the model again. */
+      alternative?: number;
+    }
+  /** The server rejected request n's constraint (HTTP 400): it was sent again without. */
+  | { t: 'unconstrained'; at: number; n: number; reason: string }
+  | { t: 'chunk'; at: number; n: number; text: string }
+  | {
+      t: 'completion';
+      at: number;
+      n: number;
+      text: string;
+      finishReason?: string;
+      usage?: Usage;
+      cut?: number;
+      dropped?: string;
+      aborted?: boolean;
+      /** The user paused the run in the middle of this completion (it is not a whole answer). */
+      paused?: boolean;
+      /** Served from a recorded run (core/replay/cache.ts): no tokens spent. */
+      cached?: boolean;
+    }
+  /** A request an LLM-backed tool made (its own prompt), and the answer. */
+  | {
+      t: 'toolRequest';
+      at: number;
+      callId?: number;
+      prompt: string;
+      stop: string[];
+      maxTokens?: number;
+      temperature?: number;
+      text: string;
+      finishReason?: string;
+      usage?: Usage;
+      cached?: boolean;
+    }
+  /** `alternatives(k)`: the continuations of the next step the model was asked for, best first. */
+  | { t: 'alternatives'; at: number; fromCheckpoint: number; step: number; prompt: string; k: number; alternatives: Alternative[]; usage: Usage }
+  /**
+   * The run left a future it had (step back, reverse continue, restart frame: the records `from` to `to` - 1 of this
+   * trace are that future, the program `text` and `calls` what it had come to; they are not the run's main line), or a
+   * continuation it did not take (`alternative`, with its `text`). `fromCheckpoint` is the pause the run went back to, `step` its step.
+   */
+  | {
+      t: 'branch';
+      at: number;
+      why: BranchReason;
+      fromCheckpoint: number;
+      step: number;
+      from?: number;
+      to?: number;
+      /** An alternative: its text; a rewind: the program text as it was when the run left it. */
+      text?: string;
+      nll?: number | null;
+      /** A rewind: the calls made or changed since the checkpoint, as they were when the run left them. */
+      calls?: ToolCall[];
+      /** A search's explored node: its own trace (relative: to this trace's folder), its answer and score. */
+      trace?: string;
+      answer?: string | null;
+      label?: string;
+    }
+  | { t: 'tool'; at: number; call: ToolCall }
+  | { t: 'correction'; at: number; offset: number; found: string | null; expected: string[]; removed: string; inserted: string }
+  | { t: 'pause'; at: number; reason: PauseReason; callId?: number; step?: number }
+  | { t: 'edit'; at: number; what: 'input' | 'output' | 'skip'; callId: number; text?: string }
+  /** From here on the model is the live one: the replay departed from its recording. */
+  | { t: 'live'; at: number; callId: number; why: string; model: string }
+  /** The run went back to before the change that made it live: the recording answers again. */
+  | { t: 'rejoin'; at: number; why: string }
+  | { t: 'retry'; at: number; attempt: number; delayMs: number; reason: string }
+  | { t: 'end'; at: number; reason: EndReason; answer: string | null; text: string; usage: Usage; requests: number; error?: string }
+  /**
+   * Self-consistency: the vote once every sample ended (written after `end` into each sample's trace): the most
+   * frequent normalised answer of the finished samples, how many gave it, and each sample's answer and trace.
+   */
+  | {
+      t: 'vote';
+      at: number;
+      answer: string | null;
+      agree: number;
+      of: number;
+      samples: { index: number; answer: string | null; reason: EndReason; trace?: string }[];
+    };

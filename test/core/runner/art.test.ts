@@ -6,7 +6,7 @@ import { OpenAIModel } from '../../../core/model/openai';
 import { ART_STOPS } from '../../../core/protocols/artProtocol';
 import { createArtRunner } from '../../../core/engine/create';
 import { MemoryTrace } from '../../../core/trace/trace';
-import type { RunnerOptions } from '../../../core/engine/types';
+import type { RunnerOptions } from '../../../core/engine/runnerOptions';
 import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, arithmeticLibrary, hangingTool, record, runWithoutPauses, scriptedSuite, withTools } from './helpers';
 
 // Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.

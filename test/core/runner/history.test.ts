@@ -1,4 +1,4 @@
-// The run history (core/trace/history.ts) and the comparison of two runs (core/trace/diff.ts), on traces of real
+// The run history (core/trace/history.ts) and the comparison of two runs (core/replay/diff.ts), on traces of real
 // runs: the arithmetic fixture replayed with stand-in tools (no Python) and ReACT transcripts through the monitor.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { compileAgent } from '../../../core/agent/compile';
 import { parseAgentFile } from '../../../core/agent/parse';
 import { ReplayModel } from '../../../core/replay/programReplay';
 import { createAgentRunner, createArtRunner } from '../../../core/engine/create';
-import { alignRuns, diffReport, diffRuns, renderRun, runView } from '../../../core/trace/diff';
+import { alignRuns, diffReport, diffRuns, renderRun, runView } from '../../../core/replay/diff';
 import {
   deleteRun,
   historyTree,

@@ -11,8 +11,9 @@ import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/replay/script';
 import { ART_STOPS, ART_TRIGGER_STOPS } from '../../../core/protocols/artProtocol';
 import { createArtRunner } from '../../../core/engine/create';
-import { MemoryTrace, replayTrace } from '../../../core/trace/trace';
-import type { RunnerOptions } from '../../../core/engine/types';
+import { MemoryTrace } from '../../../core/trace/trace';
+import { replayTrace } from '../../../core/replay/traceReplay';
+import type { RunnerOptions } from '../../../core/engine/runnerOptions';
 import { failingTool, fixturePath, runWithoutPauses, scriptedSuite } from './helpers';
 
 const LIBRARY = parseArt(readFileSync(fixturePath('programs/inline-triggers.art'), 'utf8'));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/replay/script';
 import { createArtRunner } from '../../../core/engine/create';
-import { diffRuns, runView } from '../../../core/trace/diff';
+import { diffRuns, runView } from '../../../core/replay/diff';
 import { listRuns, readRecords } from '../../../core/trace/history';
 import { BudgetedModel, StepSearch, exploredLeaves, pathTo, writeSearchTraces } from '../../../core/sampling/search';
 import { MemoryTrace, mainLine } from '../../../core/trace/trace';

@@ -3,9 +3,10 @@
 // the differences in steps, tool inputs and outputs, and answers. Rendered as two documents that line up slot for
 // slot (VS Code's diff editor shows them side by side) and as a terminal report (`art diff`).
 import { normalizeName } from '../art/ast';
-import type { LooseRecord } from './history';
-import { protocolFromTrace } from './trace';
-import type { RunKind, ToolCall, TraceRecord } from '../engine/types';
+import type { LooseRecord } from '../trace/history';
+import { protocolFromTrace } from './traceReplay';
+import type { RunKind, ToolCall } from '../engine/types';
+import type { TraceRecord } from '../trace/schema';
 
 export interface RunStep {
   /** The key steps are aligned by: `Q3`, a state name, `#2`. */

@@ -1,7 +1,8 @@
 // What a Runner is given: the model, the tools, the limits, when to pause, and where the trace goes.
 import type { ModelClient } from '../model/types';
 import type { Constrainer } from '../protocols/constraints';
-import type { TraceSink } from '../trace/schema';
+import type { RunProtocol } from '../protocols/runProtocol';
+import type { TraceRecord, TraceSink } from '../trace/schema';
 import type { Breakpoints, ToolLookup } from './types';
 
 export interface RunnerOptions {
@@ -37,4 +38,37 @@ export interface RunnerOptions {
   log?: (line: string) => void;
   /** Sends decoding constraints with each request (see constraints.ts); none without. */
   constrainer?: Constrainer;
+}
+
+/** Max tokens per request (default 512). */
+export function maxTokensOf(opts: RunnerOptions): number {
+  return opts.maxTokens ?? 512;
+}
+
+/** Whether the run pauses after each tool (default true). */
+export function pauseAfterToolOf(opts: RunnerOptions): boolean {
+  return opts.pauseAfterTool ?? true;
+}
+
+/** The trace's first record: what runs (the protocol's prompt and configuration), on which model, with which options. */
+export function runRecord(protocol: RunProtocol, opts: RunnerOptions): TraceRecord {
+  return {
+    t: 'run',
+    at: Date.now(),
+    kind: protocol.kind,
+    model: opts.model.id,
+    honoursStop: opts.model.honoursStop,
+    prompt: protocol.prompt,
+    header: protocol.header,
+    config: protocol.traceConfig,
+    ...(protocol.demonstrations ? { demonstrations: protocol.demonstrations } : {}),
+    ...(opts.sample ? { sample: opts.sample } : {}),
+    options: {
+      temperature: opts.temperature,
+      maxTokens: maxTokensOf(opts),
+      pauseBeforeTool: !!opts.pauseBeforeTool,
+      pauseAfterTool: pauseAfterToolOf(opts),
+      toolTimeoutMs: opts.toolTimeoutMs,
+    },
+  };
 }

@@ -191,3 +191,30 @@ export interface SentConstraint {
   /** The regex, or the grammar (GBNF for llama.cpp and vLLM, the same text as EBNF for SGLang). */
   text: string;
 }
+
+/** What a Runner reports, as it happens (its EventEmitter's events). */
+export interface RunnerEvents {
+  /** A request is about to be sent. */
+  request: [{ n: number; stop: string[]; promptLength: number; at: number }];
+  /** Model text arrived (`text` is the program so far, as in Snapshot.text). */
+  text: [{ delta: string; text: string }];
+  /** Generated text past a stop point was dropped (a call, a step pause, the end of the program). */
+  cut: [{ dropped: string; at: number }];
+  /** The agent monitor corrected off-spec text. */
+  correction: [{ offset: number; found: string | null; expected: string[]; removed: string; inserted: string }];
+  /** A step became complete (ART query, agent state, trigger). */
+  step: [{ step: StepView | undefined; label: string; number: number }];
+  toolStart: [{ call: ToolCall; at: number }];
+  toolEnd: [{ call: ToolCall; at: number }];
+  /** A call is over and its output (or the fallback marker) was appended. */
+  toolDone: [{ call: ToolCall }];
+  paused: [PauseInfo];
+  resumed: [{ step: boolean }];
+  /** The run went back to a pause (step back, reverse continue, restart frame, goTo): `checkpoint` is its index. */
+  rewound: [{ checkpoint: number; step: number; why: BranchReason }];
+  /** The user changed the paused call: its input, its output, or skipped the tool. */
+  edit: [{ what: 'input' | 'output' | 'skip'; call: ToolCall }];
+  retry: [{ attempt: number; delayMs: number; reason: string }];
+  usage: [{ request: Usage | undefined; total: Usage }];
+  end: [RunResult];
+}

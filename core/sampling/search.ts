@@ -12,7 +12,8 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
-import type { Runner, RunPoint } from '../engine/runner';
+import type { Runner } from '../engine/runner';
+import type { RunPoint } from '../engine/checkpoints';
 import { TraceWriter } from '../trace/trace';
 import type { Alternative, PauseInfo, RunResult } from '../engine/types';
 import type { TraceRecord } from '../trace/schema';

@@ -13,7 +13,7 @@ import { ContinuationScript } from '../../../core/replay/script';
 import { StopScanner } from '../../../core/model/stops';
 import type { CompletionRequest, CompletionResult, ModelClient } from '../../../core/model/types';
 import { createAgentRunner } from '../../../core/engine/create';
-import type { RunnerEvents } from '../../../core/engine/runner';
+import type { RunnerEvents } from '../../../core/engine/types';
 import type { ToolLookup } from '../../../core/engine/types';
 import { ScriptedServer } from '../../support/scriptedServer';
 import { fixturePath, fakeTool } from './helpers';

@@ -6,7 +6,8 @@
 import { resolve } from 'node:path';
 import { parseArt } from '../core/art/parse';
 import { listDemonstrations, testProgram as testLibraryProgram, type ProgramTest } from '../core/evaluation/libraryTest';
-import { openSession, promptOfRun } from '../core/launch/launch';
+import { promptOfRun } from '../core/launch/promptOfRun';
+import { openSession } from '../core/launch/session';
 import { readDataset } from '../core/evaluation/eval';
 import { evalReport, progressLine } from '../core/evaluation/report';
 import { defaultResultsPath, EvalDataError, evaluate, exampleWithoutTask, LaunchError, libraryTasks } from '../core/evaluation/evaluate';

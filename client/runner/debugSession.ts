@@ -32,8 +32,12 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { LaunchError, prepareRun, promptReportOf, type PreparedRun, type RunConfig } from '../../core/launch/launch';
+import { prepareRun } from '../../core/launch/launch';
+import { LaunchError } from '../../core/launch/options';
+import { promptReportOf } from '../../core/launch/promptOfRun';
+import { type PreparedRun, type RunConfig } from '../../core/launch/session';
 import { prepareSamples, recordVote, sampleStates, tally } from '../../core/sampling/samples';
+import { apiKeyFromEnv, mayCallEndpoint } from '../../core/launch/apiKey';
 import { parseRunOptions } from '../../core/launch/options';
 import { StreamedText } from '../../core/common/streamedText';
 import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView } from '../../core/engine/types';
@@ -214,10 +218,10 @@ export class ArtDebugSession extends LoggingDebugSession {
     const options = parseRunOptions(args);
     const { mode } = options;
     const trusted = this.options.isTrusted ? this.options.isTrusted() : options.trusted;
-    // The key is read when an endpoint may be called: in generate mode, and in replay mode with an endpoint to go on
-    // live with once the run departs from its recording.
-    const endpoint = mode === 'generate' || !!(options.baseURL && options.model);
-    const apiKey = endpoint ? (await this.options.apiKey?.()) || (this.options.env ?? process.env)[options.apiKeyEnv] || undefined : undefined;
+    // The key is read when an endpoint may be called (core/launch/apiKey.ts): from SecretStorage, else the environment.
+    const apiKey = mayCallEndpoint(options)
+      ? (await this.options.apiKey?.()) || apiKeyFromEnv(options, this.options.env ?? process.env)
+      : undefined;
     const config: RunConfig = {
       ...options,
       apiKey,

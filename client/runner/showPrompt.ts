@@ -4,7 +4,7 @@
 // the prompt the trace recorded; otherwise: the prompt a run of the program under the cursor would send, built by
 // core (core/launch/launch.ts promptOfRun) without running it. The report's text is core's (promptReport.ts).
 import * as vscode from 'vscode';
-import type { RunConfig } from '../../core/launch/launch';
+import type { RunConfig } from '../../core/launch/session';
 import { formatPromptReport, type PromptReport } from '../../core/prompt/promptReport';
 import type { ArtConfigurationProvider } from './configuration';
 import { isRunnable } from './programs';

@@ -5,7 +5,9 @@
 // are the run options' (core/launch/options.ts), parsed and listed from their declaration.
 import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { LaunchError, prepareRun, type PreparedRun } from '../launch/launch';
+import { prepareRun } from '../launch/launch';
+import { LaunchError } from '../launch/options';
+import { type PreparedRun } from '../launch/session';
 import { RUN_OPTIONS, parseRunOptions, type RunOptions } from '../launch/options';
 import { prepareSamples, recordVote, type Tally } from '../sampling/samples';
 import { StreamedText } from '../common/streamedText';
@@ -17,6 +19,7 @@ import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionF
 import { typedText } from '../common/typedText';
 import { newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
 import { BudgetedModel, StepSearch, writeSearchTraces } from '../sampling/search';
+import { apiKeyFromEnv } from '../launch/apiKey';
 
 /** Flags of `art run` that are not run options: how the terminal shows the run. */
 const SHELL_FLAGS = [
@@ -91,7 +94,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     }
     run = await prepareRun({
       ...options,
-      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: apiKeyFromEnv(options, env),
       trusted: true,
       pauseAfterTool: interactive,
       pauseOnToolError: interactive,
@@ -233,7 +236,7 @@ async function runSamples(options: RunOptions, samples: number, env: NodeJS.Proc
   const runs = await prepareSamples(
     {
       ...options,
-      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: apiKeyFromEnv(options, env),
       trusted: true,
     },
     samples,

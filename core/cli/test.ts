@@ -6,7 +6,8 @@
 import { relative, resolve } from 'node:path';
 import { parseArt } from '../art/parse';
 import type { ModelClient } from '../model/types';
-import { LaunchError, openSession, type RunSession } from '../launch/launch';
+import { LaunchError } from '../launch/options';
+import { openSession, type RunSession } from '../launch/session';
 import { describeFailure, testLibrary } from '../evaluation/libraryTest';
 import { RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../launch/options';
 import { CliError, languageOf, readSource } from './files';

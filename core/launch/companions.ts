@@ -5,6 +5,8 @@
 // VS Code (which asks no question when a recording answers it) all read them here.
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { readTextFile, TextFileError } from '../common/textFile';
+import { LaunchError } from './options';
 
 /** The extension of a MultiTool-CoT prompt (a plain text file): `arithmetic.cot.txt`. */
 export const COT_EXTENSION = '.cot.txt';
@@ -35,4 +37,14 @@ export const answerBeside = (promptPath: string) => beside(promptPath, '.answer.
 /** The path when the file exists, else undefined. */
 export function existing(path: string): string | undefined {
   return existsSync(path) ? path : undefined;
+}
+
+/** A companion file's text (a LaunchError naming the file when it cannot be read). */
+export function readCompanion(path: string): string {
+  try {
+    return readTextFile(path);
+  } catch (e) {
+    if (!(e instanceof TextFileError)) throw e;
+    throw new LaunchError(`${path}: ${e.message}`);
+  }
 }

@@ -3,7 +3,9 @@
 // concurrently, and votes on the normalised answer once all have ended; the vote goes into every sample's trace (a
 // `vote` record after its `end`). The shells (`art run`, the debug adapter, where each sample is a thread) read each
 // sample's state from its Runner; nothing here keeps a copy of it.
-import { LaunchError, prepareRun, type PreparedRun, type RunConfig } from '../launch/launch';
+import { prepareRun } from '../launch/launch';
+import { LaunchError } from '../launch/options';
+import { type PreparedRun, type RunConfig } from '../launch/session';
 import { normaliseAnswer, vote } from '../evaluation/eval';
 import type { EndReason, RunState } from '../engine/types';
 

@@ -7,7 +7,8 @@ import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ContinuationScript } from '../../../core/replay/script';
-import { LaunchError, prepareRun } from '../../../core/launch/launch';
+import { prepareRun } from '../../../core/launch/launch';
+import { LaunchError } from '../../../core/launch/options';
 import { ScriptedServer } from '../../support/scriptedServer';
 
 const ROOT = resolve(__dirname, '../../..');

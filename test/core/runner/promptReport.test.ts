@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArt } from '../../../core/art/parse';
 import { createArtRunner } from '../../../core/engine/create';
-import { promptOfRun } from '../../../core/launch/launch';
+import { promptOfRun } from '../../../core/launch/promptOfRun';
 import { buildArtPrompt } from '../../../core/prompt/prompt';
 import { describeWhy, formatPromptReport, PROMPT_MARKER, promptReportFromTrace } from '../../../core/prompt/promptReport';
 import { selectDemonstrations } from '../../../core/prompt/selection';

@@ -38,7 +38,8 @@ const entries = {
   server: 'server/main.ts',
   cli: 'core/cli/main.ts',
   'cli-run': 'core/cli/commands.ts',
-  debugAdapter: 'client/debugAdapterMain.ts',
+  debugAdapter: 'client/debugAdapter/main.ts',
+  runnerServices: 'client/runnerServices.ts',
 };
 const entryPoints = Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(join(root, src))));
 const dev = args.has('--dev');

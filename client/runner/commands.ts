@@ -3,9 +3,9 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/prompt/demonstration';
-import { AlternativesRequest, ChooseAlternativeRequest, DEBUG_TYPE, SetToolOutputRequest, StateRequest } from './protocol';
-import type { ProgramStreams } from './streamEditor';
-import type { TraceView } from './traceView';
+import { AlternativesRequest, ChooseAlternativeRequest, DEBUG_TYPE, SetToolOutputRequest, StateRequest } from '../debugAdapter/protocol';
+import type { ProgramStreams } from '../views/streamEditor';
+import type { TraceView } from '../views/traceView';
 import { typedText } from '../../core/common/typedText';
 
 /** The SecretStorage key of the model API key. */

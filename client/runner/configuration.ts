@@ -8,7 +8,7 @@ import { answerBeside, isCotPrompt, transcriptBeside } from '../../core/launch/c
 import { newRunId, prepareRunsFolder, runFiles } from '../../core/trace/history';
 import type { ArtSettings } from '../settings';
 import { isRunnable, unitAt, unitsOf } from './programs';
-import { DEBUG_TYPE, type ArtLaunchArguments } from './protocol';
+import { DEBUG_TYPE, type ArtLaunchArguments } from '../debugAdapter/protocol';
 
 export const UNTRUSTED_RUN_MESSAGE =
   'ART Studio: this workspace is not trusted, so nothing runs (no model, no tool, no Python). Trust the workspace ("Workspaces: Manage Workspace Trust") to run or debug programs.';

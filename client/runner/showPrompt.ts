@@ -8,9 +8,9 @@ import type { RunConfig } from '../../core/launch/session';
 import { formatPromptReport, type PromptReport } from '../../core/prompt/promptReport';
 import type { ArtConfigurationProvider } from './configuration';
 import { isRunnable } from './programs';
-import { DEBUG_TYPE, PromptRequest } from './protocol';
-import type { RunsNode, RunsView } from './runsView';
-import type { ProgramStreams } from './streamEditor';
+import { DEBUG_TYPE, PromptRequest } from '../debugAdapter/protocol';
+import type { RunsNode, RunsView } from '../views/runsView';
+import type { ProgramStreams } from '../views/streamEditor';
 
 export const SHOW_PROMPT_COMMAND = 'art.showPrompt';
 

@@ -7,7 +7,7 @@ import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { prepareRun } from '../launch/launch';
 import { LaunchError } from '../launch/options';
-import { type PreparedRun } from '../launch/session';
+import type { PreparedRun } from '../launch/session';
 import { RUN_OPTIONS, parseRunOptions, type RunOptions } from '../launch/options';
 import { prepareSamples, recordVote, type Tally } from '../sampling/samples';
 import { StreamedText } from '../common/streamedText';

@@ -5,7 +5,7 @@
 // sample's state from its Runner; nothing here keeps a copy of it.
 import { prepareRun } from '../launch/launch';
 import { LaunchError } from '../launch/options';
-import { type PreparedRun, type RunConfig } from '../launch/session';
+import type { PreparedRun, RunConfig } from '../launch/session';
 import { normaliseAnswer, vote } from '../evaluation/eval';
 import type { EndReason, RunState } from '../engine/types';
 

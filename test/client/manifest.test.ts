@@ -86,7 +86,7 @@ describe('package.json manifest', () => {
     assert.equal(lines[0], '**', 'everything is excluded first, then the shipped files are listed');
     const included = lines.filter(l => l.startsWith('!')).map(l => l.slice(1));
     for (const p of included) assert.doesNotMatch(p, /^(client|server|core|test|node_modules|examples|scripts)\/|\.ts$/, `${p} should not ship`);
-    for (const p of ['package.json', 'dist/client.js', 'dist/server.js']) assert.ok(included.includes(p), `${p} must ship`);
+    for (const p of ['package.json', 'dist/client.js', 'dist/server.js', 'dist/runnerServices.js']) assert.ok(included.includes(p), `${p} must ship`);
     assert.equal(pkg.main, './dist/client.js');
     assert.match(pkg.scripts.package, /vsce package --no-dependencies/);
   });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ReplayModel } from '../../core/replay/programReplay';
 import { createArtRunner } from '../../core/engine/create';
 import { MemoryTrace } from '../../core/trace/trace';
-import { oneLine, traceTree, type TraceNode } from '../../client/runner/traceTree';
+import { oneLine, traceTree, type TraceNode } from '../../client/views/traceTree';
 import { DUCKS, arithmeticLibrary, realTools } from '../core/runner/helpers';
 
 const find = (nodes: readonly TraceNode[], label: RegExp) => nodes.find(n => label.test(n.label));

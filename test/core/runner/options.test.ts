@@ -8,7 +8,7 @@ import { runUsage } from '../../../core/cli/run';
 import { ContinuationScript } from '../../../core/replay/script';
 import { prepareRun } from '../../../core/launch/launch';
 import { LaunchError } from '../../../core/launch/options';
-import { type RunConfig } from '../../../core/launch/session';
+import type { RunConfig } from '../../../core/launch/session';
 import { RUN_OPTIONS, cliOptions, launchLabel, optionsFromSettings, parseRunOptions, type RunOptionName } from '../../../core/launch/options';
 import type { RunResult } from '../../../core/engine/types';
 import { ScriptedServer } from '../../support/scriptedServer';

@@ -10,7 +10,7 @@ import { ContinuationScript } from '../../../core/replay/script';
 import { createArtRunner } from '../../../core/engine/create';
 import { MemoryTrace, mainLine } from '../../../core/trace/trace';
 import { cacheEntries } from '../../../core/replay/cache';
-import { type Runner } from '../../../core/engine/runner';
+import type { Runner } from '../../../core/engine/runner';
 import { rankAlternatives } from '../../../core/engine/alternatives';
 import type { PauseInfo, ToolLookup } from '../../../core/engine/types';
 import type { TraceRecord } from '../../../core/trace/schema';

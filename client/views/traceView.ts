@@ -1,4 +1,4 @@
-// The "ART Trace" view (in the Run and Debug side bar): a run's JSONL trace as a tree (client/runner/traceTree.ts).
+// The "ART Trace" view (in the Run and Debug side bar): a run's JSONL trace as a tree (client/views/traceTree.ts).
 import * as vscode from 'vscode';
 import { runLabel } from '../../core/trace/history';
 import { parseTrace } from '../../core/trace/trace';

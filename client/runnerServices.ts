@@ -1,8 +1,7 @@
-// The `art` debug adapter bundle (dist/debugAdapter.js). Run as a program it is the standalone adapter over stdio
-// for DAP clients other than VS Code (nvim-dap, Emacs dap-mode, ...): `node dist/debugAdapter.js`; the API key
-// comes from the environment variable named by the `apiKeyEnv` launch argument, and `trusted` (default true) is
-// the launch argument's. Required as a module it exports the session class: the extension loads it on the first
-// debug session, so the runner (model client, tools, MCP SDK) costs nothing at activation.
+// The runner services bundle (dist/runnerServices.js), which the extension loads on first use so that the runner
+// (model client, tools, MCP SDK) costs nothing at activation: the debug session class VS Code runs inline, the
+// programs as tests of the Test Explorer (client/testing/libraryTests.ts), "ART: Evaluate Task"
+// (client/testing/evaluation.ts) and "ART: Show Prompt" outside a debug session. It has no `vscode` import either.
 import { resolve } from 'node:path';
 import { parseArt } from '../core/art/parse';
 import { listDemonstrations, testProgram as testLibraryProgram, type ProgramTest } from '../core/evaluation/libraryTest';
@@ -11,14 +10,14 @@ import { openSession } from '../core/launch/session';
 import { readDataset } from '../core/evaluation/eval';
 import { evalReport, progressLine } from '../core/evaluation/report';
 import { defaultResultsPath, EvalDataError, evaluate, exampleWithoutTask, LaunchError, libraryTasks } from '../core/evaluation/evaluate';
-import { ArtDebugSession } from './runner/debugSession';
+import { ArtDebugSession } from './debugAdapter/debugSession';
 
 export { ArtDebugSession };
 
 /** "ART: Show Prompt" outside a debug session: the prompt a run of a configuration would send, or a trace's. */
 export { promptOfRun };
 
-/** Programs as tests for the Test Explorer (client/runner/libraryTests.ts): loaded with the runner on first use. */
+/** Programs as tests for the Test Explorer (client/testing/libraryTests.ts): loaded with the runner on first use. */
 export const libraryTests = {
   listDemonstrations: (text: string) => listDemonstrations(parseArt(text)),
   async testProgram(
@@ -50,7 +49,7 @@ export const libraryTests = {
 };
 export type LibraryTestsModule = typeof libraryTests;
 
-/** Evaluation over a dataset for "ART: Evaluate Task" (client/runner/evaluation.ts): loaded with the runner on first use. */
+/** Evaluation over a dataset for "ART: Evaluate Task" (client/testing/evaluation.ts): loaded with the runner on first use. */
 export const evaluation = {
   evaluate,
   evalReport,
@@ -67,9 +66,3 @@ export const evaluation = {
   isUserError: (e: unknown) => e instanceof EvalDataError || e instanceof LaunchError,
 };
 export type EvaluationModule = typeof evaluation;
-
-if (require.main === module) {
-  const session = new ArtDebugSession();
-  process.on('SIGTERM', () => session.shutdown());
-  session.start(process.stdin, process.stdout);
-}

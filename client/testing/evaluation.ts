@@ -7,15 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { webviewPage } from './webviewPage';
-import type { EvaluationModule } from '../debugAdapterMain';
+import { webviewPage } from '../views/webviewPage';
+import type { EvaluationModule } from '../runnerServices';
 import type { EvalResult } from '../../core/evaluation/eval';
 import type { EvalReport } from '../../core/evaluation/report';
 import type { EvaluationEnd } from '../../core/evaluation/evaluate';
 import { RUN_OPTIONS } from '../../core/launch/options';
 import type { ArtSettings } from '../settings';
-import { API_KEY_SECRET } from './commands';
-import { UNTRUSTED_RUN_MESSAGE } from './configuration';
+import { API_KEY_SECRET } from '../runner/commands';
+import { UNTRUSTED_RUN_MESSAGE } from '../runner/configuration';
 
 export const EVALUATE_COMMAND = 'art.evaluateTask';
 export const RESULTS_VIEW_TYPE = 'art.evalResults';

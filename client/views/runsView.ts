@@ -18,7 +18,7 @@ import {
   type RunSummary,
 } from '../../core/trace/history';
 import type { ArtSettings } from '../settings';
-import { DEBUG_TYPE } from './protocol';
+import { DEBUG_TYPE } from '../debugAdapter/protocol';
 
 export const RUNS_VIEW = 'art.runs';
 export const COMPARE_SCHEME = 'art-compare';

@@ -4,7 +4,7 @@
 // finished run left behind (its program, answer and trace) is kept for "Save as Demonstration" and "Open Trace".
 // Reports of a run ("ART: Show Prompt") open in documents of the same scheme (showText).
 import * as vscode from 'vscode';
-import { DEBUG_TYPE, EndEvent, TextEvent } from './protocol';
+import { DEBUG_TYPE, EndEvent, TextEvent } from '../debugAdapter/protocol';
 
 /** The URI scheme of streamed programs. */
 export const RUN_SCHEME = 'art-run';

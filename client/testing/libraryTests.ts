@@ -4,8 +4,8 @@
 // differing step at its line with the recorded and the new output side by side. Debugging one starts a replay in the
 // debugger. The core is loaded with the runner bundle on first use, so activation stays cheap.
 import * as vscode from 'vscode';
-import type { LibraryTestsModule } from '../debugAdapterMain';
-import { DEBUG_TYPE } from './protocol';
+import type { LibraryTestsModule } from '../runnerServices';
+import { DEBUG_TYPE } from '../debugAdapter/protocol';
 
 const TESTS_GLOB = '**/*.art';
 const EXCLUDE = '{**/node_modules/**,**/.git/**}';

@@ -10,7 +10,7 @@ import { compileAgent, type CompiledAgent } from '../../core/agent/compile';
 import { agentDiagramSvg, highlightOf, type DiagramHighlight } from '../../core/agent/diagram';
 import { parseAgentFile } from '../../core/agent/parse';
 import type { AgentDef } from '../../core/agent/ast';
-import { DEBUG_TYPE, StateRequest } from './protocol';
+import { DEBUG_TYPE, StateRequest } from '../debugAdapter/protocol';
 
 export const SHOW_DIAGRAM_COMMAND = 'art.showAgentDiagram';
 export const DIAGRAM_VIEW_TYPE = 'art.agentDiagram';

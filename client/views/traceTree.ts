@@ -1,7 +1,7 @@
 // A run trace (JSONL records, core/trace/trace.ts) as a tree for the "ART Trace" view: the run, each request with
 // its streamed chunks and completion, each tool call with its input, output, override, error and duration, the
 // monitor's corrections, pauses, edits, retries, and the end with the token counts. Plain data (no `vscode`), so
-// it is tested without VS Code; client/runner/traceView.ts shows it.
+// it is tested without VS Code; client/views/traceView.ts shows it.
 import { describeWhy } from '../../core/prompt/promptReport';
 import type { ToolCall } from '../../core/engine/types';
 import type { TraceRecord } from '../../core/trace/schema';

@@ -23,7 +23,6 @@ import {
   InvalidatedEvent,
   LoggingDebugSession,
   OutputEvent,
-  Scope,
   Source,
   StackFrame,
   StoppedEvent,
@@ -33,14 +32,13 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { prepareRun } from '../../core/launch/launch';
-import { LaunchError } from '../../core/launch/options';
+import { LaunchError, parseRunOptions } from '../../core/launch/options';
 import { promptReportOf } from '../../core/launch/promptOfRun';
-import { type PreparedRun, type RunConfig } from '../../core/launch/session';
-import { prepareSamples, recordVote, sampleStates, tally } from '../../core/sampling/samples';
+import type { PreparedRun, RunConfig } from '../../core/launch/session';
+import { prepareSamples, recordVote } from '../../core/sampling/samples';
 import { apiKeyFromEnv, mayCallEndpoint } from '../../core/launch/apiKey';
-import { parseRunOptions } from '../../core/launch/options';
 import { StreamedText } from '../../core/common/streamedText';
-import type { Breakpoints, PauseInfo, PauseReason, RunResult, StepView } from '../../core/engine/types';
+import type { Breakpoints, PauseInfo, RunResult, StepView } from '../../core/engine/types';
 import type { TraceRecord } from '../../core/trace/schema';
 import {
   AlternativesRequest,
@@ -54,16 +52,12 @@ import {
   TextEvent,
   type ArtLaunchArguments,
 } from './protocol';
+import { programVariables, samplesVariables, scopeOfReference, scopesOf, scopeVariables, stopReason, TOOL_SCOPE, toolVariables } from './variables';
 import { SourceMap, lineAt } from './sourceMap';
 import { typedText } from '../../core/common/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 
-const TOOL_SCOPE = 1;
-const PROGRAM_SCOPE = 2;
-/** Self-consistency: each sample's answer and the vote. */
-const SAMPLES_SCOPE = 3;
-/** Thread k's variable references are (k - 1) * SCOPE_STRIDE + scope; its frame ids (k - 1) * FRAME_STRIDE + id. */
-const SCOPE_STRIDE = 10;
+/** Thread k's frame ids are (k - 1) * FRAME_STRIDE + id (its variable references: variables.ts). */
 const FRAME_STRIDE = 100_000;
 /** Thread k's program as generated (when it is not the file's own program) is `source` reference k. */
 /** How long launch waits for `configurationDone` (breakpoints) before it starts anyway. */
@@ -219,9 +213,7 @@ export class ArtDebugSession extends LoggingDebugSession {
     const { mode } = options;
     const trusted = this.options.isTrusted ? this.options.isTrusted() : options.trusted;
     // The key is read when an endpoint may be called (core/launch/apiKey.ts): from SecretStorage, else the environment.
-    const apiKey = mayCallEndpoint(options)
-      ? (await this.options.apiKey?.()) || apiKeyFromEnv(options, this.options.env ?? process.env)
-      : undefined;
+    const apiKey = mayCallEndpoint(options) ? (await this.options.apiKey?.()) || apiKeyFromEnv(options, this.options.env ?? process.env) : undefined;
     const config: RunConfig = {
       ...options,
       apiKey,
@@ -630,26 +622,13 @@ export class ArtDebugSession extends LoggingDebugSession {
 
   protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
     const thread = frameThread(args.frameId);
-    const p = this.pauseOf(this.runs[thread - 1]);
-    const base = (thread - 1) * SCOPE_STRIDE;
-    const scopes: DebugProtocol.Scope[] = [];
-    if (p?.call) scopes.push(new Scope('Tool call', base + TOOL_SCOPE, false));
-    if (p) scopes.push(new Scope('Program', base + PROGRAM_SCOPE, false));
-    if (p && this.runs.length > 1) scopes.push(new Scope('Samples', base + SAMPLES_SCOPE, false));
-    response.body = { scopes };
+    response.body = { scopes: scopesOf(thread, this.pauseOf(this.runs[thread - 1]), this.runs.length > 1) };
     this.sendResponse(response);
   }
 
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
     const { run, scope } = this.scopeOf(args.variablesReference);
-    const vars =
-      scope === TOOL_SCOPE
-        ? this.toolVariables(run)
-        : scope === PROGRAM_SCOPE
-          ? this.programVariables(run)
-          : scope === SAMPLES_SCOPE
-            ? this.samplesVariables()
-            : [];
+    const vars = scopeVariables(scope, run, this.pauseOf(run), this.runs);
     response.body = {
       variables: vars.map(v => ({
         name: v.name,
@@ -663,85 +642,8 @@ export class ArtDebugSession extends LoggingDebugSession {
 
   /** The run and the scope a variables reference names. */
   private scopeOf(ref: number): { run: PreparedRun | undefined; scope: number } {
-    const thread = Math.floor((ref - 1) / SCOPE_STRIDE) + 1;
-    return { run: this.runs[thread - 1], scope: ref - (thread - 1) * SCOPE_STRIDE };
-  }
-
-  private toolVariables(run: PreparedRun | undefined): { name: string; value: string; readOnly: boolean }[] {
-    const p = this.pauseOf(run);
-    const c = p?.call;
-    if (!p || !c) return [];
-    const before = p.phase === 'before';
-    const vars = [
-      { name: 'tool', value: c.tool, readOnly: true },
-      { name: 'input', value: c.input, readOnly: !before },
-    ];
-    if (c.previousAnswer !== undefined) vars.push({ name: 'previous answer', value: c.previousAnswer, readOnly: true });
-    vars.push({ name: 'output', value: c.override ?? c.output ?? '', readOnly: false });
-    if (c.error !== undefined) vars.push({ name: 'error', value: c.error, readOnly: true });
-    vars.push({ name: 'duration', value: c.durationMs !== undefined ? `${c.durationMs} ms` : before ? '(not run yet)' : '', readOnly: true });
-    if (c.override !== undefined && c.output !== undefined) vars.push({ name: 'tool output', value: c.output, readOnly: true });
-    // Decoding constraints (issue 12): whether the request that wrote this step was held to the step's syntax or spec.
-    vars.push({ name: 'constrained', value: c.constrained ?? 'no (the decoding monitor checks the text)', readOnly: true });
-    return vars;
-  }
-
-  private programVariables(run: PreparedRun | undefined): { name: string; value: string; readOnly: boolean }[] {
-    const p = this.pauseOf(run);
-    if (!p || !run) return [];
-    const s = p.snapshot;
-    const vars: { name: string; value: string; readOnly: boolean }[] = [];
-    if (s.kind === 'art') {
-      for (const st of s.steps) if (st.answer !== undefined) vars.push({ name: `#${st.label.slice(1)}`, value: st.answer, readOnly: true });
-      const ans = run.runner.protocol.answer(s.text.slice(s.generatedFrom));
-      if (ans !== null) vars.push({ name: 'Ans', value: ans, readOnly: true });
-    } else {
-      // States repeat (Thought, Action, ...): the second `Tht` is `Tht (2)`.
-      const seen = new Map<string, number>();
-      for (const st of s.steps) {
-        const n = (seen.get(st.label) ?? 0) + 1;
-        seen.set(st.label, n);
-        vars.push({ name: n === 1 ? st.label : `${st.label} (${n})`, value: st.text, readOnly: true });
-      }
-      if (s.agentState) vars.push({ name: 'expected next', value: s.agentState.expected.join(' | '), readOnly: true });
-    }
-    vars.push({
-      name: 'tokens',
-      value: `${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion in ${s.requests} request${s.requests === 1 ? '' : 's'}`,
-      readOnly: true,
-    });
-    if (s.kind === 'agent' || s.constrainedRequests > 0)
-      vars.push({
-        name: 'monitor corrections',
-        value: `${s.corrections} (${s.constrainedRequests} of ${s.requests} requests constrained)`,
-        readOnly: true,
-      });
-    return vars;
-  }
-
-  /** Self-consistency: each sample's answer (so far, or how it ended) and the vote of those that finished. */
-  private samplesVariables(): { name: string; value: string; readOnly: boolean }[] {
-    const states = sampleStates(this.runs);
-    const vars = states.map(st => ({
-      name: `sample ${st.index}`,
-      value:
-        st.reason !== undefined
-          ? st.reason === 'finished'
-            ? (st.answer ?? '(no answer)')
-            : `(${st.reason})${st.answer !== null ? ` ${st.answer}` : ''}`
-          : `(${st.state})${st.answer !== null ? ` ${st.answer}` : ''}`,
-      readOnly: true,
-    }));
-    const t = tally(states);
-    vars.push({
-      name: 'vote',
-      value:
-        t.answer === null
-          ? `(no sample has finished yet: 0 of ${t.of})`
-          : `${t.answer} (${t.agree} of ${t.answered} finished, ${t.of} samples${t.answered < t.of ? '; not final' : ''})`,
-      readOnly: true,
-    });
-    return vars;
+    const { thread, scope } = scopeOfReference(ref);
+    return { run: this.runs[thread - 1], scope };
   }
 
   protected override setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): void {
@@ -775,9 +677,11 @@ export class ArtDebugSession extends LoggingDebugSession {
   protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments): void {
     const name = typeof args.expression === 'string' ? args.expression.trim() : '';
     const run = this.runOf(args.frameId !== undefined ? frameThread(args.frameId) : undefined);
-    const v = [...this.toolVariables(run), ...this.programVariables(run), ...(this.runs.length > 1 ? this.samplesVariables() : [])].find(
-      x => x.name === name || (name.startsWith('#') && x.name === name.replace(/:$/, '')),
-    );
+    const v = [
+      ...toolVariables(this.pauseOf(run)),
+      ...programVariables(run, this.pauseOf(run)),
+      ...(this.runs.length > 1 ? samplesVariables(this.runs) : []),
+    ].find(x => x.name === name || (name.startsWith('#') && x.name === name.replace(/:$/, '')));
     if (!v) {
       return this.sendErrorResponse(response, {
         id: 1005,
@@ -863,21 +767,6 @@ export class ArtDebugSession extends LoggingDebugSession {
     } catch (e) {
       this.sendErrorResponse(response, { id: 1006, format: (e as Error).message, showUser: true });
     }
-  }
-}
-
-/** DAP stop reasons: `tool call` around tool calls, the breakpoint kind the runner reports, the usual ones otherwise. */
-function stopReason(p: PauseInfo): string {
-  const reason: PauseReason = p.reason;
-  switch (reason) {
-    case 'before-tool':
-    case 'after-tool':
-    case 'tool-error':
-      return 'tool call';
-    case 'breakpoint':
-      return p.breakpoint === 'tool' ? 'function breakpoint' : 'breakpoint';
-    default:
-      return reason;
   }
 }
 

@@ -109,7 +109,7 @@ describe('package.json manifest', () => {
     writeFileSync(file, JSON.stringify(stale, null, 2) + '\n');
     const r = check(`--package=${file}`);
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /package\.json is out of date with the run options \(core\/runner\/options\.ts\): run npm run gen:manifest/);
+    assert.match(r.stderr, /package\.json is out of date with the run options \(core\/launch\/options\.ts\): run npm run gen:manifest/);
     delete stale.contributes.configuration.properties['art.search.rerank'];
     launch.temperature.maximum = 2;
     writeFileSync(file, JSON.stringify(stale, null, 2) + '\n');

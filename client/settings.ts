@@ -1,9 +1,9 @@
 // The extension's settings, all under the `art.` prefix (contributes.configuration in package.json), read in one
 // place. They are declared with their defaults and bounds in core/settings/settings.ts, and the settings of the run
-// options (model, Python, search, lookup, tool file) with the options in core/runner/options.ts; package.json is
+// options (model, Python, search, lookup, tool file) with the options in core/launch/options.ts; package.json is
 // generated from both. Model settings never hold a key: `apiKeyEnv` names the environment variable that does.
 import * as vscode from 'vscode';
-import { optionsFromSettings, type RunOptionName } from '../core/runner/options';
+import { optionsFromSettings, type RunOptionName } from '../core/launch/options';
 import { settingDefault, settingValue, type SettingKey, type SettingValue } from '../core/settings/settings';
 import { TOOLS_FILE_NAME } from '../core/tools/toolsFile';
 
@@ -16,7 +16,7 @@ export interface ArtSettings {
   /** The run history folder (relative paths: to the workspace folder) and whether a .gitignore keeps it out of git. */
   runsFolder: string;
   runsGitignore: boolean;
-  /** The run options that have a setting (core/runner/options.ts), those that are set: launch defaults. */
+  /** The run options that have a setting (core/launch/options.ts), those that are set: launch defaults. */
   runOptions: Partial<Record<RunOptionName, unknown>>;
 }
 

@@ -12,7 +12,7 @@ import { NOT_FOR_PROMPT } from '../core/cli/prompt.ts';
 import { NOT_FOR_TEST } from '../core/cli/test.ts';
 
 /** The one place this script names the declaration's module (every import below goes through it). */
-const OPTIONS_MODULE = '../core/runner/options.ts';
+const OPTIONS_MODULE = '../core/launch/options.ts';
 const OPTIONS_PATH = OPTIONS_MODULE.replace(/^\.\.\//, '');
 const { RUN_OPTIONS, isBooleanOption, launchAttributes, optionSettings } = await import(OPTIONS_MODULE);
 const { editorSettings } = await import('../core/settings/settings.ts');
@@ -63,7 +63,9 @@ const docsText = docsCurrent.slice(0, from + START.length) + '\n' + optionTable(
 if (process.argv.includes('--check')) {
   let stale = false;
   if (current !== text) {
-    console.error(`${other ? target : 'package.json'} is out of date with the run options (${OPTIONS_PATH}) or the settings (core/settings/settings.ts): run npm run gen:manifest`);
+    console.error(
+      `${other ? target : 'package.json'} is out of date with the run options (${OPTIONS_PATH}) or the settings (core/settings/settings.ts): run npm run gen:manifest`,
+    );
     stale = true;
   }
   if (docsCurrent !== docsText) {

@@ -2,11 +2,11 @@
 // (possibly corrected) program into a task library as a demonstration, and opening a trace.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/runner/demonstration';
-import { AlternativesRequest, ChooseAlternativeRequest, DEBUG_TYPE, SetToolOutputRequest, StateRequest } from './protocol';
-import type { ProgramStreams } from './streamEditor';
-import type { TraceView } from './traceView';
-import { typedText } from '../../core/runner/typedText';
+import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/prompt/demonstration';
+import { AlternativesRequest, ChooseAlternativeRequest, DEBUG_TYPE, SetToolOutputRequest, StateRequest } from '../debugAdapter/protocol';
+import type { ProgramStreams } from '../views/streamEditor';
+import type { TraceView } from '../views/traceView';
+import { typedText } from '../../core/common/typedText';
 import { readSetting } from '../settings';
 import { plural } from '../../core/common/counts';
 

@@ -3,12 +3,12 @@
 // finished example to the results file, and prints a summary. On a terminal a progress bar (cli-progress) shows the
 // rate, the ETA and the running accuracy; in a pipe one plain line per example. SIGINT/SIGTERM stop the runs in
 // flight; running the same command again resumes from the results file and redoes no finished example. The run
-// options' flags (core/runner/options.ts) apply, except those of a single run (--input, --trace, --mode).
+// options' flags (core/launch/options.ts) apply, except those of a single run (--input, --trace, --mode).
 import { extname, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { formatSummary, summarise, type EvalResult } from '../runner/eval';
-import { defaultResultsPath, evaluate, EvalDataError, LaunchError } from '../runner/evaluate';
-import type { RunOptionName } from '../runner/options';
+import { formatSummary, summarise, type EvalResult } from '../evaluation/eval';
+import { defaultResultsPath, evaluate, EvalDataError, LaunchError } from '../evaluation/evaluate';
+import type { RunOptionName } from '../launch/options';
 import { CliError } from './files';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { stoppable } from './signals';

@@ -2,9 +2,11 @@
 // --select, --base-url, --model, ...), with the demonstrations in it and why each was chosen, without running it.
 // FILE may also be the trace (.jsonl) of a run: the prompt it recorded. --json prints the report as JSON.
 import { resolve } from 'node:path';
-import { LaunchError, promptOfRun } from '../runner/launch';
-import { mayCallEndpoint, parseRunOptions, type RunOptionName } from '../runner/options';
-import { formatPromptReport } from '../runner/promptReport';
+import { LaunchError } from '../launch/options';
+import { promptOfRun } from '../launch/promptOfRun';
+import { parseRunOptions, type RunOptionName } from '../launch/options';
+import { formatPromptReport } from '../prompt/promptReport';
+import { apiKeyFromEnv } from '../launch/apiKey';
 import { CliError } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
@@ -52,7 +54,7 @@ export async function promptCommand(argv: string[], io: PromptIo): Promise<numbe
     const options = parseRunOptions(raw, cliLabel('FILE'));
     const report = await promptOfRun({
       ...options,
-      apiKey: mayCallEndpoint(options) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: apiKeyFromEnv(options, env),
       trusted: true,
       log: line => io.err(`[art] ${line}`),
     });

@@ -16,7 +16,7 @@ export interface CompletionRequest {
   temperature?: number;
   /** Ask for token log-probabilities (used to rerank search passages by negative log-likelihood). */
   logprobs?: boolean;
-  /** Extra JSON fields for this request's body, over the client's own (e.g. a decoding constraint, see runner/constraints.ts). */
+  /** Extra JSON fields for this request's body, over the client's own (e.g. a decoding constraint, see protocols/constraints.ts). */
   extraBody?: Record<string, unknown>;
   signal?: AbortSignal;
 }

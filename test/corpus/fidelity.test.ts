@@ -1,4 +1,4 @@
-// Replay fidelity on the real ART library: every program is replayed (core/runner/libraryTest.ts), its code steps
+// Replay fidelity on the real ART library: every program is replayed (core/evaluation/libraryTest.ts), its code steps
 // (`code execute`, `execute`) run again in the sandbox, and each must reproduce its recorded `#k:` after folding
 // white space, except the recordings listed below, which the code cannot produce. The list is checked both ways:
 // a listed step that starts to reproduce fails the test too, so the list (and the figures of docs/performance.md) stay true.
@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseArt } from '../../core/art';
-import { testLibrary, type ProgramTest } from '../../core/runner/libraryTest';
+import { testLibrary, type ProgramTest } from '../../core/evaluation/libraryTest';
 import { createToolRegistry, type ToolRegistry } from '../../core/tools/registry';
 import { CORPUS, requireCorpus } from '../support/corpus';
 

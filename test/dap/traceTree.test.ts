@@ -3,10 +3,10 @@
 // end with its tokens.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ReplayModel } from '../../core/model/replay';
-import { createArtRunner } from '../../core/runner/create';
-import { MemoryTrace } from '../../core/runner/trace';
-import { oneLine, traceTree, type TraceNode } from '../../client/runner/traceTree';
+import { ReplayModel } from '../../core/replay/programReplay';
+import { createArtRunner } from '../../core/engine/create';
+import { MemoryTrace } from '../../core/trace/trace';
+import { oneLine, traceTree, type TraceNode } from '../../client/views/traceTree';
 import { DUCKS, arithmeticLibrary, realTools } from '../core/runner/helpers';
 
 const find = (nodes: readonly TraceNode[], label: RegExp) => nodes.find(n => label.test(n.label));

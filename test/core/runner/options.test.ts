@@ -1,22 +1,17 @@
-// The run options' one declaration (core/runner/options.ts) and what is derived from it: validation with one-line
+// The run options' one declaration (core/launch/options.ts) and what is derived from it: validation with one-line
 // errors, the `art run` help, the settings fallback, and the options that used to reach no tool (NLL reranking,
 // the Python limits, the lookup word list) set from a launch configuration through prepareRun.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { runUsage } from '../../../core/cli/run';
-import { ContinuationScript } from '../../../core/model/script';
-import { LaunchError, prepareRun, type RunConfig } from '../../../core/runner/launch';
-import {
-  RUN_OPTIONS,
-  cliOptions,
-  launchLabel,
-  mayCallEndpoint,
-  optionsFromSettings,
-  parseRunOptions,
-  type RunOptionName,
-} from '../../../core/runner/options';
-import type { RunResult } from '../../../core/runner/types';
+import { ContinuationScript } from '../../../core/replay/script';
+import { prepareRun } from '../../../core/launch/launch';
+import { LaunchError } from '../../../core/launch/options';
+import type { RunConfig } from '../../../core/launch/session';
+import { RUN_OPTIONS, cliOptions, launchLabel, optionsFromSettings, parseRunOptions, type RunOptionName } from '../../../core/launch/options';
+import type { RunResult } from '../../../core/engine/types';
+import { mayCallEndpoint } from '../../../core/launch/apiKey';
 import { ScriptedServer } from '../../support/scriptedServer';
 
 const FIXTURES = join(__dirname, '../../fixtures/run-options');

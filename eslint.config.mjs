@@ -30,6 +30,35 @@ export default tseslint.config(
     },
   },
   {
+    // core/ is plain TypeScript: no editor, no LSP or DAP library, nothing of the shells that translate it.
+    files: ['core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'vscode', message: 'core/ has no vscode import: the client translates.' },
+            { name: '@vscode/debugadapter', message: 'core/ knows nothing of DAP: client/debugAdapter/ translates.' },
+          ],
+          patterns: [
+            { group: ['vscode-languageserver*', 'vscode-languageclient*'], message: 'core/ knows nothing of LSP: server/ translates.' },
+            { regex: '^(\\.\\./)+(server|client)(/|$)', message: 'core/ does not import the server or the client.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The debug adapter bundle runs outside VS Code too (nvim-dap, Emacs): no vscode import.
+    files: ['client/debugAdapter/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'vscode', message: 'client/debugAdapter/ is the standalone DAP adapter: no vscode import.' }] },
+      ],
+    },
+  },
+  {
     // Tests reach into payloads of the protocols with `any` where the shape is asserted right after.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },

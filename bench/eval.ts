@@ -9,9 +9,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { parseArt } from '../core/art/parse';
 import { RequestLimiter } from '../core/model/limiter';
 import { OpenAIModel } from '../core/model/openai';
-import { ContinuationScript } from '../core/model/script';
-import { createArtRunner } from '../core/runner/create';
-import { runEval } from '../core/runner/eval';
+import { ContinuationScript } from '../core/replay/script';
+import { createArtRunner } from '../core/engine/create';
+import { runEval } from '../core/evaluation/eval';
 import { ScriptedServer } from '../test/support/scriptedServer';
 
 /**
@@ -53,7 +53,7 @@ async function atDelay(delay: number): Promise<Record<string, string | number>> 
   const at = `at ${delay} ms per request,`;
   try {
     let base = 0;
-    // One SDK client, a sibling model per run, as `art eval` has them (core/runner/launch.ts).
+    // One SDK client, a sibling model per run, as `art eval` has them (core/launch/launch.ts).
     const endpoint = new OpenAIModel({ baseURL, model: 'scripted' });
     for (const c of [1, 4, 16, 64]) {
       const limiter = new RequestLimiter(c);

@@ -1,4 +1,4 @@
-// `npm run bench`: every benchmark of the project, printed as one table (the README records these figures).
+// `npm run bench`: every benchmark of the project, printed as one table (docs/performance.md records these figures).
 // Pass area names to run some only: `npm run bench -- art lsp runner`. Run through scripts/bench.mjs, which
 // bundles this file like the shipped code.
 import { benchArt } from './art';

@@ -12,10 +12,10 @@ import { parseArt } from '../core/art/parse';
 import type { ArtDocument, Program } from '../core/art/ast';
 import { ToolCatalog } from '../core/art/knownTools';
 import { OpenAIModel } from '../core/model/openai';
-import { artProgramParts } from '../core/model/replay';
-import { ContinuationScript } from '../core/model/script';
-import { createArtRunner } from '../core/runner/create';
-import type { ToolLookup } from '../core/runner/types';
+import { artProgramParts } from '../core/replay/programReplay';
+import { ContinuationScript } from '../core/replay/script';
+import { createArtRunner } from '../core/engine/create';
+import type { ToolLookup } from '../core/engine/types';
 import type { Tool } from '../core/tools/types';
 import { ScriptedServer } from '../test/support/scriptedServer';
 

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { applyTrace, createLanguageClient } from './languageClient';
 import { activateRunner, type RunnerApi } from './runner/activate';
-import type { LibraryTests } from './runner/libraryTests';
+import type { LibraryTests } from './testing/libraryTests';
 import { readSettings } from './settings';
 import { ArtStatusBar } from './statusBar';
 

@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, Trace, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { SERVER_NODE_FLAGS } from '../server/protocol';
+import { TOOLS_FILE_NAME } from '../core/tools/toolsFile';
 import type { TraceSetting } from './settings';
 
 export const ART_LANGUAGES = ['art', 'art-agent'] as const;
@@ -24,7 +25,7 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
     outputChannel: log,
     synchronize: {
       // Tool files change the catalog (completion, `tool-name-typo`); the server re-checks on these events.
-      fileEvents: vscode.workspace.createFileSystemWatcher(`**/${basename(toolsFile) || '.art-tools.json'}`),
+      fileEvents: vscode.workspace.createFileSystemWatcher(`**/${basename(toolsFile) || TOOLS_FILE_NAME}`),
     },
   };
   return new LanguageClient('art', 'ART Language Server', serverOptions, clientOptions);

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { documentStatusNotification } from './protocol';
 import { ART_LANGUAGES } from './languageClient';
+import { plural } from '../core/common/counts';
 
 const REFRESH_DELAY_MS = 100;
 
@@ -70,8 +71,4 @@ export class ArtStatusBar implements vscode.Disposable {
     clearTimeout(this.timer);
     for (const d of this.disposables) d.dispose();
   }
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

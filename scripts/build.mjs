@@ -21,10 +21,11 @@ function* walk(dir) {
 for (const file of walk(join(root, 'core'))) {
   if (!file.endsWith('.peggy')) continue;
   const out = file.replace(/\.peggy$/, '.parser.js');
-  const upToDate = existsSync(out) && statSync(out).mtimeMs >= statSync(file).mtimeMs;
+  const returnTypes = file.replace(/\.peggy$/, '.peggy.json');
+  const sources = [file, ...(existsSync(returnTypes) ? [returnTypes] : [])];
+  const upToDate = existsSync(out) && sources.every(s => statSync(out).mtimeMs >= statSync(s).mtimeMs);
   if (upToDate) continue;
   const extra = [];
-  const returnTypes = file.replace(/\.peggy$/, '.peggy.json');
   if (existsSync(returnTypes)) extra.push('--extra-options-file', returnTypes);
   execFileSync(join(root, 'node_modules/.bin/peggy'), ['--format', 'commonjs', '--dts', ...extra, '-o', out, file], { stdio: 'inherit' });
   console.log(`peggy  ${relative(root, file)} -> ${relative(root, out)}`);
@@ -37,7 +38,8 @@ const entries = {
   server: 'server/main.ts',
   cli: 'core/cli/main.ts',
   'cli-run': 'core/cli/commands.ts',
-  debugAdapter: 'client/debugAdapterMain.ts',
+  debugAdapter: 'client/debugAdapter/main.ts',
+  runnerServices: 'client/runnerServices.ts',
 };
 const entryPoints = Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(join(root, src))));
 const dev = args.has('--dev');

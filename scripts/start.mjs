@@ -1,7 +1,8 @@
 // `npm start`: ART Studio in a real VS Code in your browser. Installs code-server when missing
 // (scripts/setup.sh), packages the extension and installs the VSIX into a profile kept in
-// .art-cache/code-server/, starts code-server on 127.0.0.1 with a copy of examples/ open, prints the URL, and stays up
-// until Ctrl+C. Reuses everything already installed; your settings in that profile are kept between runs.
+// .art-cache/code-server/, starts code-server on 127.0.0.1 with a copy of examples/ open, prints the URL (and the
+// `art` command line to run on that copy), and stays up until Ctrl+C. Reuses everything already installed; your
+// settings in that profile are kept between runs.
 // The workspace is a copy (.art-cache/examples/, made on the first start and kept, with your edits, afterwards;
 // --fresh copies it again): code-server saves as you type, and the checkout's examples/ must not change under you.
 // Usage: npm start [-- --port 8080] [-- --fresh]
@@ -60,7 +61,17 @@ console.log(
   `\nART Studio is running in code-server (VS Code in the browser), with a copy of examples/ open:\n\n    ${workbenchUrl(server, examples)}\n`,
 );
 console.log(`The workspace is ${examples} (your edits stay there; npm start -- --fresh copies examples/ again).`);
+// The build above wrote dist/cli.js; relative paths given to it start at the folder it is run from.
+console.log(
+  `The art command line on the same files, from a terminal:\n\n    cd ${shellWord(examples)} && node ${shellWord(join(ROOT, 'dist/cli.js'))} run library.art\n\n` +
+    `(inside the checkout \`npx art run library.art\` does the same; \`npm link\` in ${ROOT} makes \`art\` a command everywhere).`,
+);
 console.log('Listening on 127.0.0.1 only, without a password. Press Ctrl+C to stop.');
+
+/** A path as one word for a POSIX shell. */
+function shellWord(path) {
+  return /^[\w./@:+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
 
 let stopping = false;
 const stop = async () => {

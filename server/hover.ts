@@ -11,6 +11,7 @@ import { contains, toRange } from './convert';
 import { agentStateAt } from './navigation';
 import { isArt, target, type ServerContext } from './context';
 import type { Span } from '../core/common/text';
+import { plural } from '../core/common/counts';
 
 export function hover(ctx: ServerContext, params: HoverParams): Hover | null {
   const t = target(ctx, params.textDocument.uri);
@@ -108,7 +109,7 @@ function agentHover(analysis: AgentAnalysis, offset: number): Found | null {
     const init = agent.behavior && agent.behavior.kind === 'next' ? stateRefs(agent.behavior)[0]?.name : undefined;
     return {
       span: agent.nameSpan,
-      markdown: `**${agent.name}**: an agent with ${agent.states.length} state${agent.states.length === 1 ? '' : 's'}${init ? `, starting in \`${init}\`` : ''}.`,
+      markdown: `**${agent.name}**: an agent with ${plural(agent.states.length, 'state')}${init ? `, starting in \`${init}\`` : ''}.`,
     };
   }
   return null;

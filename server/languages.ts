@@ -1,15 +1,9 @@
 // Which language a document is: by language id first (`art`, `art-agent`), else by file extension, because
-// clients other than VS Code may send `plaintext` or their own id.
-export type LanguageKind = 'art' | 'agent';
+// clients other than VS Code may send `plaintext` or their own id (core/common/language.ts decides).
+import { isSourceLanguage, languageOf as fileLanguage, type SourceLanguage } from '../core/common/language';
 
-export const ART_LANGUAGE_ID = 'art';
-export const AGENT_LANGUAGE_ID = 'art-agent';
-
-export function languageOf(uri: string, languageId: string | undefined): LanguageKind | null {
-  if (languageId === ART_LANGUAGE_ID) return 'art';
-  if (languageId === AGENT_LANGUAGE_ID) return 'agent';
-  const path = uri.replace(/[?#].*$/, '').toLowerCase();
-  if (path.endsWith('.art')) return 'art';
-  if (path.endsWith('.agent')) return 'agent';
-  return null;
+export function languageOf(uri: string, languageId: string | undefined): SourceLanguage | null {
+  // A URI's query and fragment are not part of the file's name.
+  const language = fileLanguage(uri.replace(/[?#].*$/, ''), languageId);
+  return isSourceLanguage(language) ? language : null;
 }

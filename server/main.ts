@@ -18,10 +18,12 @@ import {
   type TextDocumentContentChangeEvent,
   type MessageReader,
   type MessageWriter,
+  type ResponseMessage,
 } from 'vscode-languageserver/node';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { LineIndex } from '../core/common/text';
+import { TOOLS_FILE_NAME } from '../core/tools/toolsFile';
 import { format } from 'node:util';
 import { basename } from 'node:path';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -55,7 +57,16 @@ let shutdownReceived = false;
  * for long.
  */
 function stdioTransport(): [MessageReader, MessageWriter] {
-  const reader = new FramedMessageReader(process.stdin);
+  // A well-framed body that is not JSON: the stream is still in step, so the server answers a parse error
+  // (-32700, id null, as JSON-RPC says) and goes on reading.
+  const writer = slicedStreamWriter(process.stdout);
+  const reader = new FramedMessageReader(process.stdin, {
+    onParseError: e => {
+      const message = `Parse error: ${e.message.split('\n')[0]}`;
+      process.stderr.write(`art-language-server: a message from the client is not JSON (${message}); answered with a parse error\n`);
+      void writer.write({ jsonrpc: '2.0', id: null, error: { code: ErrorCodes.ParseError, message } } as ResponseMessage).catch(() => undefined);
+    },
+  });
   reader.onError(e => {
     process.stderr.write(
       `art-language-server: unreadable message from the client (${e.message.split('\n')[0]}); exiting so that the client restarts the server\n`,
@@ -65,7 +76,7 @@ function stdioTransport(): [MessageReader, MessageWriter] {
   reader.onClose(() => process.exit(shutdownReceived ? 0 : 1));
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const)
     console[level] = (...args: unknown[]) => void process.stderr.write(`${format(...args)}\n`);
-  return [reader, slicedStreamWriter(process.stdout)];
+  return [reader, writer];
 }
 
 const connection = process.argv.includes('--stdio')
@@ -203,7 +214,7 @@ connection.onInitialized(
     }
     const s = await settings.workspace();
     if (watchedByClient) {
-      const globPattern = `**/${basename(s.tools.file) || '.art-tools.json'}`;
+      const globPattern = `**/${basename(s.tools.file) || TOOLS_FILE_NAME}`;
       await connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern }] }).catch(() => undefined);
     }
     await tools.configure(workspaceRoot, s.tools.file, !watchedByClient);

@@ -7,6 +7,7 @@
 //   client.sendRequest<ProgramsRequest.Result>(ProgramsRequest.method, params)
 //   client.onNotification(DocumentStatusNotification.method, (p: DocumentStatusNotification.Params) => ...)
 import type { Range, TextDocumentIdentifier } from 'vscode-languageserver-protocol';
+import type { SourceLanguage } from '../core/common/language';
 
 /**
  * The Node flags the server process is started with, by the VS Code client and by the tests and benchmarks alike
@@ -85,7 +86,7 @@ export namespace ProgramsRequest {
 export interface DocumentStatusParams {
   uri: string;
   version: number;
-  language: 'art' | 'agent';
+  language: SourceLanguage;
   /** Programs in an `.art` file (not counting `%s` prompt templates), agents (`define` forms) in an `.agent` file. */
   units: number;
   errors: number;
@@ -98,7 +99,7 @@ export namespace DocumentStatusNotification {
   export type Params = DocumentStatusParams;
 }
 
-/** Settings read from the client under the `art` section (workspace/configuration), with their defaults. */
+/** Settings read from the client under the `art` section (workspace/configuration); their defaults: server/settings.ts. */
 export interface ServerSettings {
   diagnostics: {
     /** Delay after the last keystroke before diagnostics are computed; 0 computes at once. */
@@ -110,8 +111,3 @@ export interface ServerSettings {
     file: string;
   };
 }
-
-export const DEFAULT_SETTINGS: ServerSettings = {
-  diagnostics: { debounceMs: 150, enable: true },
-  tools: { file: '.art-tools.json' },
-};

@@ -1,7 +1,7 @@
 // Semantic tokens for what the TextMate grammar cannot know: whether a step name is a tool of the catalog
 // (built-in or workspace) or a sub-step the model answers itself, and which atoms of a spec are states.
 //
-// Legend (documented in server/README.md):
+// Legend (documented in docs/other-editors.md):
 //   function                  `.art` step name that is a tool; modifier `defaultLibrary` when the tool is built in
 //   label                     `.art` step name the model answers (a sub-step, no tool runs)
 //   enumMember                `.agent` state name; modifier `declaration` where `:states` defines it

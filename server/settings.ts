@@ -1,24 +1,30 @@
 // Settings under `art.`: read per document through workspace/configuration when the client supports it, else
 // from initializationOptions and didChangeConfiguration (Neovim, Helix and Emacs users set them there).
+// Defaults and bounds come from the settings' declaration (core/settings/settings.ts), the tool file's default from
+// the tool file's module.
 import type { Connection } from 'vscode-languageserver';
-import { DEFAULT_SETTINGS, type ServerSettings } from './protocol';
+import type { ServerSettings } from './protocol';
 import type { Logger } from './guard';
+import { settingDefault, settingValue } from '../core/settings/settings';
+import { TOOLS_FILE_NAME } from '../core/tools/toolsFile';
+
+export const DEFAULT_SETTINGS: ServerSettings = {
+  diagnostics: { debounceMs: settingDefault('diagnostics.debounceMs'), enable: settingDefault('diagnostics.enable') },
+  tools: { file: TOOLS_FILE_NAME },
+};
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Defaults overridden by the well-typed values of `raw` (an `art` section); wrong types are ignored. */
+/** Defaults overridden by the well-typed values of `raw` (an `art` section); wrong types are ignored, numbers clamped to their bounds. */
 export function readSettings(raw: unknown, base: ServerSettings = DEFAULT_SETTINGS): ServerSettings {
   const s: ServerSettings = { diagnostics: { ...base.diagnostics }, tools: { ...base.tools } };
   if (!isObject(raw)) return s;
-  const d = raw.diagnostics;
-  if (isObject(d)) {
-    if (typeof d.debounceMs === 'number' && Number.isFinite(d.debounceMs)) s.diagnostics.debounceMs = Math.max(0, Math.min(10_000, d.debounceMs));
-    if (typeof d.enable === 'boolean') s.diagnostics.enable = d.enable;
-  }
-  // Flat dotted keys too (`{"diagnostics.debounceMs": 0}`), as some clients send them.
-  if (typeof raw['diagnostics.debounceMs'] === 'number') s.diagnostics.debounceMs = Math.max(0, raw['diagnostics.debounceMs'] as number);
-  if (typeof raw['diagnostics.enable'] === 'boolean') s.diagnostics.enable = raw['diagnostics.enable'] as boolean;
+  // Nested (`{"diagnostics": {"debounceMs": 0}}`) and flat dotted keys (`{"diagnostics.debounceMs": 0}`), as some clients send them.
+  const d = isObject(raw.diagnostics) ? raw.diagnostics : {};
+  for (const v of [d.debounceMs, raw['diagnostics.debounceMs']])
+    s.diagnostics.debounceMs = settingValue('diagnostics.debounceMs', v) ?? s.diagnostics.debounceMs;
+  for (const v of [d.enable, raw['diagnostics.enable']]) s.diagnostics.enable = settingValue('diagnostics.enable', v) ?? s.diagnostics.enable;
   const t = raw.tools;
   if (isObject(t) && typeof t.file === 'string' && t.file.trim()) s.tools.file = t.file.trim();
   if (typeof raw['tools.file'] === 'string' && (raw['tools.file'] as string).trim()) s.tools.file = (raw['tools.file'] as string).trim();

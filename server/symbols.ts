@@ -11,6 +11,7 @@ import { firstLine, isEoqName } from './artQuery';
 import { toRange } from './convert';
 import { isArt, slicerFor, target, type ServerContext, type Target } from './context';
 import type { WorkSlicer } from './guard';
+import { plural } from '../core/common/counts';
 
 export async function documentSymbols(
   ctx: ServerContext,
@@ -71,7 +72,7 @@ async function artSymbols(ctx: ServerContext, document: TextDocument, doc: ArtDo
         });
     const header = p.description ?? p.input;
     const selection = p.description?.taskNameSpan ?? header?.marker ?? p.span;
-    const detail = p.template ? 'prompt template' : `${p.steps.length} step${p.steps.length === 1 ? '' : 's'}`;
+    const detail = p.template ? 'prompt template' : plural(p.steps.length, 'step');
     out.push(symbol(document, programTitle(p, i), SymbolKind.Module, p.span, selection, detail, steps));
   }
   return out;

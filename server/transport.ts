@@ -268,6 +268,33 @@ function restore(value: unknown, long: Map<string, string>): unknown {
   return o;
 }
 
+/**
+ * The longest header read before its end (`\r\n\r\n`): an LSP header is a Content-Length and perhaps a
+ * Content-Type. Without a bound, a header that never ends was kept whole (72 MB in 30 s).
+ */
+export const MAX_HEADER_BYTES = 8192;
+
+/** A header field name (RFC 9110's token); a line of the header must start with one. */
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]*$/;
+
+/**
+ * What is wrong with the header received so far (`complete`: up to its end, excluded), or null: each line must be
+ * `Name: value`, so bytes that cannot begin one (the rest of a body longer than its Content-Length said) are a
+ * framing error at once, not after MAX_HEADER_BYTES.
+ */
+function headerProblem(header: string, complete: boolean): string | null {
+  const lines = header.split('\r\n');
+  for (let i = 0; i < lines.length; i++) {
+    const last = i === lines.length - 1 && !complete;
+    const line = last ? lines[i].replace(/\r$/, '') : lines[i];
+    const colon = line.indexOf(':');
+    if (FIELD_NAME.test(colon < 0 ? line : line.slice(0, colon)) && (colon > 0 || (last && colon < 0))) continue;
+    if (last && line === '') continue;
+    return `Not a header line: ${JSON.stringify(line.slice(0, 60))}`;
+  }
+  return null;
+}
+
 /** Reads `Content-Length`-framed JSON-RPC messages from a stream (the LSP base protocol). */
 export class FramedMessageReader extends AbstractMessageReader implements MessageReader {
   /** Header bytes received so far, when a header is split between chunks. */
@@ -279,7 +306,14 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
   /** The messages read and not yet delivered, in order, with the document each is about (null: unknown or none). */
   private readonly waiting: { uri: string | null }[] = [];
 
-  constructor(private readonly stream: NodeJS.ReadableStream) {
+  /**
+   * `onParseError`: a well-framed body that is not JSON. The stream is still in step, so reading goes on; the caller
+   * answers a JSON-RPC parse error (-32700, id null). Without it, such a body is an error of the reader.
+   */
+  constructor(
+    private readonly stream: NodeJS.ReadableStream,
+    private readonly options: { onParseError?: (error: Error) => void } = {},
+  ) {
     super();
   }
 
@@ -317,7 +351,12 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
     // A small message read while others wait is parsed now, to know whether it may go first and what it is about.
     let parsed: Message | null = null;
     if (!large && this.waiting.length > 0) {
-      parsed = JSON.parse(body.toString('utf8')) as Message;
+      try {
+        parsed = JSON.parse(body.toString('utf8')) as Message;
+      } catch (e) {
+        this.notJson(e);
+        return;
+      }
       if (mayOvertake(parsed, this.waiting)) {
         callback(parsed);
         return;
@@ -328,13 +367,29 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
     this.delivered = this.delivered.then(async () => {
       try {
         if (this.failed) return;
-        callback(parsed ?? (await decodeBody(held)));
+        let message = parsed;
+        if (!message) {
+          try {
+            message = await decodeBody(held);
+          } catch (e) {
+            this.notJson(e);
+            return;
+          }
+        }
+        callback(message);
       } catch (e) {
         this.fail(e);
       } finally {
         this.waiting.splice(this.waiting.indexOf(entry), 1);
       }
     });
+  }
+
+  /** A body that did not decode: a parse error for the caller to answer, or, without onParseError, a failure. */
+  private notJson(e: unknown): void {
+    const error = e instanceof Error ? e : new Error(String(e));
+    if (this.options.onParseError) this.options.onParseError(error);
+    else this.fail(error);
   }
 
   private fail(e: unknown): void {
@@ -348,26 +403,26 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
     while (at < chunk.length && !this.failed) {
       if (!this.body) {
         // The header: find its end in this chunk (or in what came before and this chunk).
-        let headerText: string;
-        if (this.header) {
-          const joined = Buffer.concat([this.header, chunk.subarray(at)]);
-          const end = joined.indexOf(HEADER_END);
-          if (end < 0) {
-            this.header = joined;
-            return;
-          }
-          headerText = joined.toString('ascii', 0, end);
-          at += end + HEADER_END.length - this.header.length;
-          this.header = null;
-        } else {
-          const end = chunk.indexOf(HEADER_END, at);
-          if (end < 0) {
-            this.header = Buffer.from(chunk.subarray(at));
-            return;
-          }
-          headerText = chunk.toString('ascii', at, end);
-          at = end + HEADER_END.length;
+        // At most MAX_HEADER_BYTES are kept, plus what may complete the header's end.
+        const rest = chunk.subarray(at);
+        const held = this.header?.length ?? 0;
+        const joined = this.header
+          ? Buffer.concat([this.header, rest.subarray(0, MAX_HEADER_BYTES + HEADER_END.length)])
+          : rest.subarray(0, MAX_HEADER_BYTES + HEADER_END.length);
+        const end = joined.indexOf(HEADER_END);
+        if (end < 0) {
+          if (held + rest.length > MAX_HEADER_BYTES) throw new Error(`Header longer than ${MAX_HEADER_BYTES} bytes without its end (\\r\\n\\r\\n)`);
+          const problem = headerProblem(joined.toString('latin1'), false);
+          if (problem) throw new Error(problem);
+          this.header = Buffer.from(joined);
+          return;
         }
+        const headerText = joined.toString('latin1', 0, end);
+        at += end + HEADER_END.length - held;
+        this.header = null;
+        if (headerText.length > MAX_HEADER_BYTES) throw new Error(`Header longer than ${MAX_HEADER_BYTES} bytes`);
+        const problem = headerProblem(headerText, true);
+        if (problem) throw new Error(problem);
         this.body = Buffer.allocUnsafeSlow(contentLength(headerText));
         this.filled = 0;
       }
@@ -384,7 +439,6 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
   }
 }
 
-/** The Content-Length of a message header, or an error saying what is wrong with it. */
 /** The document a message is about: its `params.textDocument.uri`, or null. */
 function documentOf(msg: Message): string | null {
   const uri = (msg as { params?: { textDocument?: { uri?: unknown } } }).params?.textDocument?.uri;
@@ -418,6 +472,7 @@ function mayOvertake(msg: Message, waiting: readonly { uri: string | null }[]): 
   return uri !== null && waiting.every(w => w.uri !== null && w.uri !== uri);
 }
 
+/** The Content-Length of a message header, or an error saying what is wrong with it. */
 function contentLength(header: string): number {
   for (const line of header.split('\r\n')) {
     const colon = line.indexOf(':');

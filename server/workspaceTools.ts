@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from '../core/art';
 import type { ToolFileProblem } from '../core/tools/toolsFile';
 import { describeError, type Logger } from './guard';
+import { plural } from '../core/common/counts';
 
 /**
  * Reads a tool file: the user tools it declares and its problems (an absent file is no tools, no problems), with
@@ -86,7 +87,7 @@ export class WorkspaceTools {
         tools = r.tools;
         for (const p of r.problems) this.log.error(`tool file ${this.path}: ${p}`);
         this.publish(this.path, r.text ?? '', r.placed ?? []);
-        if (tools.length) this.log.info(`tool file ${this.path}: ${tools.length} workspace tool${tools.length === 1 ? '' : 's'}`);
+        if (tools.length) this.log.info(`tool file ${this.path}: ${plural(tools.length, 'workspace tool')}`);
       } catch (e) {
         this.log.error(`tool file ${this.path}: ${describeError(e)}`);
       }

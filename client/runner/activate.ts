@@ -1,22 +1,22 @@
-// The runner's part of the extension: the inline `art` debug adapter (client/runner/debugSession.ts), its launch
+// The runner's part of the extension: the inline `art` debug adapter (client/debugAdapter/debugSession.ts), its launch
 // configurations, Run/Debug CodeLenses, the streamed program editor, the trace view and the commands. Called
 // once from client/extension.ts.
 import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
-import type { ArtSettings } from '../settings';
+import { readSetting, type ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
 import { API_KEY_SECRET, openTrace, overrideToolOutput, sampleAlternatives, saveAsDemonstration, setApiKey } from './commands';
 import { ArtConfigurationProvider } from './configuration';
-import { AgentDiagrams, SHOW_DIAGRAM_COMMAND } from './diagram';
+import { AgentDiagrams, SHOW_DIAGRAM_COMMAND } from '../views/diagram';
 import { join } from 'node:path';
 import { isRunnable, unitsOf } from './programs';
-import { DEBUG_TYPE } from './protocol';
-import { registerLibraryTests, type LibraryTests } from './libraryTests';
-import { registerRunsCommands, replayRun, RunsView } from './runsView';
-import { EVALUATE_COMMAND, Evaluations } from './evaluation';
+import { DEBUG_TYPE } from '../debugAdapter/protocol';
+import { registerLibraryTests, type LibraryTests } from '../testing/libraryTests';
+import { registerRunsCommands, replayRun, RunsView } from '../views/runsView';
+import { EVALUATE_COMMAND, Evaluations } from '../testing/evaluation';
 import { SHOW_PROMPT_COMMAND, showPrompt } from './showPrompt';
-import { ProgramStreams } from './streamEditor';
-import { TraceView } from './traceView';
+import { ProgramStreams } from '../views/streamEditor';
+import { TraceView } from '../views/traceView';
 
 export interface RunnerDeps {
   client?: LanguageClient;
@@ -51,28 +51,28 @@ export const COMMANDS = {
 
 const OPEN_MODEL_SETTINGS = 'Set a Model Endpoint';
 
-type DebugSessionModule = typeof import('../debugAdapterMain');
-let debugSessionModule: DebugSessionModule | undefined;
+type RunnerServices = typeof import('../runnerServices');
+let runnerServices: RunnerServices | undefined;
 
 /**
- * The session class from dist/debugAdapter.js (beside this bundle), loaded on first use: the runner and its
+ * The runner services from dist/runnerServices.js (beside this bundle), loaded on first use: the runner and its
  * dependencies are most of the extension's code and a debug session is rarer than opening a file.
  */
-function loadRunnerBundle(): DebugSessionModule {
+function loadRunnerBundle(): RunnerServices {
   // A computed path keeps esbuild from bundling the module into dist/client.js.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load of the runner's own bundle, by path
-  debugSessionModule ??= require(join(__dirname, 'debugAdapter.js')) as DebugSessionModule;
-  return debugSessionModule;
+  runnerServices ??= require(join(__dirname, 'runnerServices.js')) as RunnerServices;
+  return runnerServices;
 }
 
-function loadDebugSession(): DebugSessionModule['ArtDebugSession'] {
+function loadDebugSession(): RunnerServices['ArtDebugSession'] {
   return loadRunnerBundle().ArtDebugSession;
 }
 
 export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDeps): RunnerApi {
   const traceDir = vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'traces');
   const provider = new ArtConfigurationProvider({ client: deps.client, log: deps.log, settings: deps.settings, traceDir });
-  const streams = new ProgramStreams(deps.log, () => vscode.workspace.getConfiguration('art').get<boolean>('debug.streamToEditor', true));
+  const streams = new ProgramStreams(deps.log, () => readSetting('debug.streamToEditor'));
   const traceView = new TraceView();
   const lenses = new RunCodeLenses(deps.client, deps.log);
   // Programs as tests in the Test Explorer (the runner bundle is loaded when the explorer first asks).

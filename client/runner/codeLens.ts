@@ -1,7 +1,7 @@
 // "Run" and "Debug" above each runnable program of a task library and each agent of a spec (the server's list).
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { isCotPrompt } from '../../core/runner/companions';
+import { isCotPrompt } from '../../core/launch/companions';
 import { unitsOf } from './programs';
 
 export const RUN_COMMAND = 'art.runProgram';

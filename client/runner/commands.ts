@@ -2,11 +2,13 @@
 // (possibly corrected) program into a task library as a demonstration, and opening a trace.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/runner/demonstration';
-import { AlternativesRequest, ChooseAlternativeRequest, DEBUG_TYPE, SetToolOutputRequest, StateRequest } from './protocol';
-import type { ProgramStreams } from './streamEditor';
-import type { TraceView } from './traceView';
-import { typedText } from '../../core/runner/typedText';
+import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/prompt/demonstration';
+import { AlternativesRequest, ChooseAlternativeRequest, DEBUG_TYPE, SetToolOutputRequest, StateRequest } from '../debugAdapter/protocol';
+import type { ProgramStreams } from '../views/streamEditor';
+import type { TraceView } from '../views/traceView';
+import { typedText } from '../../core/common/typedText';
+import { readSetting } from '../settings';
+import { plural } from '../../core/common/counts';
 
 /** The SecretStorage key of the model API key. */
 export const API_KEY_SECRET = 'art.model.apiKey';
@@ -98,7 +100,7 @@ export async function sampleAlternatives(k = ALTERNATIVES_K): Promise<number | u
   const items = list.map((a, index) => ({
     index,
     label: a.text.split('\n').find(l => l.trim()) ?? '(empty)',
-    description: `${a.nll !== null ? `NLL ${a.nll.toFixed(3)}` : 'no logprobs'} · ${a.votes} of ${k} sample${k === 1 ? '' : 's'}`,
+    description: `${a.nll !== null ? `NLL ${a.nll.toFixed(3)}` : 'no logprobs'} · ${a.votes} of ${plural(k, 'sample')}`,
     detail: a.text.includes('\n') ? a.text.replace(/\n/g, ' ⏎ ') : undefined,
   }));
   const picked = await vscode.window.showQuickPick(items, {
@@ -190,9 +192,7 @@ export async function openTrace(view: TraceView, streams: ProgramStreams, uri?: 
   if (!target) {
     // Start where the runs are kept (the workspace's runs folder, else the last run's folder).
     const folder = vscode.workspace.workspaceFolders?.[0];
-    const runsFolder = folder
-      ? vscode.Uri.joinPath(folder.uri, vscode.workspace.getConfiguration('art', folder.uri).get<string>('runs.folder', '.art/runs'))
-      : undefined;
+    const runsFolder = folder ? vscode.Uri.joinPath(folder.uri, readSetting('runs.folder', folder.uri)) : undefined;
     const lastFolder = streams.last?.tracePath ? vscode.Uri.file(streams.last.tracePath.replace(/[\\/][^\\/]*$/, '')) : undefined;
     const picked = await vscode.window.showOpenDialog({
       defaultUri: runsFolder ?? lastFolder,

@@ -4,11 +4,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { answerBeside, isCotPrompt, transcriptBeside } from '../../core/runner/companions';
-import { newRunId, prepareRunsFolder, runFiles } from '../../core/runner/history';
+import { answerBeside, isCotPrompt, transcriptBeside } from '../../core/launch/companions';
+import { newRunId, prepareRunsFolder, runFiles } from '../../core/trace/history';
 import type { ArtSettings } from '../settings';
 import { isRunnable, unitAt, unitsOf } from './programs';
-import { DEBUG_TYPE, type ArtLaunchArguments } from './protocol';
+import { DEBUG_TYPE, type ArtLaunchArguments } from '../debugAdapter/protocol';
 
 export const UNTRUSTED_RUN_MESSAGE =
   'ART Studio: this workspace is not trusted, so nothing runs (no model, no tool, no Python). Trust the workspace ("Workspaces: Manage Workspace Trust") to run or debug programs.';
@@ -117,7 +117,7 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
       void vscode.window.showErrorMessage(`ART Studio: ${chosen.title}: ${chosen.notRunnable}.`);
       return undefined;
     }
-    // In replay mode, the run recorded beside the spec (core/runner/companions.ts) brings its own question.
+    // In replay mode, the run recorded beside the spec (core/launch/companions.ts) brings its own question.
     const cot = isCotPrompt(program);
     const recorded = config.mode === 'replay' && existsSync(cot ? answerBeside(program) : transcriptBeside(program));
     if ((/\.agent$/i.test(program) || cot) && !config.input && !recorded) {

@@ -2,7 +2,7 @@
 // task library and the agents of a spec. The CodeLenses, the dynamic debug configurations and F5 all use this one
 // list, so a program offered is a program that runs, and one that cannot run says why.
 import * as vscode from 'vscode';
-import { isCotPrompt } from '../../core/runner/companions';
+import { languageOf } from '../../core/common/language';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { programsRequest } from '../protocol';
 import { programsOf } from '../../server/protocol';
@@ -22,7 +22,8 @@ export interface RunUnit {
 const LSP_TIMEOUT_MS = 3000;
 
 export function isRunnable(doc: vscode.TextDocument): boolean {
-  return doc.languageId === 'art' || doc.languageId === 'art-agent' || /\.(art|agent)$/i.test(doc.uri.path) || isCotPrompt(doc.uri.path);
+  const language = languageOf(doc.uri.path, doc.languageId);
+  return language !== undefined && language !== 'trace';
 }
 
 /**

@@ -2,15 +2,15 @@
 // read-only document (the streamed programs' `art-run` scheme, streamEditor.ts). During an ART debug session: the
 // current run's (the focused sample's), asked of the adapter (`art/prompt`); from a Runs view item or a trace file:
 // the prompt the trace recorded; otherwise: the prompt a run of the program under the cursor would send, built by
-// core (core/runner/launch.ts promptOfRun) without running it. The report's text is core's (promptReport.ts).
+// core (core/launch/launch.ts promptOfRun) without running it. The report's text is core's (promptReport.ts).
 import * as vscode from 'vscode';
-import type { RunConfig } from '../../core/runner/launch';
-import { formatPromptReport, type PromptReport } from '../../core/runner/promptReport';
+import type { RunConfig } from '../../core/launch/session';
+import { formatPromptReport, type PromptReport } from '../../core/prompt/promptReport';
 import type { ArtConfigurationProvider } from './configuration';
 import { isRunnable } from './programs';
-import { DEBUG_TYPE, PromptRequest } from './protocol';
-import type { RunsNode, RunsView } from './runsView';
-import type { ProgramStreams } from './streamEditor';
+import { DEBUG_TYPE, PromptRequest } from '../debugAdapter/protocol';
+import type { RunsNode, RunsView } from '../views/runsView';
+import type { ProgramStreams } from '../views/streamEditor';
 
 export const SHOW_PROMPT_COMMAND = 'art.showPrompt';
 

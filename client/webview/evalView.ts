@@ -1,9 +1,9 @@
 // The page of the evaluation results view (bundled for the browser into dist/evalView.js, loaded only in the
 // webview): draws the accuracy per task with Chart.js (exact and substring match, in percent), the summary and the
-// table of examples from the report core made (core/runner/evalReport.ts). All text goes in as text (no HTML from
+// table of examples from the report core made (core/evaluation/report.ts). All text goes in as text (no HTML from
 // the data); a click on an example's link asks the extension to replay its run in the debugger.
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
-import type { EvalReport, EvalReportRow } from '../../core/runner/evalReport';
+import type { EvalReport, EvalReportRow } from '../../core/evaluation/report';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
 

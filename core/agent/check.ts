@@ -5,7 +5,7 @@ import type { Span } from '../common/text';
 import { KNOWN_FLAGS, stateRefs, type AgentDef, type AgentFile, type Formula, type StateDef } from './ast';
 import { nearestFix } from './parse';
 
-const SEVERITY: Record<string, Severity> = {
+const SEVERITY = {
   syntax: 'error',
   'missing-states': 'error',
   'missing-behavior': 'error',
@@ -18,7 +18,10 @@ const SEVERITY: Record<string, Severity> = {
   'unknown-keyword': 'error',
   'unused-state': 'warning',
   'unknown-flag': 'warning',
-};
+} as const satisfies Record<string, Severity>;
+
+/** A code this checker (or the parser, for its problems) can report: every one is in the table above. */
+type AgentCode = keyof typeof SEVERITY;
 
 /** The diagnostic codes of `.agent` files with their severities. */
 export const AGENT_DIAGNOSTIC_CODES: Readonly<Record<string, Severity>> = SEVERITY;
@@ -50,7 +53,7 @@ class AgentChecker {
     private readonly problems: AgentFile['problems'] = [],
   ) {}
 
-  private report(code: string, span: Span, message: string, extra: Partial<Diagnostic> = {}): void {
+  private report(code: AgentCode, span: Span, message: string, extra: Partial<Diagnostic> = {}): void {
     this.out.push({ code, severity: SEVERITY[code], message, span, ...extra });
   }
 

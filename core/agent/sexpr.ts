@@ -3,29 +3,9 @@
 import type { Fix } from '../common/diagnostics';
 import { LineIndex, type Span } from '../common/text';
 import { parse as parseRaw } from './agent.parser';
+import type { RawItem, SAtom, SKeyword, SString } from './grammarTypes';
 
-export interface SAtom {
-  kind: 'atom';
-  name: string;
-  span: Span;
-}
-
-/** `:text` is the keyword named `text`. */
-export interface SKeyword {
-  kind: 'keyword';
-  name: string;
-  span: Span;
-}
-
-export interface SString {
-  kind: 'string';
-  /** The value with escapes resolved. */
-  value: string;
-  /** False when the closing quote is missing (the string then ends at the end of its line). */
-  terminated: boolean;
-  /** Quotes included. */
-  span: Span;
-}
+export type { SAtom, SKeyword, SString };
 
 export interface SList {
   kind: 'list';
@@ -57,15 +37,6 @@ export interface SExprFile {
   /** Lists nest deeper than MAX_NESTING: nothing was read; the one problem says so. */
   tooDeep: boolean;
 }
-
-/** What the grammar returns: the tree with comments and error nodes still in it. */
-export type RawItem =
-  | SAtom
-  | SKeyword
-  | (SString & { problems: { message: string; span: Span }[] })
-  | { kind: 'list'; items: RawItem[]; closed: boolean; span: Span }
-  | { kind: 'comment'; text: string; span: Span }
-  | { kind: 'error'; message: string; span: Span };
 
 /**
  * How deep lists may nest (a `(define` is level 1). Every pass over the tree (reading, checking, compiling,

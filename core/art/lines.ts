@@ -174,7 +174,7 @@ export function mayBecomeAnswerHead(text: string, start: number): boolean {
  * demonstration after `Ans:`. Each is a line break followed by the start of a head this classifier recognises;
  * the starts of other programs it does not list (`---`, `——`, misspelled descriptions) are caught by the
  * streaming scanner, which cuts the stream there. With inline triggers on, a request inside an answer the model
- * writes ends at a trigger's `>>` too, in place of `\nInput:` (ART_TRIGGER_STOPS in core/runner/artProtocol.ts).
+ * writes ends at a trigger's `>>` too, in place of `\nInput:` (ART_TRIGGER_STOPS in core/protocols/artProtocol.ts).
  */
 export const STREAM_STOPS: readonly string[] = ['\n#', '\n----', '\nDescription:', '\nInput:'];
 

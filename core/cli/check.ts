@@ -3,7 +3,8 @@ import { parseAgentFile, checkAgentFile } from '../agent';
 import { checkArt, parseArt, type ToolCatalog } from '../art';
 import type { Diagnostic } from '../common/diagnostics';
 import { LineIndex, type Range } from '../common/text';
-import { languageOf, readSource } from './files';
+import { isCliError, languageOf, readSource } from './files';
+import { plural } from '../common/counts';
 
 export interface FileDiagnostic {
   file: string;
@@ -21,18 +22,45 @@ export function diagnoseFile(path: string, tools?: ToolCatalog): FileDiagnostic[
   return diagnostics.map(d => ({ file: path, range: index.range(d.span), severity: d.severity, code: d.code, message: d.message }));
 }
 
+/** The code of the diagnostic that stands for a file `art check` could not read (or whose type it does not know). */
+export const UNREADABLE_FILE = 'unreadable-file';
+
+/**
+ * Checks every file; one that cannot be read (missing, binary, unknown type, ...) becomes one `unreadable-file`
+ * error at its start, with the one-line message `art check` prints on stderr for it, and the others are checked.
+ */
+export function checkFiles(paths: readonly string[], tools?: ToolCatalog): { diagnostics: FileDiagnostic[]; unreadable: string[] } {
+  const diagnostics: FileDiagnostic[] = [];
+  const unreadable: string[] = [];
+  for (const path of paths) {
+    try {
+      diagnostics.push(...diagnoseFile(path, tools));
+    } catch (e) {
+      if (!isCliError(e)) throw e;
+      // The CliError reads `PATH: problem: fix`; the diagnostic already names the file.
+      const message = e.message.startsWith(`${path}: `) ? e.message.slice(path.length + 2) : e.message;
+      const start = { line: 0, character: 0 };
+      diagnostics.push({ file: path, range: { start, end: start }, severity: 'error', code: UNREADABLE_FILE, message });
+      unreadable.push(e.message);
+    }
+  }
+  return { diagnostics, unreadable };
+}
+
 export function formatDiagnostic(d: FileDiagnostic): string {
   return `${d.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.severity}: ${d.message} [${d.code}]`;
 }
 
-/** `checked 2 files: no problems` / `checked 1 file: 1 error, 2 warnings`. */
-export function checkSummary(files: number, all: readonly FileDiagnostic[]): string {
-  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
+/** `checked 2 files: no problems` / `checked 1 file: 1 error, 2 warnings` / `...; 1 file could not be read`. */
+export function checkSummary(files: number, diagnostics: readonly FileDiagnostic[]): string {
+  const all = diagnostics.filter(d => d.code !== UNREADABLE_FILE);
+  const unread = diagnostics.length - all.length;
   const count = (sev: FileDiagnostic['severity']) => all.filter(d => d.severity === sev).length;
   const parts = [
-    count('error') && n(count('error'), 'error'),
-    count('warning') && n(count('warning'), 'warning'),
-    all.length - count('error') - count('warning') && n(all.length - count('error') - count('warning'), 'note'),
+    count('error') && plural(count('error'), 'error'),
+    count('warning') && plural(count('warning'), 'warning'),
+    all.length - count('error') - count('warning') && plural(all.length - count('error') - count('warning'), 'note'),
   ].filter(Boolean);
-  return `checked ${n(files, 'file')}: ${parts.length ? parts.join(', ') : 'no problems'}`;
+  const unreadNote = unread ? `; ${plural(unread, 'file')} could not be read` : '';
+  return `checked ${plural(files, 'file')}: ${parts.length ? parts.join(', ') : 'no problems'}${unreadNote}`;
 }

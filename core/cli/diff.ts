@@ -1,8 +1,8 @@
-// `art diff TRACE_A TRACE_B`: two runs aligned step by step (core/runner/diff.ts), printed for a terminal. Exit 0
+// `art diff TRACE_A TRACE_B`: two runs aligned step by step (core/replay/diff.ts), printed for a terminal. Exit 0
 // whether or not they differ; a file that cannot be read or is not a trace is one line naming it and the fix.
 import { readFileSync } from 'node:fs';
-import { diffReport, runView, type RunView } from '../runner/diff';
-import { readRecords } from '../runner/history';
+import { diffReport, runView, type RunView } from '../replay/diff';
+import { readRecords } from '../trace/history';
 import { CliError } from './files';
 
 function load(path: string): RunView {

@@ -3,23 +3,24 @@
 // finished example to the results file, and prints a summary. On a terminal a progress bar (cli-progress) shows the
 // rate, the ETA and the running accuracy; in a pipe one plain line per example. SIGINT/SIGTERM stop the runs in
 // flight; running the same command again resumes from the results file and redoes no finished example. The run
-// options' flags (core/runner/options.ts) apply, except those of a single run (--input, --trace, --mode).
+// options' flags (core/launch/options.ts) apply, except those of a single run (--input, --trace, --mode).
 import { extname, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { formatSummary, summarise, type EvalResult } from '../runner/eval';
-import { defaultResultsPath, evaluate, EvalDataError, LaunchError } from '../runner/evaluate';
-import type { RunOptionName } from '../runner/options';
+import { formatSummary, summarise, type EvalResult } from '../evaluation/eval';
+import { defaultResultsPath, evaluate, EvalDataError, LaunchError } from '../evaluation/evaluate';
+import type { RunOptionName } from '../launch/options';
 import { CliError } from './files';
+import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { stoppable } from './signals';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
 /** Run options that belong to one run, not to an evaluation. */
-const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool', 'search', 'budget']);
+export const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool', 'search', 'budget']);
 
 const SHELL_FLAGS = [
   { flag: 'data', arg: 'DATA.jsonl', help: 'the dataset: one {"input", "target"} object a line (optional "id", "description")' },
   { flag: 'out', arg: 'RESULTS.jsonl', help: 'the results file, appended to and resumed from (default: DATA.LIBRARY.results.jsonl beside the data)' },
-  { flag: 'runs', arg: 'FOLDER', help: "the run history each example's trace goes into, named in its result (default .art/runs)" },
+  { flag: 'runs', arg: 'FOLDER', help: `the run history each example's trace goes into, named in its result (default ${DEFAULT_RUNS_FOLDER})` },
   { flag: 'concurrency', arg: 'C', help: 'examples run at once, and the bound on requests in flight (default 4)' },
   { flag: 'select-examples', arg: 'N', help: '--select best-cluster: the labelled examples each file is tried on (default 3)' },
   { flag: 'progress', arg: 'bar|lines|none', help: 'a progress bar (default on a terminal) or one line per example (default in a pipe)' },
@@ -88,7 +89,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
           trusted: true,
           concurrency,
           selectExamples,
-          runs: { folder: resolve(typeof values.runs === 'string' ? values.runs : '.art/runs'), gitignore: true },
+          runs: { folder: resolve(typeof values.runs === 'string' ? values.runs : DEFAULT_RUNS_FOLDER), gitignore: true },
           signal: controller.signal,
           log: line => io.err(`[art] ${line}`),
           onStart: s => {

@@ -1,8 +1,7 @@
 // Reading the files the CLI is given, with one-line errors that name the file and the fix.
 import { extname } from 'node:path';
 import { readTextFile, TextFileError } from '../common/textFile';
-
-export type Language = 'art' | 'agent';
+import { isSourceLanguage, languageOf as fileLanguage, type SourceLanguage } from '../common/language';
 
 export class CliError extends Error {
   constructor(
@@ -22,10 +21,10 @@ export function isCliError(e: unknown): e is CliError {
   return e instanceof CliError || (e instanceof Error && e.name === 'CliError' && typeof (e as CliError).exitCode === 'number');
 }
 
-export function languageOf(path: string): Language {
+export function languageOf(path: string): SourceLanguage {
+  const language = fileLanguage(path);
+  if (isSourceLanguage(language)) return language;
   const ext = extname(path).toLowerCase();
-  if (ext === '.art') return 'art';
-  if (ext === '.agent') return 'agent';
   throw new CliError(`${path}: unknown file type '${ext || '(none)'}': give a task library (.art) or an agent spec (.agent)`);
 }
 
@@ -34,12 +33,11 @@ export function readSource(path: string): string {
     return readTextFile(path);
   } catch (e) {
     if (!(e instanceof TextFileError)) throw e;
-    throw new CliError(`${path}: ${e.message}: ${FIX[e.kind]}`);
+    throw new CliError(`${path}: ${e.message}: ${e.kind === 'missing' ? `check the path (relative paths start at ${process.cwd()})` : FIX[e.kind]}`);
   }
 }
 
-const FIX: Record<TextFileError['kind'], string> = {
-  missing: `check the path (relative paths start at ${process.cwd()})`,
+const FIX: Record<Exclude<TextFileError['kind'], 'missing'>, string> = {
   directory: 'give the .art or .agent files in it',
   'not-regular': 'give a regular .art or .agent file',
   'too-large': 'split it into smaller files',

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `art` command line: check, parse and monitor (and run, see run.ts) over the core, for terminals and CI.
 import { parseArgs } from 'node:util';
-import { checkSummary, diagnoseFile, formatDiagnostic, type FileDiagnostic } from './check';
+import { checkFiles, checkSummary, formatDiagnostic, UNREADABLE_FILE } from './check';
 import { constrainCommand } from './constrain';
 import { CliError, isCliError } from './files';
 import { monitorCommand } from './monitor';
@@ -47,14 +47,16 @@ export async function main(
           allowPositionals: true,
         });
         if (!positionals.length) throw new CliError('art check: give at least one .art or .agent file');
-        const all: FileDiagnostic[] = [];
-        for (const f of positionals) all.push(...diagnoseFile(f));
-        if (values.json) io.out(JSON.stringify(all, null, 2));
+        // A file that cannot be read is one line on stderr (and an `unreadable-file` entry in --json); the others
+        // are still checked, and the exit code is 2.
+        const { diagnostics, unreadable } = checkFiles(positionals);
+        for (const line of unreadable) io.err(line);
+        if (values.json) io.out(JSON.stringify(diagnostics, null, 2));
         else {
-          for (const d of all) io.out(formatDiagnostic(d));
-          if (!values.quiet) io.out(checkSummary(positionals.length, all));
+          for (const d of diagnostics) if (d.code !== UNREADABLE_FILE) io.out(formatDiagnostic(d));
+          if (!values.quiet) io.out(checkSummary(positionals.length, diagnostics));
         }
-        return all.some(d => d.severity === 'error') ? 1 : 0;
+        return unreadable.length ? 2 : diagnostics.some(d => d.severity === 'error') ? 1 : 0;
       }
       case 'parse': {
         const { positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true });
@@ -156,7 +158,18 @@ function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
   });
 }
 
+/**
+ * The folder relative paths start at: the caller's. `npm run art -- run library.art` runs the CLI in the package's
+ * root wherever npm was invoked, so there the folder npm was started in (npm's INIT_CWD) is the caller's; anywhere
+ * else (`art`, `npx art`, `node dist/cli.js`, another package's script) it is the process's own.
+ */
+export function callerDirectory(env: NodeJS.ProcessEnv, cwd: string): string {
+  const ourNpmScript = env.npm_lifecycle_event === 'art' && env.npm_package_name === 'art-studio';
+  return ourNpmScript && env.INIT_CWD ? env.INIT_CWD : cwd;
+}
+
 if (require.main === module) {
+  process.chdir(callerDirectory(process.env, process.cwd()));
   endQuietlyOnClosedPipe(process.stdout);
   endQuietlyOnClosedPipe(process.stderr);
   main(process.argv.slice(2)).then(exitWhenFlushed, e => {

@@ -1,8 +1,8 @@
 // The run options' flags on a command line (`art run`, `art eval`): parsed, turned into option values and listed in
-// a help text, all from the one declaration (core/runner/options.ts). A command adds its own flags (`--interactive`,
+// a help text, all from the one declaration (core/launch/options.ts). A command adds its own flags (`--interactive`,
 // `--data`) and may leave some options out.
 import { parseArgs } from 'node:util';
-import { RUN_OPTIONS, cliOptions, fromCliText, isBooleanOption, type RunOptionName } from '../runner/options';
+import { RUN_OPTIONS, cliOptions, fromCliText, isBooleanOption, type RunOptionName } from '../launch/options';
 import { CliError } from './files';
 
 export interface CommandFlag {

@@ -2,14 +2,16 @@
 // --select, --base-url, --model, ...), with the demonstrations in it and why each was chosen, without running it.
 // FILE may also be the trace (.jsonl) of a run: the prompt it recorded. --json prints the report as JSON.
 import { resolve } from 'node:path';
-import { LaunchError, promptOfRun } from '../runner/launch';
-import { parseRunOptions, type RunOptionName } from '../runner/options';
-import { formatPromptReport } from '../runner/promptReport';
+import { LaunchError } from '../launch/options';
+import { promptOfRun } from '../launch/promptOfRun';
+import { parseRunOptions, type RunOptionName } from '../launch/options';
+import { formatPromptReport } from '../prompt/promptReport';
+import { apiKeyFromEnv } from '../launch/apiKey';
 import { CliError } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
 /** Run options that do not change the prompt of a run that does not run. */
-const NOT_FOR_PROMPT = new Set<RunOptionName>(['trace', 'samples', 'from', 'until', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool']);
+export const NOT_FOR_PROMPT = new Set<RunOptionName>(['trace', 'samples', 'from', 'until', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool']);
 
 const SHELL_FLAGS = [{ flag: 'json', help: 'print the report as JSON (prompt, header, demonstrations and why)' }] as const;
 
@@ -52,7 +54,7 @@ export async function promptCommand(argv: string[], io: PromptIo): Promise<numbe
     const options = parseRunOptions(raw, cliLabel('FILE'));
     const report = await promptOfRun({
       ...options,
-      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: apiKeyFromEnv(options, env),
       trusted: true,
       log: line => io.err(`[art] ${line}`),
     });

@@ -2,21 +2,26 @@
 // program is printed as it grows, then the answer. With --interactive the run pauses after each tool call: the
 // tool's output is shown and a line typed in replaces it (an empty line keeps it; "quoted\nJSON" gives several
 // lines). The key is read from the environment variable --api-key-env names (default OPENAI_API_KEY). The flags
-// are the run options' (core/runner/options.ts), parsed and listed from their declaration.
+// are the run options' (core/launch/options.ts), parsed and listed from their declaration.
 import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { LaunchError, prepareRun, type PreparedRun } from '../runner/launch';
-import { RUN_OPTIONS, parseRunOptions, type RunOptions } from '../runner/options';
-import { prepareSamples, recordVote, type Tally } from '../runner/samples';
-import { StreamedText } from '../runner/streamedText';
-import type { RunResult, Snapshot, ToolCall } from '../runner/types';
+import { prepareRun } from '../launch/launch';
+import { LaunchError } from '../launch/options';
+import type { PreparedRun } from '../launch/session';
+import { HEADLESS, RUN_OPTIONS, parseRunOptions, type RunOptions } from '../launch/options';
+import { prepareSamples, recordVote, type Tally } from '../sampling/samples';
+import { StreamedText } from '../common/streamedText';
+import type { RunResult, Snapshot, ToolCall } from '../engine/types';
 import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
+import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { stoppable } from './signals';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
-import { typedText } from '../runner/typedText';
-import { newRunId, prepareRunsFolder, runFiles, writeSummary } from '../runner/history';
-import { BudgetedModel, StepSearch, writeSearchTraces } from '../runner/search';
+import { typedText } from '../common/typedText';
+import { newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
+import { BudgetedModel, StepSearch, writeSearchTraces } from '../sampling/search';
+import { apiKeyFromEnv } from '../launch/apiKey';
+import { plural, tokenUsage } from '../common/counts';
 
 /** Flags of `art run` that are not run options: how the terminal shows the run. */
 const SHELL_FLAGS = [
@@ -24,7 +29,7 @@ const SHELL_FLAGS = [
   { flag: 'quiet', help: 'print only the answer' },
 ] as const;
 
-/** The help of `art run`: the run options that have a flag (core/runner/options.ts), then the terminal's own. */
+/** The help of `art run`: the run options that have a flag (core/launch/options.ts), then the terminal's own. */
 export function runUsage(): string {
   // --mode's default is the CLI's own: replay unless an endpoint is given (see runCommand).
   const lines: [string, string][] = [
@@ -91,7 +96,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     }
     run = await prepareRun({
       ...options,
-      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: apiKeyFromEnv(options, env),
       trusted: true,
       pauseAfterTool: interactive,
       pauseOnToolError: interactive,
@@ -156,10 +161,10 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   const s = result.snapshot;
   if (result.reason === 'finished') {
     io.write(`${values.quiet ? '' : '\n'}Answer: ${result.answer ?? '(none)'}\n`);
-    const checked = `${s.constrainedRequests} constrained, ${s.corrections} monitor correction(s)`;
+    const checked = `${s.constrainedRequests} constrained, ${plural(s.corrections, 'monitor correction')}`;
     if (!values.quiet)
       io.err(
-        `[art] ${s.requests} request(s) (${checked}), ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion tokens${reasoningNote(s)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
+        `[art] ${plural(s.requests, 'request')} (${checked}), ${tokenUsage(s.usage)}${reasoningNote(s)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
       );
     return 0;
   }
@@ -170,7 +175,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
 }
 
 /**
- * `--search K --budget N`: the best-first search over steps (core/runner/search.ts). Progress goes to standard error,
+ * `--search K --budget N`: the best-first search over steps (core/sampling/search.ts). Progress goes to standard error,
  * the chosen program and its answer to standard output. The tree goes into the run history: the run's trace at
  * --trace, else a new run in .art/runs (VS Code's default runs folder), and the explored nodes beside it.
  */
@@ -180,7 +185,7 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
   let runsFolder: string | undefined;
   if (options.trace) tracePath = resolve(root, options.trace);
   else {
-    runsFolder = resolve(root, '.art', 'runs');
+    runsFolder = resolve(root, DEFAULT_RUNS_FOLDER);
     prepareRunsFolder(runsFolder, true);
     tracePath = runFiles(runsFolder, newRunId(file)).trace;
   }
@@ -192,8 +197,7 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
     apiKey,
     trusted: true,
     stopOnEntry: true,
-    pauseAfterTool: false,
-    pauseOnToolError: false,
+    ...HEADLESS,
     wrapModel: m => (budgeted = new BudgetedModel(m, options.budget)),
     log: line => io.err(`[art] ${line}`),
   });
@@ -233,14 +237,14 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
 }
 
 /**
- * Self-consistency: `samples` programs at once (core/runner/samples.ts: each prepared like a single run; with --trace
+ * Self-consistency: `samples` programs at once (core/sampling/samples.ts: each prepared like a single run; with --trace
  * each writes RUN.sample-k.jsonl, the vote at its end), then the vote.
  */
 async function runSamples(options: RunOptions, samples: number, env: NodeJS.ProcessEnv, io: RunIo): Promise<number> {
   const runs = await prepareSamples(
     {
       ...options,
-      apiKey: options.mode === 'generate' || (options.baseURL && options.model) ? env[options.apiKeyEnv] || undefined : undefined,
+      apiKey: apiKeyFromEnv(options, env),
       trusted: true,
     },
     samples,
@@ -307,5 +311,5 @@ function overridePrompter(io: RunIo) {
 function reasoningNote(s: Snapshot): string {
   const chars = (s.reasoning ?? []).reduce((n, r) => n + r.text.length, 0);
   if (s.usage.reasoningTokens !== undefined) return ` (${s.usage.reasoningTokens} of them reasoning)`;
-  return chars ? ` (and ${chars} characters of reasoning, in the trace)` : '';
+  return chars ? ` (and ${plural(chars, 'character')} of reasoning, in the trace)` : '';
 }

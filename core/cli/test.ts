@@ -1,4 +1,4 @@
-// `art test LIBRARY...`: every demonstration program of the libraries is a test (core/runner/libraryTest.ts). It is
+// `art test LIBRARY...`: every demonstration program of the libraries is a test (core/evaluation/libraryTest.ts). It is
 // replayed, its deterministic tools run again, and it fails when a tool's output or the final answer differs from
 // the recording (white space folded), with a diff: the step, the recorded text, what came now. `--tools all` also
 // compares model-backed and search steps (their tools then ask the endpoint given by --base-url/--model). Ends with
@@ -6,9 +6,10 @@
 import { relative, resolve } from 'node:path';
 import { parseArt } from '../art/parse';
 import type { ModelClient } from '../model/types';
-import { LaunchError, openSession, type RunSession } from '../runner/launch';
-import { describeFailure, testLibrary } from '../runner/libraryTest';
-import { RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../runner/options';
+import { LaunchError } from '../launch/options';
+import { openSession, type RunSession } from '../launch/session';
+import { describeFailure, testLibrary } from '../evaluation/libraryTest';
+import { HEADLESS, RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../launch/options';
 import { CliError, languageOf, readSource } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
@@ -37,7 +38,7 @@ const FOR_TEST = new Set<RunOptionName>([
   'wordList',
   'toolTimeoutMs',
 ]);
-const NOT_FOR_TEST = new Set((Object.keys(RUN_OPTIONS) as RunOptionName[]).filter(n => !FOR_TEST.has(n)));
+export const NOT_FOR_TEST = new Set((Object.keys(RUN_OPTIONS) as RunOptionName[]).filter(n => !FOR_TEST.has(n)));
 
 export function testUsage(): string {
   return helpText('usage: art test LIBRARY.art... [options]', [
@@ -74,7 +75,7 @@ export async function testCommand(argv: string[], io: TestIo): Promise<number> {
     // The tools as a run of these options would have them (Python limits, word list, corpus, ...): one session.
     const raw = { program: resolve(positionals[0]), mode: options.baseURL ? 'generate' : 'replay', ...options };
     const o = parseRunOptions(raw, cliLabel('LIBRARY'));
-    session = await openSession({ ...o, apiKey: env[o.apiKeyEnv] || undefined, trusted: true, pauseAfterTool: false, pauseOnToolError: false });
+    session = await openSession({ ...o, apiKey: env[o.apiKeyEnv] || undefined, trusted: true, ...HEADLESS });
   } catch (e) {
     if (e instanceof LaunchError) throw new CliError(`art test: ${e.message}`);
     throw e;

@@ -1,14 +1,14 @@
 // What a run keeps of each request's reply besides its text: the model's reasoning (a reasoning model's
 // `reasoning_content`, a `<think>` block the chat client took out) and the repairs made to a chat reply. Neither is
 // ever program text or part of a later prompt; both are shown (snapshot, trace, events).
+// A checkpoint keeps a copy (`save`), so going back to a pause, or across to another line, restores what that pause had.
 import type { ReplyRepair } from '../model/chatReply';
-import type { StepView } from '../runner/types';
+import type { RequestReasoning, StepView } from './types';
 
-/** The reasoning of one request: `at` is where its text starts in the generated text. */
-export interface RequestReasoning {
-  request: number;
-  at: number;
-  text: string;
+/** A ReplyLog as a checkpoint keeps it. */
+export interface SavedReplies {
+  reasoning: RequestReasoning[];
+  repairs: [number, ReplyRepair[]][];
 }
 
 export class ReplyLog {
@@ -38,10 +38,16 @@ export class ReplyLog {
     return this.reasoning.map(r => ({ ...r }));
   }
 
-  /** Back to the run as it was after `requests` requests (a rewind): later requests' records are dropped. */
-  restore(requests: number): void {
-    for (let i = this.reasoning.length - 1; i >= 0 && this.reasoning[i].request > requests; i--) this.reasoning.pop();
-    for (const n of [...this.repairs.keys()]) if (n > requests) this.repairs.delete(n);
+  /** A copy of the log as it stands (for a checkpoint). */
+  save(): SavedReplies {
+    return { reasoning: this.list(), repairs: [...this.repairs].map(([n, list]) => [n, [...list]]) };
+  }
+
+  /** Back to the log as it was when `saved` was taken (a rewind): in place. */
+  restore(saved: SavedReplies): void {
+    this.reasoning.splice(0, this.reasoning.length, ...saved.reasoning.map(r => ({ ...r })));
+    this.repairs.clear();
+    for (const [n, list] of saved.repairs) this.repairs.set(n, [...list]);
   }
 
   /**

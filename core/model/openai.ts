@@ -34,6 +34,7 @@ import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient,
 import { DEFAULT_RETRY, StreamInterruptedError, abortError, backoffDelay, isAbortError, retryReason, sleep, type RetryPolicy } from './retry';
 import { StopScanner } from './stops';
 import { ChatReplyNormalizer, type ReplyPiece, type ReplyRepair } from './chatReply';
+import { sameOriginFetch } from './fetch';
 
 export interface OpenAIModelOptions {
   /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:8000/v1`. */
@@ -467,10 +468,10 @@ export function capText(text: string, max = MAX_ERROR_BODY_CHARS + 200): string 
 /**
  * fetch for the `openai` client with bounded bodies: an error body is kept up to MAX_ERROR_BODY_CHARS (the rest is
  * read, counted up to 64 MB, and dropped), and a body with a single line over MAX_EVENT_BYTES fails with a clear
- * error instead of being buffered whole.
+ * error instead of being buffered whole. Redirects are followed only within the endpoint's origin (fetch.ts).
  */
 async function boundedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const res = await fetch(input, init);
+  const res = await sameOriginFetch(input, init);
   if (!res.body) return res;
   if (!res.ok) {
     const reader = res.body.getReader();

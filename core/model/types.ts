@@ -1,6 +1,9 @@
 // What the runner and LLM-backed tools need from a model, independent of any endpoint or SDK.
 import type { ReplyRepair } from './chatReply';
 
+/** Tokens a request may generate when its caller sets no limit (the runner's requests, the code tool's, the `art.model.maxTokens` setting). */
+export const DEFAULT_MAX_TOKENS = 512;
+
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
@@ -16,7 +19,7 @@ export interface CompletionRequest {
   temperature?: number;
   /** Ask for token log-probabilities (used to rerank search passages by negative log-likelihood). */
   logprobs?: boolean;
-  /** Extra JSON fields for this request's body, over the client's own (e.g. a decoding constraint, see runner/constraints.ts). */
+  /** Extra JSON fields for this request's body, over the client's own (e.g. a decoding constraint, see protocols/constraints.ts). */
   extraBody?: Record<string, unknown>;
   signal?: AbortSignal;
 }

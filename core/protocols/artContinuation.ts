@@ -9,7 +9,7 @@
 import type { Span } from '../common/text';
 import { LineCursor, LineKind, startsProgram } from '../art/lines';
 
-/** What the check needs of the streaming scanner's reading (core/runner/artScan.ts's ArtScan). */
+/** What the check needs of the streaming scanner's reading (artScan.ts's ArtScan). */
 export interface ScannedProgram {
   steps: readonly { number: number; name: string | null; querySpan: Span; answerSpan: Span | null; isEoq: boolean }[];
   ans: { span: Span } | null;

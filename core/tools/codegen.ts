@@ -6,6 +6,7 @@ import { builtinInfo, deadline, errorMessage, fail, ok, stoppedResult } from './
 import { stripFences } from './python';
 import { runPython, type IsolationLevel, type SandboxLimits } from './sandbox';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
+import { DEFAULT_MAX_TOKENS } from '../model/types';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const SEPARATOR = '----';
@@ -111,7 +112,7 @@ async function generate(name: string, prompt: string, ctx: ToolContext, signal: 
   if (!ctx.model) return fail(`no model configured for [${name}]: set a model endpoint, or answer this step by hand`);
   let reply: string;
   try {
-    const r = await ctx.model.complete({ prompt, stop: [`\n${SEPARATOR}`], maxTokens: 512, temperature: 0, signal });
+    const r = await ctx.model.complete({ prompt, stop: [`\n${SEPARATOR}`], maxTokens: DEFAULT_MAX_TOKENS, temperature: 0, signal });
     reply = r.text;
   } catch (e) {
     if (signal.aborted) throw e;

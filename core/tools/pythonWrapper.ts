@@ -1,8 +1,11 @@
-// The Python program the sandbox starts (`python -I -c WRAPPER`). It reads one JSON request from stdin, sets the
-// resource limits (RLIMIT_NPROC only inside a user namespace, where it counts the sandbox's processes), guards the socket module, runs the optional prefix and then the user's code in a fresh
+// The Python program the sandbox starts (`python -I -c WRAPPER`). It reads one JSON request from stdin, builds the
+// file system at the unshare level (_art_enter_root), sets the resource limits (RLIMIT_NPROC only inside a user
+// namespace, where it counts the sandbox's processes), installs the system call filter (seccomp.ts), guards the
+// socket module, runs the optional prefix and then the user's code in a fresh
 // namespace, and reports on file descriptor 3 (one JSON object per line) so the user's own stdout/stderr stay
 // untouched: {"kind": "result", "found": bool, "name": str, "value": str} | {"kind": "exception", "type", "message"} |
-// {"kind": "prefix-error", "message"}. `value` is formatted as the ART reference shows results (see _art_format). Tracebacks name the code `<stdin>` and omit the wrapper's frames, the way
+// {"kind": "prefix-error", "message"} | {"kind": "seccomp-error", "message"} |
+// {"kind": "isolation-error", "message"}. `value` is formatted as the ART reference shows results (see _art_format). Tracebacks name the code `<stdin>` and omit the wrapper's frames, the way
 // the ART corpus shows them.
 export const PYTHON_WRAPPER = String.raw`
 import json, os, sys, traceback
@@ -17,15 +20,14 @@ def _art_main():
         channel.write(json.dumps(obj) + "\n")
         channel.flush()
 
-    shm = request.get("shmBytes")
-    if shm:
-        # In the sandbox's own user and mount namespaces: a private, bounded /dev/shm that ends with the step.
+    root = request.get("root")
+    if root:
+        # The unshare level: build the file system bubblewrap would give, enter it and drop every capability.
         try:
-            import ctypes
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", 0, ("size=%d,mode=1777" % shm).encode())
-        except Exception:
-            pass
+            _art_enter_root(root)
+        except Exception as e:
+            send({"kind": "isolation-error", "message": str(e)})
+            sys.exit(4)
 
     try:
         import resource
@@ -41,6 +43,27 @@ def _art_main():
                     pass
     except ImportError:
         pass  # no resource module (Windows): only the wall-clock timeout applies
+
+    seccomp = request.get("seccomp")
+    if seccomp:
+        # The system call filter (seccomp.ts): no memfd files or System V segments, whose memory RLIMIT_AS does not
+        # count. Installed before any user code; a filter cannot be removed. Not installed: the step does not run.
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+            program = ctypes.create_string_buffer(bytes.fromhex(seccomp), len(seccomp) // 2)
+
+            class SockFprog(ctypes.Structure):
+                _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+            fprog = SockFprog(len(seccomp) // 16, ctypes.cast(program, ctypes.c_void_p))
+            # PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER.
+            if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.addressof(fprog), 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        except Exception as e:
+            send({"kind": "seccomp-error", "message": str(e)})
+            sys.exit(4)
 
     if request.get("guardSockets"):
         import socket
@@ -108,6 +131,87 @@ def _art_main():
             send({"kind": "result", "found": False})
         else:
             send({"kind": "result", "found": True, "name": found, "value": _art_format(namespace[found])})
+
+def _art_enter_root(root):
+    """In fresh user (as its root), mount, PID and IPC namespaces (unshare): a read-only tmpfs root holding only the
+    layout sandbox.ts lists (/usr and the loader's files, read-only), device nodes, a bounded /tmp (the scratch
+    folder) and /dev/shm, /proc when the PID namespace is ours; the host's root is moved under it and chroot()
+    leaves it out of reach. Then every capability is dropped for good (bounding set, securebits, capset), so the
+    code can neither mount nor chroot nor regain root's powers by exec."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = (
+        1, 2, 4, 8, 32, 4096, 8192, 16384, 1 << 18)
+
+    def check(result, what):
+        if result != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, "%s: %s" % (what, os.strerror(err)))
+
+    def mount(source, target, fstype, flags, data=None):
+        enc = lambda v: v.encode() if v is not None else None
+        check(libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), "mount " + target)
+
+    new = root["dir"]
+    size = root["tmpfsBytes"]
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    for d in ("tmp", "dev", "dev/shm", "proc"):
+        os.mkdir(os.path.join(new, d))
+    mount("tmpfs", new + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % size)
+    mount("tmpfs", new + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % size)
+    for name in ("null", "zero", "full", "random", "urandom", "tty"):
+        open(new + "/dev/" + name, "a").close()
+        mount("/dev/" + name, new + "/dev/" + name, None, MS_BIND)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, new + "/dev/" + name)
+    if root["proc"]:
+        mount("proc", new + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+    def ro_bind(src, dest):
+        target = new + dest
+        if os.path.isdir(src):
+            os.makedirs(target, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            open(target, "a").close()
+        mount(src, target, None, MS_BIND | MS_REC)
+        # A remount in a user namespace must keep the flags the host's mount locked (nosuid, nodev, atime, ...).
+        flags = os.statvfs(target).f_flag
+        kept = 0
+        for st, ms in ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, 1024), (2048, 2048), (4096, 1 << 21)):
+            if flags & st:
+                kept |= ms
+        mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept)
+
+    for kind, src, dest in root["layout"]:
+        if kind == "symlink":
+            os.symlink(src, new + dest)
+        elif kind == "ro-bind" or os.path.exists(src):
+            ro_bind(src, dest)
+    os.mkdir(new + root["scratch"])
+    mount(None, new, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    os.chdir(new)
+    mount(new, "/", None, MS_MOVE)
+    check(libc.chroot(b"."), "chroot")
+    os.chdir(root["scratch"])
+
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    cap = 0
+    while libc.prctl(24, cap, 0, 0, 0) == 0:  # PR_CAPBSET_DROP, up to the kernel's last capability (EINVAL)
+        cap += 1
+    check(libc.prctl(47, 4, 0, 0, 0), "clear ambient capabilities")  # PR_CAP_AMBIENT_CLEAR_ALL
+    # PR_SET_SECUREBITS: noroot, no_setuid_fixup, keep_caps and no_cap_ambient_raise, each locked.
+    check(libc.prctl(28, 0xEF, 0, 0, 0), "securebits")
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    check(libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)()), "capset")
 
 def _art_number(x):
     """A numpy or sympy number as a Python int or float (sympy's 15 digits become the shortest repr); else None."""

@@ -7,18 +7,22 @@
 //   writable places are a fresh tmpfs on /tmp (the scratch folder, also HOME and TMPDIR) and a tmpfs /dev/shm,
 //   both of bounded size and gone when the step ends. No network (not even loopback). --die-with-parent and the
 //   PID namespace end every process the code started (setsid included) with the step and with the host process.
-// - `unshare` (`unshare -rn` works, no bubblewrap): new user and network namespaces (no network) and, where the OS
-//   allows, a new PID namespace whose init dies with the step (`--kill-child`), started under `setpriv
-//   --pdeathsig SIGKILL` so it also dies with the host, and a mount namespace where the wrapper mounts a private,
-//   bounded /dev/shm. NOT isolated: the file system (the code reads what the user can). The scratch folder is on the host:
-//   if the host is killed, the next sandbox run removes it (its name carries the host's pid).
+// - `unshare` (`unshare -rmniu` works, no bubblewrap): new user (mapped to root), mount, network, IPC and UTS
+//   namespaces and, where the OS allows, a new PID namespace whose init dies with the step (`--kill-child`), started
+//   under `setpriv --pdeathsig SIGKILL` so it also dies with the host. The wrapper builds the file system bubblewrap
+//   would (the same root layout, a bounded tmpfs /tmp and /dev/shm, /proc only with the PID namespace) on an empty
+//   host folder, moves it over / and chroots there, then drops every capability for good: no home folder, no
+//   workspace, nothing writable but the tmpfs mounts. If it cannot, the code is refused (status `refused`). The
+//   empty host folder is removed after the step, or by the next sandbox run if the host was killed (its name
+//   carries the host's pid).
 // - `none` (no namespace can be made: macOS, Windows, containers with the default seccomp profile): only the
 //   resource limits, the cleared environment and Python's socket guard (bypassable with `_socket`/ctypes). NOT
 //   isolated: files, network, other processes (the parent's environment through /proc), processes that call
 //   setsid. Code is refused at this level unless the user allows it (`allowUnisolatedCode`).
 //
 // At every level: a wall-clock timeout kills the process group (SIGKILL); RLIMIT_CPU, RLIMIT_AS (memory),
-// RLIMIT_FSIZE (one file) are set before any user code runs, and RLIMIT_NPROC (processes) in a user namespace (the
+// RLIMIT_FSIZE (one file) and, on Linux, a seccomp filter refusing memfd_create and shmget (memory RLIMIT_AS does
+// not count; seccomp.ts) are set before any user code runs, and RLIMIT_NPROC (processes) in a user namespace (the
 // kernel exempts the host's root user from it, so under bubblewrap a root host runs the sandbox as `nobody` when
 // the interpreter is a system one, and otherwise, and under `unshare`, a root host gets no process limit); stdout and stderr are each capped; the environment holds only PATH, LANG, HOME, TMPDIR and a few Python/BLAS settings (no keys).
 import { execFile } from 'node:child_process';
@@ -29,6 +33,7 @@ import { constants as osConstants, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { runProcess } from './process';
 import { PYTHON_WRAPPER } from './pythonWrapper';
+import { shmFilter } from './seccomp';
 import { withoutUndefined } from '../common/text';
 
 export const DEFAULT_PYTHON = '/usr/bin/python3';
@@ -45,7 +50,7 @@ export interface SandboxLimits {
   maxOutputBytes: number;
   /** Largest file the code may write. */
   maxFileBytes: number;
-  /** Size of each tmpfs the sandbox mounts (bubblewrap: the scratch /tmp and /dev/shm; unshare: /dev/shm). */
+  /** Size of each tmpfs the sandbox mounts: the scratch /tmp and /dev/shm. */
   tmpfsBytes: number;
 }
 
@@ -104,15 +109,15 @@ export interface SandboxResult {
 
 export type IsolationLevel = 'bwrap' | 'unshare' | 'none';
 
-/** What each level isolates and what it does not, as said in the run's first lines and in the README. */
+/** What each level isolates and what it does not, as said in the run's first lines and in docs/security.md. */
 export const ISOLATION_LEVELS: Record<IsolationLevel, { label: string; notIsolated: string }> = {
   bwrap: {
     label: 'bubblewrap (files, network, processes and /dev/shm isolated)',
     notIsolated: 'the system files under /usr are readable; CPU, memory and time are limited, not reserved',
   },
   unshare: {
-    label: 'user and network namespaces (`unshare -rn`; bubblewrap is not installed)',
-    notIsolated: 'the file system: the code can read every file the user can (it gets a private, bounded /dev/shm)',
+    label: 'user, mount, network, PID and IPC namespaces (`unshare`; bubblewrap is not installed; files isolated as under bubblewrap)',
+    notIsolated: 'the system files under /usr are readable; CPU, memory and time are limited, not reserved',
   },
   none: {
     label: 'no namespace (none can be made here)',
@@ -133,6 +138,9 @@ export function isolationNote(level: IsolationLevel, allowUnisolated = false): s
   return `Python sandbox: ${l.label}; not isolated: ${l.notIsolated}.${refusal}`;
 }
 
+/** The `unshare` level's namespaces: user (mapped to root), mount, network, IPC and UTS (+ PID where allowed). */
+const UNSHARE_FLAGS = '-rmniu';
+
 let detected: Promise<{ level: IsolationLevel; pidNamespace: boolean }> | null = null;
 
 const works = (...[cmd, args]: [string, string[]]) =>
@@ -151,7 +159,7 @@ function detect(): Promise<{ level: IsolationLevel; pidNamespace: boolean }> {
           '--ro-bind',
           '/usr',
           '/usr',
-          ...systemLinks(),
+          ...bwrapLayout(systemLinks()),
           '--proc',
           '/proc',
           '--dev',
@@ -161,9 +169,9 @@ function detect(): Promise<{ level: IsolationLevel; pidNamespace: boolean }> {
       )
     )
       return { level: 'bwrap' as const, pidNamespace: true };
-    if (await works('setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', '-rn', '--pid', '--fork', '--kill-child', '--mount-proc', 'true']))
+    if (await works('setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', UNSHARE_FLAGS, '--pid', '--fork', '--kill-child', '--mount-proc', 'true']))
       return { level: 'unshare' as const, pidNamespace: true };
-    if (await works('unshare', ['-rnm', 'true'])) return { level: 'unshare' as const, pidNamespace: false };
+    if (await works('unshare', [UNSHARE_FLAGS, 'true'])) return { level: 'unshare' as const, pidNamespace: false };
     return { level: 'none' as const, pidNamespace: false };
   })();
   return detected;
@@ -179,15 +187,18 @@ export async function networkNamespaceAvailable(): Promise<boolean> {
   return (await detectIsolation()) !== 'none';
 }
 
+/** One entry of the sandbox's file system: a read-only bind (`-try`: only if the source exists) or a symlink. */
+type RootEntry = ['ro-bind' | 'ro-bind-try' | 'symlink', string, string];
+
 /** /bin, /lib, ... as the host has them: symlinks into /usr (merged /usr) or read-only binds. */
-function systemLinks(): string[] {
-  const out: string[] = [];
+function systemLinks(): RootEntry[] {
+  const out: RootEntry[] = [];
   for (const name of ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']) {
     const path = `/${name}`;
     try {
       const st = lstatSync(path);
-      if (st.isSymbolicLink()) out.push('--symlink', readlinkSync(path), path);
-      else if (st.isDirectory()) out.push('--ro-bind', path, path);
+      if (st.isSymbolicLink()) out.push(['symlink', readlinkSync(path), path]);
+      else if (st.isDirectory()) out.push(['ro-bind', path, path]);
     } catch {
       /* absent */
     }
@@ -197,7 +208,31 @@ function systemLinks(): string[] {
 
 const SYSTEM_DIRS = ['/usr/', '/bin/', '/lib/', '/lib64/', '/sbin/'];
 
-/** The bubblewrap command line: the code sees /usr read-only, a bounded tmpfs as /tmp (its scratch) and /dev/shm. */
+/**
+ * What the code sees of the host, at both isolated levels: /usr, /etc's loader cache, alternatives and local time,
+ * read-only, and for an interpreter outside the system folders its folder, or its virtual environment's root (with
+ * pyvenv.cfg), read-only, never a folder as wide as / or /tmp. Mounted after the scratch /tmp.
+ */
+function rootLayout(python: string): RootEntry[] {
+  const out: RootEntry[] = [
+    ['ro-bind', '/usr', '/usr'],
+    ...systemLinks(),
+    ['ro-bind-try', '/etc/ld.so.cache', '/etc/ld.so.cache'],
+    ['ro-bind-try', '/etc/alternatives', '/etc/alternatives'],
+    ['ro-bind-try', '/etc/localtime', '/etc/localtime'],
+  ];
+  if (!SYSTEM_DIRS.some(d => python.startsWith(d))) {
+    const dir = dirname(python);
+    const venv = dirname(dir);
+    const bind = existsSync(join(venv, 'pyvenv.cfg')) ? venv : dir;
+    if (bind.split('/').filter(Boolean).length >= 2) out.push(['ro-bind-try', bind, bind]);
+  }
+  return out;
+}
+
+const bwrapLayout = (layout: RootEntry[]) => layout.flatMap(([kind, from, to]) => [`--${kind}`, from, to]);
+
+/** The bubblewrap command line: the code sees the root layout, a bounded tmpfs as /tmp (its scratch) and /dev/shm. */
 function bwrapArgs(python: string, scratch: string, env: Record<string, string>, tmpfsBytes: number): string[] {
   const args = [
     '--unshare-all',
@@ -209,19 +244,6 @@ function bwrapArgs(python: string, scratch: string, env: Record<string, string>,
     '65534',
     '--gid',
     '65534',
-    '--ro-bind',
-    '/usr',
-    '/usr',
-    ...systemLinks(),
-    '--ro-bind-try',
-    '/etc/ld.so.cache',
-    '/etc/ld.so.cache',
-    '--ro-bind-try',
-    '/etc/alternatives',
-    '/etc/alternatives',
-    '--ro-bind-try',
-    '/etc/localtime',
-    '/etc/localtime',
     '--dev',
     '/dev',
     '--size',
@@ -238,16 +260,9 @@ function bwrapArgs(python: string, scratch: string, env: Record<string, string>,
     scratch,
     '--chdir',
     scratch,
+    ...bwrapLayout(rootLayout(python)),
+    '--clearenv',
   ];
-  // An interpreter outside the system folders: its folder, and a virtual environment's root (with pyvenv.cfg),
-  // read-only, never a folder as wide as / or /tmp.
-  if (!SYSTEM_DIRS.some(d => python.startsWith(d))) {
-    const dir = dirname(python);
-    const venv = dirname(dir);
-    const bind = existsSync(join(venv, 'pyvenv.cfg')) ? venv : dir;
-    if (bind.split('/').filter(Boolean).length >= 2) args.push('--ro-bind-try', bind, bind);
-  }
-  args.push('--clearenv');
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
   return args;
 }
@@ -319,9 +334,10 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
   if (level === 'none' && !req.allowUnisolated)
     return { ...base, status: 'refused', durationMs: 0, message: `was not run: ${isolationNote('none')}` };
 
+  const virtualScratch = `/tmp/art-python-${randomBytes(6).toString('hex')}`;
   if (level === 'bwrap') {
     // Everything writable is a tmpfs inside the sandbox: nothing to create or remove on the host.
-    return runIn(`/tmp/art-python-${randomBytes(6).toString('hex')}`, '/');
+    return runIn(virtualScratch, '/');
   }
   void sweepOrphanScratch();
   let scratch: string;
@@ -331,7 +347,8 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
     return { ...base, status: 'start-failed', durationMs: 0, message: `cannot create a scratch folder: ${(e as Error).message}` };
   }
   try {
-    return await runIn(scratch, scratch);
+    // unshare: the host folder is only where the sandbox's root is mounted; the code's scratch is in its own /tmp.
+    return await runIn(level === 'unshare' ? virtualScratch : scratch, scratch);
   } finally {
     await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -353,9 +370,9 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
           ? pidNamespace
             ? [
                 'setpriv',
-                ['--pdeathsig', 'KILL', '--', 'unshare', '-rnm', '--pid', '--fork', '--kill-child', '--mount-proc', '--', python, ...wrapped],
+                ['--pdeathsig', 'KILL', '--', 'unshare', UNSHARE_FLAGS, '--pid', '--fork', '--kill-child', '--mount-proc', '--', python, ...wrapped],
               ]
-            : ['unshare', ['-rnm', '--', python, ...wrapped]]
+            : ['unshare', [UNSHARE_FLAGS, '--', python, ...wrapped]]
           : [python, wrapped];
     const p = await runProcess({
       command,
@@ -367,7 +384,9 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
         prefix: req.prefix ?? null,
         resultVars: req.resultVars ?? [],
         guardSockets: true,
-        shmBytes: level === 'unshare' ? limits.tmpfsBytes : null,
+        // unshare: the wrapper builds the root bubblewrap would (hostCwd is the empty folder it is mounted on).
+        root: level === 'unshare' ? { dir: hostCwd, scratch, tmpfsBytes: limits.tmpfsBytes, layout: rootLayout(python), proc: pidNamespace } : null,
+        seccomp: process.platform === 'linux' ? (shmFilter()?.toString('hex') ?? null) : null,
         limits: { memoryBytes: limits.memoryBytes, cpuSeconds, fileBytes: limits.maxFileBytes, processes: level === 'none' ? null : MAX_PROCESSES },
       }),
       timeoutMs: limits.timeoutMs,
@@ -403,6 +422,8 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
     };
     const exception = find('exception');
     const prefixError = find('prefix-error');
+    const seccompError = find('seccomp-error');
+    const isolationError = find('isolation-error');
     const value = find('result');
     if (value) result.value = value.found ? { found: true, name: String(value.name), text: String(value.value) } : { found: false };
     if (exception) result.exception = { type: String(exception.type), message: String(exception.message) };
@@ -420,6 +441,12 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
     } else if (p.stoppedFor === 'output-limit') {
       result.status = 'output-limit';
       result.message = `stopped after printing more than the output limit of ${limits.maxOutputBytes} bytes`;
+    } else if (isolationError) {
+      result.status = 'refused';
+      result.message = `was not run: the unshare fallback could not isolate the file system (${String(isolationError.message)}); install bubblewrap (apt-get install bubblewrap)`;
+    } else if (seccompError) {
+      result.status = 'start-failed';
+      result.message = `could not install the sandbox's system call filter (${String(seccompError.message)}); the code was not run`;
     } else if (prefixError) {
       result.status = 'missing-module';
       result.message = `the Python at ${python} cannot import what the ART prefix needs (${String(prefixError.message)}): install Debian's python3-sympy (apt-get install python3-sympy) or set another interpreter`;

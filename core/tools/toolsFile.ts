@@ -36,7 +36,7 @@ const argv = z
   .array(z.string())
   .min(1)
   .describe(
-    'The program and its arguments, not run through a shell. Placeholders: {input}, {instruction}, {previousAnswer}. Safe form: each placeholder an argument of its own (["python3", "tool.py", "{input}"]) or the input on standard input; a shell line (["sh", "-c", "tool {input}"]) lets the model inject commands and is warned about. When the last argument is a placeholder, its value starts with "-" and the command runs no inline script (-c, -e), "--" is passed before it so the program does not read it as an option.',
+    'The program and its arguments, not run through a shell. Placeholders: {input}, {instruction}, {previousAnswer}. Safe form: each placeholder an argument of its own (["python3", "tool.py", "{input}"]) or the input on standard input; a shell line (["sh", "-c", "tool {input}"]) lets the model inject commands, and a placeholder before other arguments with no "--" ahead of it (["sort", "{input}", "list.txt"]) lets it inject options such as --output=FILE: both are warned about. When the last argument is a placeholder, its value starts with "-" and the command runs no inline script (-c, -e), "--" is passed before it so the program does not read it as an option.',
   );
 
 export const commandToolSchema = z
@@ -148,6 +148,23 @@ export function buildsShellLine(command: readonly string[]): boolean {
   const script = command.findIndex(a => SCRIPT_FLAG.test(a));
   // The script itself holds a placeholder; a placeholder passed after it as "$1" is the safe form.
   return script >= 0 && /\{(?:input|instruction|previousAnswer)\}/.test(command[script + 1] ?? '');
+}
+
+/**
+ * The arguments (indices) that start with a placeholder and come before other arguments, with no "--" ahead of them,
+ * in a command that runs no inline script: the model's text there is read as an option when it starts with "-"
+ * (`["sort", "{input}", "list.txt"]` with `--output=list.txt`). The last argument is safe: the runner passes "--"
+ * before it when its value starts with "-"; an inline script (`sh -c '...' sh {input}`) reads its own arguments.
+ */
+export function placeholdersReadAsOptions(command: readonly string[]): number[] {
+  if (command.some(a => SCRIPT_FLAG.test(a))) return [];
+  const ended = command.indexOf('--');
+  const out: number[] = [];
+  for (let k = 1; k < command.length - 1; k++) {
+    if (ended >= 0 && k > ended) break;
+    if (/^\{(?:input|instruction|previousAnswer)\}/.test(command[k])) out.push(k);
+  }
+  return out;
 }
 
 /** The flag after which an interpreter takes its program text (`sh -c`, `python3 -c`, `node -e`, `cmd /c`). */
@@ -279,6 +296,13 @@ export function parseToolsFile(text: string, shown: string): LoadedToolsFile {
       warnings.push(`${shown}: ${message}`);
       place(['tools', i, 'command'], 'warning', message);
     }
+    if (t.kind === 'command')
+      for (const k of placeholdersReadAsOptions(t.command)) {
+        const fixed = JSON.stringify([...t.command.slice(0, k), '--', ...t.command.slice(k)]).replace(/","/g, '", "');
+        const message = `tools[${i}].command[${k}]: ${JSON.stringify(t.command[k])} comes before other arguments, so the model's text can be read as an option (such as --output=FILE) (fix: put "--" before it, ${fixed}, make it the last argument, or give the input on standard input)`;
+        warnings.push(`${shown}: ${message}`);
+        place(['tools', i, 'command', k], 'warning', message);
+      }
   });
   return { config: errors.length ? null : parsed.data, errors, warnings, problems };
 }

@@ -67,6 +67,36 @@ describe('art check', () => {
     assert.match(r.out, /warning: .+ \[duplicate-program\]/);
   });
 
+  // Issue 20 item 7: one file that cannot be read no longer hides the other files' diagnostics.
+  test('a file that cannot be read among others: reported, the rest checked, exit 2', () => {
+    const errors = fixturePath('check/errors.art');
+    const binary = writeBytes('binary-among.art', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 1]));
+    const clean = fixturePath('programs/arithmetic.art');
+    const r = art('check', errors, binary, clean);
+    assert.equal(r.code, 2);
+    const lines = r.out.trim().split('\n');
+    assert.equal(lines.length, 3, r.out);
+    assert.match(lines[0], /:4:1: error: .+ \[missing-answer\]$/);
+    assert.equal(lines[2], 'checked 3 files: 2 errors; 1 file could not be read');
+    assert.equal(
+      r.err,
+      `${binary}: not a text file (it holds NUL bytes: a binary file?): give a task library (.art) or an agent spec (.agent) saved as UTF-8 text\n`,
+    );
+    const j = art('check', '--json', errors, binary, clean);
+    assert.equal(j.code, 2);
+    const ds = JSON.parse(j.out) as { file: string; code: string; severity: string; message: string; range: unknown }[];
+    assert.deepEqual(
+      ds.map(d => [d.file, d.code, d.severity]),
+      [
+        [errors, 'missing-answer', 'error'],
+        [errors, 'malformed-query', 'error'],
+        [binary, 'unreadable-file', 'error'],
+      ],
+    );
+    assert.match(ds[2].message, /^not a text file \(it holds NUL bytes: a binary file\?\): give a task library/);
+    assert.deepEqual(ds[2].range, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } });
+  });
+
   test('--json: LSP-shaped, 0-based ranges', () => {
     const f = write('bad.agent', '(define a\n  (:states (Q (:text "[Q]")))\n  (:behavior (next Q X)))\n');
     const r = art('check', '--json', f);

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseArt } from '../../core/art/parse';
-import { ReplayModel } from '../../core/model/replay';
-import { createArtRunner } from '../../core/runner/create';
-import { MemoryTrace } from '../../core/runner/trace';
+import { ReplayModel } from '../../core/replay/programReplay';
+import { createArtRunner } from '../../core/engine/create';
+import { MemoryTrace } from '../../core/trace/trace';
 import { fakeTool, fixturePath, withTools } from '../core/runner/helpers';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROMPT_MARKER } from '../../core/runner/promptReport';
+import { PROMPT_MARKER } from '../../core/prompt/promptReport';
 import { fixturePath } from '../core/runner/helpers';
 
 const CLI = join(__dirname, '../../dist/cli.js');

@@ -1,7 +1,7 @@
 // Printing a growing program on an append-only output (the terminal of `art run`, the Debug Console).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StreamedText } from '../../core/runner/streamedText';
+import { StreamedText } from '../../core/common/streamedText';
 
 test('whole lines while streaming, the rest on demand', () => {
   const out: string[] = [];

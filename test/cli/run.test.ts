@@ -11,7 +11,7 @@ import { descendants, waitFor, zombie } from '../support/processes';
 import { ScriptedServer } from '../support/scriptedServer';
 import { CODEGEN_SCRIPT, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
 import { runUsage } from '../../core/cli/run';
-import { ContinuationScript } from '../../core/model/script';
+import { ContinuationScript } from '../../core/replay/script';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const PROGRAM = fixturePath('programs/arithmetic.art');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ContinuationScript } from '../../core/model/script';
+import { ContinuationScript } from '../../core/replay/script';
 import { fixturePath } from '../support/fixtures';
 import { ScriptedServer } from '../support/scriptedServer';
 

@@ -1,14 +1,15 @@
 // The extension manifest's contract: activation only on ART files (and the extension's own commands), every
 // setting under `art.` with a default and none that could hold a secret, limited support in untrusted workspaces,
-// a VSIX that ships bundles, not sources, and launch attributes and run option settings generated from the one
-// declaration of the run options (core/runner/options.ts).
+// a VSIX that ships bundles, not sources, and launch attributes and settings generated from the one declaration of
+// the run options (core/launch/options.ts) and the one of the other settings (core/settings/settings.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RUN_OPTIONS } from '../../core/runner/options';
+import { optionSettings, RUN_OPTIONS } from '../../core/launch/options';
+import { editorSettings, SETTINGS } from '../../core/settings/settings';
 
 const root = join(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -86,7 +87,7 @@ describe('package.json manifest', () => {
     assert.equal(lines[0], '**', 'everything is excluded first, then the shipped files are listed');
     const included = lines.filter(l => l.startsWith('!')).map(l => l.slice(1));
     for (const p of included) assert.doesNotMatch(p, /^(client|server|core|test|node_modules|examples|scripts)\/|\.ts$/, `${p} should not ship`);
-    for (const p of ['package.json', 'dist/client.js', 'dist/server.js']) assert.ok(included.includes(p), `${p} must ship`);
+    for (const p of ['package.json', 'dist/client.js', 'dist/server.js', 'dist/runnerServices.js']) assert.ok(included.includes(p), `${p} must ship`);
     assert.equal(pkg.main, './dist/client.js');
     assert.match(pkg.scripts.package, /vsce package --no-dependencies/);
   });
@@ -95,7 +96,7 @@ describe('package.json manifest', () => {
   const check = (...extra: string[]) =>
     spawnSync(process.execPath, ['--import', 'tsx', generator, '--check', ...extra], { cwd: root, encoding: 'utf8' });
 
-  test("the launch attributes and the run options' settings are generated from core/runner/options.ts", () => {
+  test('the launch attributes and every setting are generated from core/launch/options.ts and core/settings/settings.ts', () => {
     const r = check();
     assert.equal(r.status, 0, r.stderr);
   });
@@ -109,11 +110,34 @@ describe('package.json manifest', () => {
     writeFileSync(file, JSON.stringify(stale, null, 2) + '\n');
     const r = check(`--package=${file}`);
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /package\.json is out of date with the run options \(core\/runner\/options\.ts\): run npm run gen:manifest/);
-    delete stale.contributes.configuration.properties['art.search.rerank'];
-    launch.temperature.maximum = 2;
-    writeFileSync(file, JSON.stringify(stale, null, 2) + '\n');
-    assert.equal(check(`--package=${file}`).status, 1, 'a missing setting is stale too');
+    assert.match(
+      r.stderr,
+      /package\.json is out of date with the run options \(core\/launch\/options\.ts\) or the settings \(core\/settings\/settings\.ts\): run npm run gen:manifest/,
+    );
+    type Props = Record<string, Record<string, unknown>>;
+    const stages: [string, (props: Props) => void][] = [
+      ['a missing run option setting', props => delete props['art.search.rerank']],
+      ['a bound that differs from the settings declaration', props => (props['art.diagnostics.debounceMs'].maximum = 10_000)],
+      ['a missing setting', props => delete props['art.runs.folder']],
+      ['a setting declared nowhere', props => (props['art.runs.keep'] = { type: 'number', default: 10, description: 'Runs to keep.' })],
+    ];
+    for (const [what, spoil] of stages) {
+      const copy = structuredClone(pkg);
+      spoil(copy.contributes.configuration.properties);
+      writeFileSync(file, JSON.stringify(copy, null, 2) + '\n');
+      assert.equal(check(`--package=${file}`).status, 1, `${what} is stale`);
+    }
+  });
+
+  test('every setting is declared exactly once, as a run option setting or in core/settings/settings.ts', () => {
+    const options = Object.keys(optionSettings());
+    const others = Object.keys(editorSettings());
+    assert.deepEqual(
+      options.filter(k => others.includes(k)),
+      [],
+    );
+    assert.deepEqual(Object.keys(pkg.contributes.configuration.properties).sort(), [...options, ...others].sort());
+    for (const key of Object.keys(SETTINGS)) assert.ok(pkg.contributes.configuration.properties[`art.${key}`], `art.${key}`);
   });
 
   test('every run option is a launch attribute (except those declared otherwise) and every option setting exists', () => {

@@ -1,13 +1,13 @@
-// Replay fidelity on the real ART library: every program is replayed (core/runner/libraryTest.ts), its code steps
+// Replay fidelity on the real ART library: every program is replayed (core/evaluation/libraryTest.ts), its code steps
 // (`code execute`, `execute`) run again in the sandbox, and each must reproduce its recorded `#k:` after folding
 // white space, except the recordings listed below, which the code cannot produce. The list is checked both ways:
-// a listed step that starts to reproduce fails the test too, so the list (and the README's figures) stay true.
+// a listed step that starts to reproduce fails the test too, so the list (and the figures of docs/performance.md) stay true.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseArt } from '../../core/art';
-import { testLibrary, type ProgramTest } from '../../core/runner/libraryTest';
+import { testLibrary, type ProgramTest } from '../../core/evaluation/libraryTest';
 import { createToolRegistry, type ToolRegistry } from '../../core/tools/registry';
 import { CORPUS, requireCorpus } from '../support/corpus';
 
@@ -49,7 +49,7 @@ const KNOWN_BAD: Record<string, string> = {
   'human-feedback/simple-text-editing.art#3.2': 'the code writes "computers. WORD", recorded as "computers WORD."',
 };
 
-// Programs that stop without [EOQ] and Ans: (the README says so of disambiguation-qa.art): the replay says where.
+// Programs that stop without [EOQ] and Ans: (docs/performance.md says so of disambiguation-qa.art): the replay says where.
 const UNFINISHED: Record<string, string> = {
   'human-feedback/disambiguation-qa.art#0': '#1:',
   'human-feedback/disambiguation-qa.art#2': '#1:',
@@ -88,7 +88,7 @@ describe('replay fidelity on the real ART library', () => {
       }
     }
     assert.deepEqual(unexpected, []);
-    assert.deepEqual(listedButFine, [], 'these listed recordings now reproduce: take them off KNOWN_BAD (and the README)');
+    assert.deepEqual(listedButFine, [], 'these listed recordings now reproduce: take them off KNOWN_BAD (and docs/performance.md)');
     // Every listed step was run (a renamed or renumbered program would otherwise leave a stale entry).
     assert.equal(steps - reproduced, Object.keys(KNOWN_BAD).length);
     assert.ok(steps >= 60, `only ${steps} code steps were run`);

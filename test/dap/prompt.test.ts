@@ -4,8 +4,8 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { PromptRequest } from '../../client/runner/protocol';
-import { formatPromptReport, type PromptReport } from '../../core/runner/promptReport';
+import { PromptRequest } from '../../client/debugAdapter/protocol';
+import { formatPromptReport, type PromptReport } from '../../core/prompt/promptReport';
 import { DUCKS, fixturePath } from '../core/runner/helpers';
 import { ArtDebugClient } from './adapter';
 

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ContinuationScript } from '../../core/model/script';
+import { ContinuationScript } from '../../core/replay/script';
 import { ScriptedServer } from '../support/scriptedServer';
 import { DUCKS, fixturePath } from '../core/runner/helpers';
 import { ArtDebugClient } from './adapter';

@@ -7,7 +7,7 @@ import { ROOT, SERVER, ensureServerBuilt, fileUri } from './lspClient';
 import { deepAgent } from '../core/agent/helpers';
 
 interface Message {
-  id?: number;
+  id?: number | null;
   method?: string;
   params?: any;
   result?: any;
@@ -124,6 +124,29 @@ for (const [what, header] of [
     assert.match(stderr(), /^art-language-server: unreadable message from the client \(.+\); exiting so that the client restarts the server$/m);
   });
 }
+
+// Issue 20 item 10: a header that never ends was buffered without bound; a body that is not JSON ended the server.
+test('stdio: a header that never ends: the server says so and exits non-zero once it passes the bound', async t => {
+  const { child, request, exited, stderr } = stdioServer(t);
+  await request(1, 'initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+  child.stdin.on('error', () => undefined); // the server exits before it has read the whole megabyte
+  child.stdin.write('Content-Type: ' + 'x'.repeat(1024 * 1024));
+  const code = await Promise.race([exited, new Promise<string>(r => setTimeout(() => r('still running'), 10_000))]);
+  assert.equal(code, 1, stderr());
+  assert.match(stderr(), /^art-language-server: unreadable message from the client \(Header longer than \d+ bytes without its end.*\); exiting/m);
+});
+
+test('stdio: a well-framed body that is not JSON gets a parse error (-32700, id null), and the server goes on', async t => {
+  const { child, request, next, send, exited } = stdioServer(t);
+  await request(1, 'initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+  child.stdin.write('Content-Length: 9\r\n\r\nnot json!');
+  const error = await next(m => m.id === null && m.error !== undefined, 'the parse error');
+  assert.equal(error.error?.code, -32700);
+  assert.match(error.error?.message ?? '', /^Parse error: /);
+  assert.equal(await request(2, 'shutdown', null), null);
+  send({ method: 'exit', params: null });
+  assert.equal(await exited, 0);
+});
 
 test('stdio: an agent spec nested 3,000 deep gets the "nested too deeply" diagnostic, and the server goes on', async t => {
   const { send, next, request } = stdioServer(t);

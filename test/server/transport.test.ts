@@ -5,7 +5,15 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import type { Message } from 'vscode-languageserver/node';
-import { DECODE_SLICE, FramedMessageReader, LARGE_ARRAY, decodeInSlices, encodeInSlices, slicedStreamWriter } from '../../server/transport';
+import {
+  DECODE_SLICE,
+  FramedMessageReader,
+  LARGE_ARRAY,
+  MAX_HEADER_BYTES,
+  decodeInSlices,
+  encodeInSlices,
+  slicedStreamWriter,
+} from '../../server/transport';
 
 const range = (i: number) => ({ start: { line: i, character: 0 }, end: { line: i + 3, character: 7 } });
 const symbols = (n: number) =>
@@ -74,16 +82,17 @@ const frame = (m: unknown) => {
 };
 
 /** Feeds `bytes` to a reader in chunks of `size` and collects what it delivers and its errors. */
-async function readAll(bytes: Buffer, size: number): Promise<{ messages: unknown[]; errors: string[] }> {
+async function readAll(bytes: Buffer, size: number): Promise<{ messages: unknown[]; errors: string[]; parseErrors: string[] }> {
   const stream = new PassThrough();
-  const reader = new FramedMessageReader(stream);
+  const parseErrors: string[] = [];
+  const reader = new FramedMessageReader(stream, { onParseError: e => parseErrors.push(e.message) });
   const messages: unknown[] = [];
   const errors: string[] = [];
   reader.onError(e => errors.push(e.message));
   reader.listen(m => messages.push(m));
   for (let at = 0; at < bytes.length; at += size) stream.write(bytes.subarray(at, at + size));
   for (let i = 0; i < 50; i++) await new Promise(r => setImmediate(r));
-  return { messages, errors };
+  return { messages, errors, parseErrors };
 }
 
 test('the reader delivers every message in order, however the bytes are split into chunks', async () => {
@@ -101,7 +110,7 @@ test('the reader delivers every message in order, however the bytes are split in
   for (const size of [1, 3, 7, 4096, 65536, bytes.length]) {
     if (size === 1 && bytes.length > 100_000) {
       const small = await readAll(Buffer.concat([frame(sent[0]), frame(sent[2])]), 1);
-      assert.deepEqual(small, { messages: [sent[0], sent[2]], errors: [] });
+      assert.deepEqual(small, { messages: [sent[0], sent[2]], errors: [], parseErrors: [] });
       continue;
     }
     const r = await readAll(bytes, size);
@@ -145,8 +154,43 @@ test('the reader reports a header without a numeric Content-Length, and invalid 
   const notNumber = await readAll(Buffer.from('Content-Length: twelve\r\n\r\n{}'), 64);
   assert.match(notNumber.errors[0], /must be a number/);
   const tooShort = await readAll(Buffer.from('Content-Length: 5\r\n\r\n{"jsonrpc": "2.0"}'), 64);
+  // What follows its 5 bytes cannot begin a header: a framing error (the stream is out of step).
   assert.equal(tooShort.errors.length, 1);
+  assert.match(tooShort.errors[0], /^Not a header line/);
   assert.deepEqual(tooShort.messages, []);
+});
+
+// Issue 20 item 10: a header without its end was buffered without bound (72 MB in 30 s); it fails once it passes
+// MAX_HEADER_BYTES, or at once when what came cannot begin a header line.
+test('a header that never ends is refused past the bound, and bytes that cannot be a header at once', async () => {
+  for (const size of [1024, 65536]) {
+    const endless = await readAll(Buffer.from('Content-Type: ' + 'x'.repeat(1024 * 1024)), size);
+    assert.equal(endless.errors.length, 1, `chunks of ${size}`);
+    assert.match(endless.errors[0], new RegExp(`^Header longer than ${MAX_HEADER_BYTES} bytes without its end`));
+  }
+  const garbage = await readAll(Buffer.from('"2.0", "method": "initialized", "params": {}}'), 64);
+  assert.equal(garbage.errors.length, 1);
+  assert.match(garbage.errors[0], /^Not a header line: "\\"2\.0\\", \\"method\\"/);
+});
+
+// A well-framed body that is not JSON is a parse error to answer (-32700, id null), not a reason to stop reading.
+test('a well-framed body that is not JSON is reported as a parse error, and the next messages are delivered', async () => {
+  const next = { jsonrpc: '2.0', id: 2, method: 'textDocument/hover', params: {} };
+  const large = Buffer.from(`{"a":"${'x'.repeat(DECODE_SLICE * 2)}`, 'utf8');
+  const bytes = Buffer.concat([
+    Buffer.from('Content-Length: 9\r\n\r\nnot json!', 'ascii'),
+    Buffer.from(`Content-Length: ${large.length}\r\n\r\n`, 'ascii'),
+    large,
+    frame(next),
+  ]);
+  for (const size of [7, 65536]) {
+    const r = await readAll(bytes, size);
+    assert.deepEqual(r.errors, [], `chunks of ${size}`);
+    assert.deepEqual(r.messages, [next], `chunks of ${size}`);
+    assert.equal(r.parseErrors.length, 2, `chunks of ${size}`);
+    assert.match(r.parseErrors[0], /JSON/);
+    assert.match(r.parseErrors[1], /Unterminated string/);
+  }
 });
 
 test('random long strings of escapes, backslash runs and quotes decode as JSON.parse decodes them, wherever the slices fall', async () => {

@@ -4,7 +4,7 @@
 // end-to-end scenario's server (test/support/arithmeticServer.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ContinuationScript } from '../../core/model/script';
+import { ContinuationScript } from '../../core/replay/script';
 import type { ScriptedServer } from './scriptedServer';
 
 /** The checkout's root, found upwards from here (test/support under tsx, dist/test/vscode in the bundled suite). */

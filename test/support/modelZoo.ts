@@ -23,7 +23,7 @@
 // or the habit is ignore-stop. Every request is recorded.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ContinuationScript, roughTokens } from '../../core/model/script';
+import { ContinuationScript, roughTokens } from '../../core/replay/script';
 import { StopScanner } from '../../core/model/stops';
 
 export const HABITS = [

@@ -2,12 +2,12 @@
 // token by token over SSE (completions and chat APIs), honours `stop` (or ignores it, like many chat endpoints),
 // records every request, counts tokens streamed after a tool call was complete, and injects faults.
 //
-// Scripts are ContinuationScripts (see core/model/script.ts): for each request the server finds where the prompt
+// Scripts are ContinuationScripts (see core/replay/script.ts): for each request the server finds where the prompt
 // ends in the first script that lines up with it and streams the rest.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { ContinuationScript, roughTokens } from '../../core/model/script';
+import { ContinuationScript, roughTokens } from '../../core/replay/script';
 import { StopScanner } from '../../core/model/stops';
 import { Gbnf } from './gbnf';
 

@@ -15,7 +15,8 @@ import {
   parseAgentFile,
   readSExprs,
 } from '../../../core/agent';
-import { LaunchError, prepareRun } from '../../../core/runner/launch';
+import { prepareRun } from '../../../core/launch/launch';
+import { LaunchError } from '../../../core/launch/options';
 import { deepAgent } from './helpers';
 
 const TOO_DEEP = /^Lists are nested too deeply to read \(the limit is \d+ levels\)/;

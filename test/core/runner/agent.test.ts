@@ -7,9 +7,10 @@ import { compileAgent } from '../../../core/agent/compile';
 import { highlightOf } from '../../../core/agent/diagram';
 import { parseAgentFile } from '../../../core/agent/parse';
 import { OpenAIModel } from '../../../core/model/openai';
-import { ContinuationScript } from '../../../core/model/script';
-import { createAgentRunner, createMultiToolRunner } from '../../../core/runner/create';
-import { MemoryTrace, replayTrace } from '../../../core/runner/trace';
+import { ContinuationScript } from '../../../core/replay/script';
+import { createAgentRunner, createMultiToolRunner } from '../../../core/engine/create';
+import { MemoryTrace } from '../../../core/trace/trace';
+import { replayTrace } from '../../../core/replay/traceReplay';
 import { failingTool, fixturePath, record, runWithoutPauses, scriptedSuite } from './helpers';
 
 const react = compileAgent(parseAgentFile(readFileSync(fixturePath('agents/react.agent'), 'utf8')).agents[0]);

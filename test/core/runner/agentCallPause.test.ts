@@ -9,12 +9,12 @@ import { readFileSync } from 'node:fs';
 import { compileAgent } from '../../../core/agent/compile';
 import { parseAgentFile } from '../../../core/agent/parse';
 import { OpenAIModel } from '../../../core/model/openai';
-import { ContinuationScript } from '../../../core/model/script';
+import { ContinuationScript } from '../../../core/replay/script';
 import { StopScanner } from '../../../core/model/stops';
 import type { CompletionRequest, CompletionResult, ModelClient } from '../../../core/model/types';
-import { createAgentRunner } from '../../../core/runner/create';
-import type { RunnerEvents } from '../../../core/runner/runner';
-import type { ToolLookup } from '../../../core/runner/types';
+import { createAgentRunner } from '../../../core/engine/create';
+import type { RunnerEvents } from '../../../core/engine/types';
+import type { ToolLookup } from '../../../core/engine/types';
 import { ScriptedServer } from '../../support/scriptedServer';
 import { fixturePath, fakeTool } from './helpers';
 

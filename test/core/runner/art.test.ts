@@ -3,10 +3,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OpenAIModel } from '../../../core/model/openai';
-import { ART_STOPS } from '../../../core/runner/artProtocol';
-import { createArtRunner } from '../../../core/runner/create';
-import { MemoryTrace } from '../../../core/runner/trace';
-import type { RunnerOptions } from '../../../core/runner/types';
+import { ART_STOPS } from '../../../core/protocols/artProtocol';
+import { createArtRunner } from '../../../core/engine/create';
+import { MemoryTrace } from '../../../core/trace/trace';
+import type { RunnerOptions } from '../../../core/engine/runnerOptions';
 import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, arithmeticLibrary, hangingTool, record, runWithoutPauses, scriptedSuite, withTools } from './helpers';
 
 // Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.

@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileAgent, parseAgentFile } from '../../../core/agent';
 import { OpenAIModel } from '../../../core/model/openai';
-import { ContinuationScript, roughTokens } from '../../../core/model/script';
-import { Constrainer, artStepConstraint, probeServer, triggerConstraint, type ConstrainMode } from '../../../core/runner/constraints';
-import { createAgentRunner } from '../../../core/runner/create';
-import { MemoryTrace } from '../../../core/runner/trace';
+import { ContinuationScript, roughTokens } from '../../../core/replay/script';
+import { Constrainer, artStepConstraint, probeServer, triggerConstraint, type ConstrainMode } from '../../../core/protocols/constraints';
+import { createAgentRunner } from '../../../core/engine/create';
+import { MemoryTrace } from '../../../core/trace/trace';
 import { runWithoutPauses, scriptedSuite } from './helpers';
 import { Gbnf } from '../../support/gbnf';
 
@@ -46,7 +46,7 @@ describe('decoding constraints against the scripted server', { timeout: 120_000 
       },
     );
     const result = await runWithoutPauses(r);
-    // Tokens the model wrote that the monitor threw away (the README's figures).
+    // Tokens the model wrote that the monitor threw away (the figures of docs/constraints.md).
     const wasted = trace.records.reduce((n, rec) => n + (rec.t === 'correction' ? roughTokens(rec.removed).length : 0), 0);
     const streamed = server.requests.reduce((n, q) => n + q.tokensSent, 0);
     console.log(

@@ -1,17 +1,17 @@
-// The evaluation core (core/runner/eval.ts), the shared request limiter (core/model/limiter.ts) and the task
-// selection strategies that ask the model (core/runner/taskSelection.ts), against the scripted server.
+// The evaluation core (core/evaluation/eval.ts), the shared request limiter (core/model/limiter.ts) and the task
+// selection strategies that ask the model (core/prompt/taskSelection.ts), against the scripted server.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseArt } from '../../../core/art/parse';
 import { RequestLimiter } from '../../../core/model/limiter';
 import { OpenAIModel } from '../../../core/model/openai';
-import { ContinuationScript } from '../../../core/model/script';
-import { createArtRunner } from '../../../core/runner/create';
-import { normaliseAnswer, runEval, scoreAnswer, vote, wilson, type EvalResult, type EvalRun } from '../../../core/runner/eval';
-import { describeWhy } from '../../../core/runner/promptReport';
-import type { Runner } from '../../../core/runner/runner';
-import type { RunResult, Snapshot } from '../../../core/runner/types';
-import { bestCluster, chooseDemonstrations, llmSelect, similarityPrompt } from '../../../core/runner/taskSelection';
+import { ContinuationScript } from '../../../core/replay/script';
+import { createArtRunner } from '../../../core/engine/create';
+import { normaliseAnswer, runEval, scoreAnswer, vote, wilson, type EvalResult, type EvalRun } from '../../../core/evaluation/eval';
+import { describeWhy } from '../../../core/prompt/promptReport';
+import type { Runner } from '../../../core/engine/runner';
+import type { RunResult, Snapshot } from '../../../core/engine/types';
+import { bestCluster, chooseDemonstrations, llmSelect, similarityPrompt } from '../../../core/prompt/taskSelection';
 import { scriptedSuite } from './helpers';
 
 const LIB_A = `Preamble.

@@ -1,4 +1,4 @@
-// An evaluation as the shells start it (core/runner/evaluate.ts) over examples/data/arithmetic.jsonl against the
+// An evaluation as the shells start it (core/evaluation/evaluate.ts) over examples/data/arithmetic.jsonl against the
 // scripted server: results per example with their task and the trace each run left in the run history, a stop that
 // leaves neither result nor trace of the examples it cut short, and a second evaluation that runs only those; plus
 // the pieces the shells use (accuracy per task, a result's trace, the tasks of a library, the default results file).
@@ -8,10 +8,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArt } from '../../../core/art/parse';
-import { summariseByTask, traceOfResult, type EvalResult } from '../../../core/runner/eval';
-import { defaultResultsPath, evaluate, exampleWithoutTask, libraryTasks, LaunchError, type EvaluationStart } from '../../../core/runner/evaluate';
-import { evalReport, progressLine } from '../../../core/runner/evalReport';
-import { readRecords } from '../../../core/runner/history';
+import { summariseByTask, traceOfResult, type EvalResult } from '../../../core/evaluation/eval';
+import { defaultResultsPath, evaluate, exampleWithoutTask, libraryTasks, LaunchError, type EvaluationStart } from '../../../core/evaluation/evaluate';
+import { evalReport, progressLine } from '../../../core/evaluation/report';
+import { readRecords } from '../../../core/trace/history';
 import { ScriptedServer } from '../../support/scriptedServer';
 import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, ARITHMETIC_TASK, arithmeticScripts, runsAtServer } from '../../support/arithmeticModel';
 

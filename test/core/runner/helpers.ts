@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArt } from '../../../core/art/parse';
 import type { ArtDocument } from '../../../core/art/ast';
-import { ContinuationScript } from '../../../core/model/script';
-import type { Runner, RunnerEvents } from '../../../core/runner/runner';
-import type { RunResult, ToolLookup } from '../../../core/runner/types';
+import { ContinuationScript } from '../../../core/replay/script';
+import type { Runner } from '../../../core/engine/runner';
+import type { RunnerEvents } from '../../../core/engine/types';
+import type { RunResult, ToolLookup } from '../../../core/engine/types';
 import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
 import type { Tool, ToolResult } from '../../../core/tools/types';
 

@@ -1,4 +1,4 @@
-// The run history (core/runner/history.ts) and the comparison of two runs (core/runner/diff.ts), on traces of real
+// The run history (core/trace/history.ts) and the comparison of two runs (core/replay/diff.ts), on traces of real
 // runs: the arithmetic fixture replayed with stand-in tools (no Python) and ReACT transcripts through the monitor.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { parseArt } from '../../../core/art/parse';
 import { compileAgent } from '../../../core/agent/compile';
 import { parseAgentFile } from '../../../core/agent/parse';
-import { ReplayModel } from '../../../core/model/replay';
-import { createAgentRunner, createArtRunner } from '../../../core/runner/create';
-import { alignRuns, diffReport, diffRuns, renderRun, runView } from '../../../core/runner/diff';
+import { ReplayModel } from '../../../core/replay/programReplay';
+import { createAgentRunner, createArtRunner } from '../../../core/engine/create';
+import { alignRuns, diffReport, diffRuns, renderRun, runView } from '../../../core/replay/diff';
 import {
   deleteRun,
   historyTree,
@@ -23,8 +23,8 @@ import {
   summarize,
   writeSummary,
   type LooseRecord,
-} from '../../../core/runner/history';
-import { MemoryTrace } from '../../../core/runner/trace';
+} from '../../../core/trace/history';
+import { MemoryTrace } from '../../../core/trace/trace';
 import { fakeTool, fixturePath, runWithoutPauses, withTools } from './helpers';
 
 const none = { get: () => undefined };

@@ -8,11 +8,12 @@ import { readFileSync } from 'node:fs';
 import { parseArt } from '../../../core/art/parse';
 import { checkArt } from '../../../core/art/check';
 import { OpenAIModel } from '../../../core/model/openai';
-import { ContinuationScript } from '../../../core/model/script';
-import { ART_STOPS, ART_TRIGGER_STOPS } from '../../../core/runner/artProtocol';
-import { createArtRunner } from '../../../core/runner/create';
-import { MemoryTrace, replayTrace } from '../../../core/runner/trace';
-import type { RunnerOptions } from '../../../core/runner/types';
+import { ContinuationScript } from '../../../core/replay/script';
+import { ART_STOPS, ART_TRIGGER_STOPS } from '../../../core/protocols/artProtocol';
+import { createArtRunner } from '../../../core/engine/create';
+import { MemoryTrace } from '../../../core/trace/trace';
+import { replayTrace } from '../../../core/replay/traceReplay';
+import type { RunnerOptions } from '../../../core/engine/runnerOptions';
 import { failingTool, fixturePath, runWithoutPauses, scriptedSuite } from './helpers';
 
 const LIBRARY = parseArt(readFileSync(fixturePath('programs/inline-triggers.art'), 'utf8'));

@@ -1,7 +1,8 @@
 // prepareRun's checks of the options it passes to the runner.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LaunchError, prepareRun } from '../../../core/runner/launch';
+import { prepareRun } from '../../../core/launch/launch';
+import { LaunchError } from '../../../core/launch/options';
 import { MAX_TOOL_TIMEOUT_MS } from '../../../core/tools/common';
 import { fixturePath } from './helpers';
 

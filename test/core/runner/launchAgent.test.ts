@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ContinuationScript } from '../../../core/model/script';
-import { LaunchError, prepareRun } from '../../../core/runner/launch';
+import { ContinuationScript } from '../../../core/replay/script';
+import { prepareRun } from '../../../core/launch/launch';
+import { LaunchError } from '../../../core/launch/options';
 import { ScriptedServer } from '../../support/scriptedServer';
 
 const ROOT = resolve(__dirname, '../../..');

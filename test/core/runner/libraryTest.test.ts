@@ -1,14 +1,14 @@
-// Programs as tests (core/runner/libraryTest.ts) on test/fixtures/programs/library-test.art: a program that
+// Programs as tests (core/evaluation/libraryTest.ts) on test/fixtures/programs/library-test.art: a program that
 // reproduces (with `%%` read as `%` and a model-backed step answered from its recording), one whose recorded code
 // output is wrong, one that stops without [EOQ]. Also the pieces it rests on: libraryAsRun and recordedAnswer.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseArt } from '../../../core/art/parse';
-import { ReplayModel } from '../../../core/model/replay';
+import { ReplayModel } from '../../../core/replay/programReplay';
 import { foldWhitespace } from '../../../core/common/text';
-import { describeFailure, testLibrary, type ProgramTest } from '../../../core/runner/libraryTest';
-import { buildArtPrompt, libraryAsRun, taskOf } from '../../../core/runner/prompt';
+import { describeFailure, testLibrary, type ProgramTest } from '../../../core/evaluation/libraryTest';
+import { buildArtPrompt, libraryAsRun, taskOf } from '../../../core/prompt/prompt';
 import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
 import { fixturePath } from './helpers';
 

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModelError, OpenAIModel, publicURL } from '../../../core/model/openai';
 import { backoffDelay, retryAfterMs } from '../../../core/model/retry';
-import { ContinuationScript, roughTokens } from '../../../core/model/script';
+import { ContinuationScript, roughTokens } from '../../../core/replay/script';
 import { StopScanner } from '../../../core/model/stops';
 import { ScriptedServer } from '../../support/scriptedServer';
 

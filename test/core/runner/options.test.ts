@@ -1,14 +1,17 @@
-// The run options' one declaration (core/runner/options.ts) and what is derived from it: validation with one-line
+// The run options' one declaration (core/launch/options.ts) and what is derived from it: validation with one-line
 // errors, the `art run` help, the settings fallback, and the options that used to reach no tool (NLL reranking,
 // the Python limits, the lookup word list) set from a launch configuration through prepareRun.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { runUsage } from '../../../core/cli/run';
-import { ContinuationScript } from '../../../core/model/script';
-import { LaunchError, prepareRun, type RunConfig } from '../../../core/runner/launch';
-import { RUN_OPTIONS, cliOptions, launchLabel, optionsFromSettings, parseRunOptions, type RunOptionName } from '../../../core/runner/options';
-import type { RunResult } from '../../../core/runner/types';
+import { ContinuationScript } from '../../../core/replay/script';
+import { prepareRun } from '../../../core/launch/launch';
+import { LaunchError } from '../../../core/launch/options';
+import type { RunConfig } from '../../../core/launch/session';
+import { RUN_OPTIONS, cliOptions, launchLabel, optionsFromSettings, parseRunOptions, type RunOptionName } from '../../../core/launch/options';
+import type { RunResult } from '../../../core/engine/types';
+import { mayCallEndpoint } from '../../../core/launch/apiKey';
 import { ScriptedServer } from '../../support/scriptedServer';
 
 const FIXTURES = join(__dirname, '../../fixtures/run-options');
@@ -208,4 +211,12 @@ describe('run options reach the tools (launch configuration through prepareRun)'
       assert.match(String((call(r, 'search').details?.rerank as { reason?: string }).reason), /returned no log-probabilities/);
     });
   });
+});
+
+test('the API key is read when the endpoint may be called: generating, or replaying with a base URL and a model', () => {
+  const at = (raw: object) => mayCallEndpoint(parseRunOptions({ program: 'x.art', ...raw }));
+  assert.equal(at({ mode: 'generate' }), true);
+  assert.equal(at({ mode: 'replay' }), false);
+  assert.equal(at({ mode: 'replay', baseURL: 'http://127.0.0.1:8000/v1' }), false);
+  assert.equal(at({ mode: 'replay', baseURL: 'http://127.0.0.1:8000/v1', model: 'm' }), true);
 });

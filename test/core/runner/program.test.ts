@@ -4,11 +4,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseArt } from '../../../core/art/parse';
-import { scanProgram } from '../../../core/runner/artScan';
-import { ArtProtocol } from '../../../core/runner/artProtocol';
-import { appendDemonstrationEdit, demonstrationText } from '../../../core/runner/demonstration';
-import { buildArtPrompt, taskHeader, taskOf } from '../../../core/runner/prompt';
-import { selectDemonstrations } from '../../../core/runner/selection';
+import { scanProgram } from '../../../core/protocols/artScan';
+import { ArtProtocol } from '../../../core/protocols/artProtocol';
+import { appendDemonstrationEdit, demonstrationText } from '../../../core/prompt/demonstration';
+import { buildArtPrompt, taskHeader, taskOf } from '../../../core/prompt/prompt';
+import { selectDemonstrations } from '../../../core/prompt/selection';
 import { fixturePath, fakeTool } from './helpers';
 
 const tools = {

@@ -7,14 +7,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArt } from '../../../core/art/parse';
-import { createArtRunner } from '../../../core/runner/create';
-import { promptOfRun } from '../../../core/runner/launch';
-import { buildArtPrompt } from '../../../core/runner/prompt';
-import { describeWhy, formatPromptReport, PROMPT_MARKER, promptReportFromTrace } from '../../../core/runner/promptReport';
-import { selectDemonstrations } from '../../../core/runner/selection';
-import { chooseDemonstrations } from '../../../core/runner/taskSelection';
-import { MemoryTrace, parseTrace } from '../../../core/runner/trace';
-import { traceRecordProblem } from '../../../core/runner/traceSchema';
+import { createArtRunner } from '../../../core/engine/create';
+import { promptOfRun } from '../../../core/launch/promptOfRun';
+import { buildArtPrompt } from '../../../core/prompt/prompt';
+import { describeWhy, formatPromptReport, PROMPT_MARKER, promptReportFromTrace } from '../../../core/prompt/promptReport';
+import { selectDemonstrations } from '../../../core/prompt/selection';
+import { chooseDemonstrations } from '../../../core/prompt/taskSelection';
+import { MemoryTrace, parseTrace } from '../../../core/trace/trace';
+import { traceRecordProblem } from '../../../core/trace/schema';
 import { DUCKS, fakeTool, fixturePath, runWithoutPauses } from './helpers';
 
 const LIB = `Preamble.
@@ -171,7 +171,7 @@ describe('the prompt report', () => {
 
   test("a trace: the prompt and reasons it recorded, and what the model wrote; the same as the run's", async () => {
     const trace = join(work, 'ducks.jsonl');
-    const { prepareRun } = await import('../../../core/runner/launch');
+    const { prepareRun } = await import('../../../core/launch/launch');
     const run = await prepareRun({
       program: fixturePath('programs/arithmetic.art'),
       task: DUCKS,

@@ -1,12 +1,12 @@
-// Self-consistency in core (core/runner/samples.ts): the samples' traces, their states read from the runners, the
+// Self-consistency in core (core/sampling/samples.ts): the samples' traces, their states read from the runners, the
 // vote over the finished ones, and the vote record written into every sample's trace.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareSamples, recordVote, sampleStates, sampleTracePath, tally } from '../../../core/runner/samples';
-import { parseTrace } from '../../../core/runner/trace';
+import { prepareSamples, recordVote, sampleStates, sampleTracePath, tally } from '../../../core/sampling/samples';
+import { parseTrace } from '../../../core/trace/trace';
 import { DUCKS, fixturePath, runWithoutPauses } from './helpers';
 
 describe('self-consistency samples', () => {

@@ -5,8 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseArt } from '../../../core/art/parse';
-import { ArtScanner, scanProgram } from '../../../core/runner/artScan';
-import { ArtProtocol } from '../../../core/runner/artProtocol';
+import { ArtScanner, scanProgram } from '../../../core/protocols/artScan';
+import { ArtProtocol } from '../../../core/protocols/artProtocol';
 import { prng } from '../../support/random';
 
 const HEADER = 'Description: (Sums) Add numbers.\nInput: 2 + 2\nQ1:';

@@ -1,4 +1,4 @@
-// Best-first search over steps (core/runner/search.ts) against the scripted OpenAI-compatible server, which gives
+// Best-first search over steps (core/sampling/search.ts) against the scripted OpenAI-compatible server, which gives
 // every token of a script the log-probability set for it: the search follows the lower average NLL, spends exactly
 // its budget (counted at the server), and writes the tree it explored as a run with branches that `art diff` reads.
 import { after, before, describe, test } from 'node:test';
@@ -7,13 +7,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpenAIModel } from '../../../core/model/openai';
-import { ContinuationScript } from '../../../core/model/script';
-import { createArtRunner } from '../../../core/runner/create';
-import { diffRuns, runView } from '../../../core/runner/diff';
-import { listRuns, readRecords } from '../../../core/runner/history';
-import { BudgetedModel, StepSearch, exploredLeaves, pathTo, writeSearchTraces } from '../../../core/runner/search';
-import { MemoryTrace, mainLine } from '../../../core/runner/trace';
-import type { ToolLookup } from '../../../core/runner/types';
+import { ContinuationScript } from '../../../core/replay/script';
+import { createArtRunner } from '../../../core/engine/create';
+import { diffRuns, runView } from '../../../core/replay/diff';
+import { listRuns, readRecords } from '../../../core/trace/history';
+import { BudgetedModel, StepSearch, exploredLeaves, pathTo, writeSearchTraces } from '../../../core/sampling/search';
+import { MemoryTrace, mainLine } from '../../../core/trace/trace';
+import type { ToolLookup } from '../../../core/engine/types';
 import type { Tool } from '../../../core/tools/types';
 import { ScriptedServer } from '../../support/scriptedServer';
 import { countingLibrary } from './helpers';

@@ -3,14 +3,18 @@
 // first changed request; alternatives at a step are ranked by the endpoint's logprobs and one is continued with.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CachedModel } from '../../../core/model/cache';
+import { CachedModel } from '../../../core/replay/cache';
 import { OpenAIModel } from '../../../core/model/openai';
-import { ReplayModel } from '../../../core/model/replay';
-import { ContinuationScript } from '../../../core/model/script';
-import { createArtRunner } from '../../../core/runner/create';
-import { MemoryTrace, cacheEntries, mainLine } from '../../../core/runner/trace';
-import { rankAlternatives, type Runner } from '../../../core/runner/runner';
-import type { PauseInfo, RunnerOptions, ToolLookup, TraceRecord } from '../../../core/runner/types';
+import { ReplayModel } from '../../../core/replay/programReplay';
+import { ContinuationScript } from '../../../core/replay/script';
+import { createArtRunner } from '../../../core/engine/create';
+import { MemoryTrace, mainLine } from '../../../core/trace/trace';
+import { cacheEntries } from '../../../core/replay/cache';
+import type { Runner } from '../../../core/engine/runner';
+import { rankAlternatives } from '../../../core/engine/alternatives';
+import type { PauseInfo, ToolLookup } from '../../../core/engine/types';
+import type { TraceRecord } from '../../../core/trace/schema';
+import type { RunnerOptions } from '../../../core/engine/runnerOptions';
 import type { Tool } from '../../../core/tools/types';
 import { prng } from '../../support/random';
 import { ScriptedServer } from '../../support/scriptedServer';

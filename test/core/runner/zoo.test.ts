@@ -8,13 +8,14 @@ import assert from 'node:assert/strict';
 import { parseArt } from '../../../core/art/parse';
 import { checkArt } from '../../../core/art/check';
 import { OpenAIModel } from '../../../core/model/openai';
-import { createArtRunner } from '../../../core/runner';
-import type { Runner } from '../../../core/runner/runner';
-import type { RunResult, TraceRecord } from '../../../core/runner/types';
+import { createArtRunner } from '../../../core/engine/create';
+import type { Runner } from '../../../core/engine/runner';
+import type { RunResult } from '../../../core/engine/types';
+import type { TraceRecord } from '../../../core/trace/schema';
 import { createToolRegistry } from '../../../core/tools/registry';
 import { REFUSAL, THOUGHT, ZOO_ANSWER, ZOO_LIBRARY, ZOO_PROGRAM, ZOO_WIDE_ANSWER, ZooServer, type Habit } from '../../support/modelZoo';
 import type { ReplyRepair } from '../../../core/model/chatReply';
-import { StreamedText } from '../../../core/runner/streamedText';
+import { StreamedText } from '../../../core/common/streamedText';
 
 const servers: ZooServer[] = [];
 after(() => Promise.all(servers.map(s => s.close())));

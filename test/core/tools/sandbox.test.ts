@@ -2,7 +2,7 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,7 +129,7 @@ describe('python sandbox', () => {
 });
 
 // Issue 8, items 1-4. Each test runs at the detected level (bubblewrap here: scripts/setup.sh installs it) and,
-// where the machine offers it, at the `unshare` fallback too, and asserts what the README's table says of each.
+// where the machine offers it, at the `unshare` fallback too, and asserts what docs/security.md's table says of each.
 describe('python sandbox isolation', () => {
   const levels = async (): Promise<IsolationLevel[]> => {
     const best = await detectIsolation();
@@ -142,27 +142,43 @@ describe('python sandbox isolation', () => {
     if (process.platform === 'linux' && existsSync('/usr/bin/bwrap')) assert.equal(level, 'bwrap');
   });
 
-  test('a secret file outside the scratch folder cannot be read under bubblewrap (readable under unshare)', async t => {
+  // Issue 20 item 2: the unshare fallback isolates files as bubblewrap does (it read $HOME and wrote where the user can).
+  test('the code can read no file outside its root and write nowhere but its scratch space', async t => {
     const home = mkdtempSync(join(tmpdir(), 'art-test-home-'));
     const secret = join(home, 'credentials');
     writeFileSync(secret, 'aws_secret_access_key = hunter2\n');
+    const targets = [join(home, 'written'), join(REPO, 'art-test-written'), '/usr/art-test-written', '/root/art-test-written'];
     try {
-      const code = `try:\n    print(open(${JSON.stringify(secret)}).read())\nexcept OSError as e:\n    print("denied", type(e).__name__)`;
+      const code =
+        `import os\ntry:\n    print(open(${JSON.stringify(secret)}).read().strip())\nexcept OSError as e:\n    print("denied", type(e).__name__)\n` +
+        `for path in ${JSON.stringify(targets)}:\n    try:\n        open(path, "w").write("x")\n        print("wrote", path)\n    except OSError as e:\n        print("denied", e.errno)\n` +
+        'open(os.path.join(os.getcwd(), "scratch.txt"), "w").write("x")\nopen("/dev/shm/x", "w").write("x")\nprint("scratch ok")\n' +
+        'print(sorted(os.listdir("/")))\nprint(os.path.exists("/root"), os.path.exists("/home"), os.path.exists("/work"))\n' +
+        'print([l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapEff", "CapBnd"))])';
       for (const level of await levels()) {
         const r = await runPython({ code, pythonPath: PYTHON, limits: fast, isolation: level });
-        t.diagnostic(`${level}: ${r.stdout.trim()}`);
-        assert.equal(r.status, 'ok');
-        if (level === 'bwrap') assert.equal(r.stdout.trim(), 'denied FileNotFoundError');
-        else assert.match(r.stdout, /hunter2/); // the README says: not isolated at this level
+        t.diagnostic(`${level}: ${r.stdout.trim().replace(/\n/g, ' | ')}`);
+        assert.equal(r.status, 'ok', `${level}: ${r.message ?? ''} ${r.stderr}`);
+        const lines = r.stdout.trim().split('\n');
+        assert.equal(lines[0], 'denied FileNotFoundError', `${level} read the home folder`);
+        for (const [i, path] of targets.entries()) {
+          assert.match(lines[1 + i], /^denied \d+$/, `${level} wrote ${path}`);
+          assert.equal(existsSync(path), false, `${level}: ${path} exists`);
+        }
+        assert.equal(lines[5], 'scratch ok');
+        assert.equal(lines[7], 'False False False');
+        if (level === 'unshare') assert.equal(lines[8], "['0000000000000000', '0000000000000000']"); // no capability left
       }
-      const home2 = await runPython({
-        code: 'import os\nprint(os.listdir("/"))\nprint(os.path.exists("/root"), os.path.exists("/home"), os.path.exists("/work"))',
-        pythonPath: PYTHON,
-        limits: fast,
-      });
-      if (home2.isolation.level === 'bwrap') assert.equal(home2.stdout.trim().split('\n')[1], 'False False False');
+      // Where the fallback cannot build its file system (here: a tmpfs size the kernel refuses), the code is refused.
+      if ((await levels()).includes('unshare')) {
+        const r = await runPython({ code: 'print(1)', pythonPath: PYTHON, limits: { ...fast, tmpfsBytes: -1 }, isolation: 'unshare' });
+        assert.equal(r.status, 'refused');
+        assert.equal(r.stdout, '');
+        assert.match(r.message ?? '', /^was not run: the unshare fallback could not isolate the file system \(.*mount .*\); install bubblewrap/);
+      }
     } finally {
       rmSync(home, { recursive: true, force: true });
+      for (const path of targets) rmSync(path, { force: true });
     }
   });
 
@@ -258,10 +274,50 @@ describe('python sandbox isolation', () => {
     }
   });
 
+  // Issue 20 item 1: memory outside the address space (memfd files, System V segments left unattached) is not
+  // counted by RLIMIT_AS; it must not let a step hold more host memory than its memory limit.
+  test('memfd files and System V segments cannot hold more than the memory limit', async t => {
+    const memfd =
+      'import os\nheld, total = [], 0\ntry:\n    while total < 1024:\n        fd = os.memfd_create("x")\n        held.append(fd)\n' +
+      '        try:\n            for _ in range(16):\n                os.write(fd, b"x" * 2**20)\n                total += 1\n' +
+      '        except OSError as e:\n            if e.errno != 27: raise\n' + // EFBIG: this file is full (RLIMIT_FSIZE), take the next
+      '    print("held", total)\nexcept OSError as e:\n    print("stopped", total, e.errno)';
+    const sysv =
+      'import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.shmat.restype = ctypes.c_void_p\nsegments, total = [], 0\n' +
+      'try:\n    while total < 1024:\n        sid = libc.shmget(0, 64 * 2**20, 0o1600)\n        if sid < 0: raise OSError(ctypes.get_errno(), "shmget")\n' +
+      '        segments.append(sid)\n        at = libc.shmat(sid, None, 0)\n        ctypes.memset(at, 1, 64 * 2**20)\n        libc.shmdt(ctypes.c_void_p(at))\n' +
+      '        total += 64\n    print("held", total)\nexcept OSError as e:\n    print("stopped", total, e.errno)\n' +
+      'for sid in segments:\n    libc.shmctl(sid, 0, None)'; // IPC_RMID: a segment in a shared IPC namespace would outlive the step
+    const limits = { ...fast, memoryBytes: 256 * 1024 * 1024 };
+    for (const level of await levels()) {
+      for (const [what, code] of [
+        ['memfd', memfd],
+        ['shmget', sysv],
+      ]) {
+        const shmemBefore = shmemKb();
+        let peak = shmemBefore;
+        const sampler = setInterval(() => (peak = Math.max(peak, shmemKb())), 20);
+        const r = await runPython({ code, pythonPath: PYTHON, limits, isolation: level }).finally(() => clearInterval(sampler));
+        t.diagnostic(`${level} ${what}: ${r.stdout.trim()} (host Shmem ${Math.round(shmemBefore / 1024)} MB, peak ${Math.round(peak / 1024)} MB)`);
+        const m = /^(held|stopped) (\d+)/.exec(r.stdout.trim());
+        assert.ok(m, `${level} ${what}: ${r.stdout}${r.stderr}`);
+        assert.ok(Number(m[2]) <= 256, `${level} ${what}: ${m[2]} MB held against a limit of 256 MB`);
+      }
+      // What code ordinarily uses still works: a process pool and POSIX shared memory (the bounded /dev/shm).
+      const ordinary = await runPython({
+        code: 'from multiprocessing import Pool, shared_memory\nwith Pool(2) as p:\n    print(p.map(abs, [-1, -2]))\ns = shared_memory.SharedMemory(create=True, size=4096)\ns.close()\ns.unlink()',
+        pythonPath: PYTHON,
+        limits,
+        isolation: level,
+      });
+      assert.equal(ordinary.stdout.trim(), '[1, 2]', `${level}: ${ordinary.stderr}`);
+    }
+  });
+
   test('too many processes are refused (RLIMIT_NPROC; under unshare only when the host is not root)', async t => {
     for (const level of await levels()) {
       if (level === 'unshare' && process.getuid?.() === 0) {
-        t.diagnostic('unshare as root: no process limit (the kernel exempts root; the README says so)');
+        t.diagnostic('unshare as root: no process limit (the kernel exempts root; docs/security.md says so)');
         continue;
       }
       const code =
@@ -291,3 +347,8 @@ describe('python sandbox isolation', () => {
     assert.match(String(allowed.details?.sandbox), /^Python sandbox: no namespace .* Running code anyway/);
   });
 });
+
+/** The host's shared memory (tmpfs, memfd, System V segments) in kB, from /proc/meminfo. */
+function shmemKb(): number {
+  return Number(/^Shmem:\s+(\d+)/m.exec(readFileSync('/proc/meminfo', 'latin1'))?.[1] ?? 0);
+}

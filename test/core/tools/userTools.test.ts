@@ -277,7 +277,9 @@ describe('tool file safety and descriptions (issue 8, item 8; issue 7, item 5)',
         tools: [
           { kind: 'command', name: 'unsafe', command: ['sh', '-c', 'grep {input} notes.txt'] },
           { kind: 'command', name: 'positional', command: ['sh', '-c', 'grep "$1" notes.txt', 'sh', '{input}'] },
-          { kind: 'command', name: 'plain', command: ['grep', '-F', '{input}', 'notes.txt'] },
+          { kind: 'command', name: 'plain', command: ['grep', '-F', '--', '{input}', 'notes.txt'] },
+          { kind: 'command', name: 'last', command: ['grep', '-r', 'notes', '{input}'] },
+          { kind: 'command', name: 'attached', command: ['grep', '--regexp={input}', 'notes.txt'] },
           { kind: 'command', name: 'stdin', command: ['bash', '-c', 'tr a-z A-Z'] },
         ],
       },
@@ -294,6 +296,35 @@ describe('tool file safety and descriptions (issue 8, item 8; issue 7, item 5)',
     const [p] = loaded.problems!;
     assert.equal(p.severity, 'warning');
     assert.equal(text.slice(p.start, p.end).replace(/\s+/g, ''), '["sh","-c","grep{input}notes.txt"]');
+  });
+
+  // Issue 20 item 9: a placeholder before other arguments is read as an option when the model's text starts with "-".
+  test('a placeholder in the middle of a command, with no "--" before it, is warned about at that argument', () => {
+    const text = JSON.stringify(
+      {
+        tools: [
+          { kind: 'command', name: 'sort', command: ['sort', '{input}', 'list.txt'] },
+          { kind: 'command', name: 'prefixed', command: ['cat', '{input}.txt', 'more.txt'] },
+          { kind: 'command', name: 'ended', command: ['sort', '--', '{input}', 'list.txt'] },
+          { kind: 'command', name: 'script', command: ['sh', '-c', 'sort "$1" list.txt', 'sh', '{input}', 'x'] },
+        ],
+      },
+      null,
+      2,
+    );
+    const loaded = parseToolsFile(text, '.art-tools.json');
+    assert.deepEqual(loaded.errors, []);
+    assert.deepEqual(loaded.warnings, [
+      '.art-tools.json: tools[0].command[1]: "{input}" comes before other arguments, so the model\'s text can be read as an option (such as --output=FILE) (fix: put "--" before it, ["sort", "--", "{input}", "list.txt"], make it the last argument, or give the input on standard input)',
+      '.art-tools.json: tools[1].command[1]: "{input}.txt" comes before other arguments, so the model\'s text can be read as an option (such as --output=FILE) (fix: put "--" before it, ["cat", "--", "{input}.txt", "more.txt"], make it the last argument, or give the input on standard input)',
+    ]);
+    assert.deepEqual(
+      loaded.problems!.map(p => [p.severity, text.slice(p.start, p.end)]),
+      [
+        ['warning', '"{input}"'],
+        ['warning', '"{input}.txt"'],
+      ],
+    );
   });
 
   test('an input that starts with "-" comes after "--" in the plain form, not where an inline script reads its arguments', async () => {

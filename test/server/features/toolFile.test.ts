@@ -29,9 +29,16 @@ describe('tool file diagnostics (in-process)', () => {
       ['warning'],
     );
     assert.ok(tools.catalog.has('find'), 'the tool is still usable');
-    writeFileSync(file, JSON.stringify({ tools: [{ kind: 'command', name: 'find', command: ['grep', '-F', '{input}', 'notes.txt'] }] }));
+    writeFileSync(file, JSON.stringify({ tools: [{ kind: 'command', name: 'find', command: ['grep', '-F', '--', '{input}', 'notes.txt'] }] }));
     await tools.reload();
     assert.deepEqual(published.at(-1)?.problems, [], 'the warning is cleared');
+    // A placeholder before other arguments (the model's text read as an option) is a warning on the file too.
+    writeFileSync(file, JSON.stringify({ tools: [{ kind: 'command', name: 'find', command: ['sort', '{input}', 'list.txt'] }] }));
+    await tools.reload();
+    assert.deepEqual(
+      published.at(-1)?.problems.map(p => [p.severity, p.message.split(',')[0]]),
+      [['warning', 'tools[0].command[1]: "{input}" comes before other arguments']],
+    );
     tools.dispose();
   });
 });

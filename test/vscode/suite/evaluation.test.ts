@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'mocha';
 import * as vscode from 'vscode';
 import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, ARITHMETIC_TASK, arithmeticScripts, runsAtServer } from '../../support/arithmeticModel';
 import { ScriptedServer } from '../../support/scriptedServer';
-import { StateRequest } from '../../../client/runner/protocol';
+import { StateRequest } from '../../../client/debugAdapter/protocol';
 import { artStudio, disposeAndStopDebugging, until, workspaceUri } from './helpers';
 
 describe('Evaluate Task and its results view', function () {

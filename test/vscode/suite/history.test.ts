@@ -5,10 +5,10 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'mocha';
 import * as vscode from 'vscode';
-import type { FinishedRun } from '../../../client/runner/streamEditor';
-import type { RunsNode } from '../../../client/runner/runsView';
+import type { FinishedRun } from '../../../client/views/streamEditor';
+import type { RunsNode } from '../../../client/views/runsView';
 import { artStudio, open, until, workspaceUri, writeWorkspaceFile } from './helpers';
-import { ContinuationScript } from '../../../core/model/script';
+import { ContinuationScript } from '../../../core/replay/script';
 import { ScriptedServer } from '../../support/scriptedServer';
 
 const LIBRARY = `Description: (Sports Understanding) Determine whether a sentence relating to sports is plausible.

@@ -1,0 +1,312 @@
+// "ART: Evaluate Task": runs a task library over a dataset (core/evaluation/evaluate.ts, loaded with the runner bundle on
+// first use) with the workspace's settings and stored API key, under a cancellable progress notification that shows
+// the running count and accuracy, then shows the results view: the accuracy per task as a Chart.js chart, the
+// summary and a row per example whose link replays that example's run in the debugger from its trace. The page is
+// dist/evalView.js (client/webview/evalView.ts), the only code that loads Chart.js; a strict CSP with a nonce, no
+// remote resource. Cancelling stops the runs in flight; the same command again resumes from the results file.
+import { readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import * as vscode from 'vscode';
+import { webviewPage } from '../views/webviewPage';
+import type { EvaluationModule } from '../runnerServices';
+import type { EvalResult } from '../../core/evaluation/eval';
+import type { EvalReport } from '../../core/evaluation/report';
+import type { EvaluationEnd } from '../../core/evaluation/evaluate';
+import { RUN_OPTIONS } from '../../core/launch/options';
+import type { ArtSettings } from '../settings';
+import { API_KEY_SECRET } from '../runner/commands';
+import { UNTRUSTED_RUN_MESSAGE } from '../runner/configuration';
+
+export const EVALUATE_COMMAND = 'art.evaluateTask';
+export const RESULTS_VIEW_TYPE = 'art.evalResults';
+/** Examples run at once (and the bound on requests in flight), as `art eval`'s default. */
+const CONCURRENCY = 4;
+
+export interface EvaluationDeps {
+  load(): EvaluationModule;
+  secrets: vscode.SecretStorage;
+  settings: (scope?: vscode.ConfigurationScope) => ArtSettings;
+  log: vscode.LogOutputChannel;
+  extensionUri: vscode.Uri;
+  /** Opens a run in the debugger, replayed from its trace (the Runs view's helper). */
+  replay(trace: string): Thenable<boolean>;
+}
+
+export interface EvaluationOutcome {
+  end: EvaluationEnd;
+  report: EvalReport;
+  panel: vscode.WebviewPanel;
+}
+
+/** What the results page said it drew (for the tests). */
+export interface Drawn {
+  tasks: number;
+  rows: number;
+  chart: boolean;
+}
+
+export class Evaluations implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private report: EvalReport | undefined;
+  private readonly drew = new vscode.EventEmitter<Drawn>();
+  /** Fires each time the results page has drawn a report. */
+  readonly onDidDraw = this.drew.event;
+  lastDrawn: Drawn | undefined;
+  private running = false;
+
+  constructor(private readonly deps: EvaluationDeps) {}
+
+  /** The report shown in the results view, if any. */
+  get shown(): EvalReport | undefined {
+    return this.report;
+  }
+
+  /**
+   * Asks for what is not given (the library: the active `.art` or a pick; the dataset: a pick of the workspace's
+   * `.jsonl`; the task when the examples name none and the library has several), runs the evaluation and shows the
+   * results. `token` cancels as the notification's Cancel does.
+   */
+  async run(
+    library?: vscode.Uri,
+    data?: vscode.Uri,
+    task?: string | number,
+    token?: vscode.CancellationToken,
+  ): Promise<EvaluationOutcome | undefined> {
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showErrorMessage(UNTRUSTED_RUN_MESSAGE);
+      return undefined;
+    }
+    if (this.running) {
+      void vscode.window.showWarningMessage('ART Studio: an evaluation is running: cancel it from its notification first.');
+      return undefined;
+    }
+    library ??= await pickLibrary();
+    if (!library) return undefined;
+    const s = this.deps.settings(library);
+    const options: Record<string, unknown> = { ...s.runOptions };
+    if (!options.model) {
+      const open = 'Open Settings';
+      void vscode.window
+        .showErrorMessage(
+          'ART Studio: an evaluation calls the model: set the model the endpoint serves ("art.model.name") and its base URL ("art.model.baseURL").',
+          open,
+        )
+        .then(c => c === open && vscode.commands.executeCommand('workbench.action.openSettings', 'art.model'));
+      return undefined;
+    }
+    const folder = vscode.workspace.getWorkspaceFolder(library);
+    const root = folder?.uri.fsPath ?? dirname(library.fsPath);
+    const runsFolder = resolve(root, s.runsFolder);
+    data ??= await pickDataset(runsFolder);
+    if (!data) return undefined;
+    const m = this.deps.load();
+    try {
+      if (task === undefined) {
+        const named = m.datasetNamesTasks(data.fsPath);
+        if (named.withoutTask !== undefined) {
+          task = await pickTask(m.libraryTasks(readFileSync(library.fsPath, 'utf8')), library, data, named.withoutTask);
+          if (task === undefined) return undefined;
+        }
+      }
+      if (task !== undefined) options.task = task;
+      options.cwd = root;
+      this.running = true;
+      const name = (u: vscode.Uri) => vscode.workspace.asRelativePath(u);
+      const end = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `ART: evaluating ${basename(library.fsPath)} on ${basename(data.fsPath)}`,
+          cancellable: true,
+        },
+        async (progress, cancel) => {
+          const controller = new AbortController();
+          const stop = () => controller.abort(new Error('cancelled'));
+          const subs = [cancel.onCancellationRequested(stop), ...(token ? [token.onCancellationRequested(stop)] : [])];
+          if (token?.isCancellationRequested) stop();
+          const done: EvalResult[] = [];
+          let total = 0;
+          let step = 0;
+          try {
+            return await m.evaluate({
+              library: library!.fsPath,
+              data: data!.fsPath,
+              options,
+              // An option is named as the person sets it: its setting, else the launch attribute.
+              optionLabel: n => {
+                const key = RUN_OPTIONS[n].setting?.key;
+                return key ? `the setting "art.${key}"` : `"${n}"`;
+              },
+              apiKey: async env => (await this.deps.secrets.get(API_KEY_SECRET)) || process.env[env] || undefined,
+              trusted: vscode.workspace.isTrusted,
+              concurrency: CONCURRENCY,
+              runs: { folder: runsFolder, gitignore: s.runsGitignore },
+              signal: controller.signal,
+              log: line => this.deps.log.info(`evaluation: ${line}`),
+              onStart: st => {
+                done.push(...st.done);
+                total = st.total;
+                step = st.todo.length ? 100 / st.todo.length : 0;
+                this.deps.log.info(`evaluation: ${st.total} examples, ${st.done.length} already in ${st.resultsPath}, ${st.todo.length} to run`);
+                progress.report({ message: m.progressLine(done, total) });
+              },
+              onResult: r => {
+                done.push(r);
+                progress.report({ increment: step, message: m.progressLine(done, total) });
+              },
+            });
+          } finally {
+            for (const d of subs) d.dispose();
+          }
+        },
+      );
+      const report = m.evalReport({
+        results: end.results,
+        resultsPath: end.resultsPath,
+        total: end.total,
+        stopped: end.stopped,
+        names: { library: name(library), data: name(data), results: name(vscode.Uri.file(end.resultsPath)) },
+      });
+      const panel = this.show(report);
+      const line = `${report.summaryLines[0].replace(/\s+/g, ' ')}; results in ${report.results}`;
+      this.deps.log.info(`evaluation ${end.stopped ? 'stopped' : 'done'}: ${line}`);
+      if (end.stopped)
+        void vscode.window.showInformationMessage(
+          `ART Studio: the evaluation stopped with ${end.results.length} of ${end.total} examples done: run "ART: Evaluate Task" again to resume.`,
+        );
+      if (end.rateLimited)
+        this.deps.log.warn(
+          `evaluation: the endpoint rate-limited ${end.rateLimited.count} request(s): the bound went down to ${end.rateLimited.limit}`,
+        );
+      return { end, report, panel };
+    } catch (e) {
+      if (!m.isUserError(e)) throw e;
+      void vscode.window.showErrorMessage(`ART Studio: ${(e as Error).message}`);
+      return undefined;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Shows a report in the results view (one panel, reused). */
+  show(report: EvalReport): vscode.WebviewPanel {
+    this.report = report;
+    const title = `Evaluation: ${basename(report.library)} on ${basename(report.data)}`;
+    if (this.panel) {
+      this.panel.title = title;
+      this.panel.reveal(vscode.ViewColumn.Active);
+      void this.panel.webview.postMessage({ type: 'report', report });
+      return this.panel;
+    }
+    const dist = vscode.Uri.joinPath(this.deps.extensionUri, 'dist');
+    const panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, title, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [dist],
+      retainContextWhenHidden: true,
+    });
+    this.panel = panel;
+    panel.webview.onDidReceiveMessage((msg: { type?: string; id?: string } & Partial<Drawn>) => {
+      if (msg.type === 'ready' && this.report) void panel.webview.postMessage({ type: 'report', report: this.report });
+      else if (msg.type === 'replay' && typeof msg.id === 'string') void this.replay(msg.id);
+      else if (msg.type === 'drawn') {
+        this.lastDrawn = { tasks: Number(msg.tasks), rows: Number(msg.rows), chart: !!msg.chart };
+        this.drew.fire(this.lastDrawn);
+      }
+    });
+    panel.onDidDispose(() => {
+      if (this.panel === panel) this.panel = undefined;
+    });
+    panel.webview.html = this.html(panel.webview, vscode.Uri.joinPath(dist, 'evalView.js'));
+    return panel;
+  }
+
+  /** Replays the run of an example of the report shown in the debugger, from its trace. */
+  async replay(id: string): Promise<boolean> {
+    const trace = this.report?.rows.find(r => r.id === id)?.trace;
+    if (!trace) {
+      void vscode.window.showWarningMessage(`ART Studio: the example ${id} left no trace to replay.`);
+      return false;
+    }
+    return this.deps.replay(trace);
+  }
+
+  private html(webview: vscode.Webview, script: vscode.Uri): string {
+    return webviewPage({
+      style: `body { padding: 8px 16px; color: var(--vscode-foreground); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); }
+h1 { font-size: 1.3em; font-weight: 600; margin: 4px 0; }
+#status { opacity: .8; margin-bottom: 12px; }
+#chart-box { position: relative; height: 260px; max-width: 900px; margin-bottom: 12px; }
+#summary { font-family: var(--vscode-editor-font-family, monospace); white-space: pre; margin-bottom: 16px; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; vertical-align: top; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, rgba(128,128,128,.3)); }
+th { font-weight: 600; }
+td.input { max-width: 460px; }
+td.ok { color: var(--vscode-testing-iconPassed, green); }
+td.wrong { color: var(--vscode-testing-iconFailed, red); }
+td.error, td.none { color: var(--vscode-errorForeground); }
+a { color: var(--vscode-textLink-foreground); }`,
+      body: `<h1 id="title">Evaluation</h1>
+<div id="status"></div>
+<div id="chart-box"><canvas id="chart" role="img" aria-label="Accuracy per task"></canvas></div>
+<div id="summary"></div>
+<table id="examples"><thead><tr><th title="Click to replay the run in the debugger">example</th><th>input</th><th>answer</th><th>target</th><th>exact</th><th>substring</th><th>error</th></tr></thead><tbody></tbody></table>`,
+      script: { src: webview.asWebviewUri(script).toString() },
+      imgSrc: `${webview.cspSource} data:`,
+    });
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    this.drew.dispose();
+  }
+}
+
+async function pickLibrary(): Promise<vscode.Uri | undefined> {
+  const active = vscode.window.activeTextEditor?.document;
+  if (active?.languageId === 'art' && active.uri.scheme === 'file') return active.uri;
+  const files = await vscode.workspace.findFiles('**/*.art', '{**/node_modules/**,**/.art/**}', 500);
+  if (!files.length) {
+    void vscode.window.showWarningMessage('ART Studio: there is no task library (.art) in the workspace to evaluate.');
+    return undefined;
+  }
+  if (files.length === 1) return files[0];
+  const pick = await vscode.window.showQuickPick(
+    files.map(uri => ({ label: vscode.workspace.asRelativePath(uri), uri })),
+    { title: 'Evaluate Task: which task library?', ignoreFocusOut: true },
+  );
+  return pick?.uri;
+}
+
+async function pickDataset(runsFolder: string): Promise<vscode.Uri | undefined> {
+  const files = (await vscode.workspace.findFiles('**/*.jsonl', '{**/node_modules/**,**/.art/**}', 500)).filter(
+    // Results files and run traces are JSONL too, not datasets.
+    u => !u.fsPath.endsWith('.results.jsonl') && !u.fsPath.startsWith(runsFolder),
+  );
+  if (!files.length) {
+    void vscode.window.showWarningMessage(
+      'ART Studio: there is no dataset (.jsonl) in the workspace: write one {"input": ..., "target": ...} object a line (see examples/data/arithmetic.jsonl).',
+    );
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    files.map(uri => ({ label: basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri), uri })),
+    { title: 'Evaluate Task: which dataset (one {"input", "target"} a line)?', matchOnDescription: true, ignoreFocusOut: true },
+  );
+  return pick?.uri;
+}
+
+async function pickTask(tasks: { index: number; title: string }[], library: vscode.Uri, data: vscode.Uri, line: number): Promise<number | undefined> {
+  if (!tasks.length) {
+    void vscode.window.showErrorMessage(`ART Studio: ${vscode.workspace.asRelativePath(library)} has no program to run the examples as.`);
+    return undefined;
+  }
+  if (tasks.length === 1) return tasks[0].index;
+  const pick = await vscode.window.showQuickPick(
+    tasks.map(t => ({ label: t.title, description: `program ${t.index}`, index: t.index })),
+    {
+      title: 'Evaluate Task: run the examples as which task?',
+      placeHolder: `The examples name no task (${basename(data.fsPath)}:${line} has no "description"): its demonstrations and description are used`,
+      ignoreFocusOut: true,
+    },
+  );
+  return pick?.index;
+}

@@ -1,0 +1,125 @@
+// The program a run writes, shown beside the source in a read-only document of its own (scheme `art-run`) that
+// grows as the model writes it (the session's `art/text` events). It is not a file: it is never dirty, never asks
+// to be saved, is not checked (no Problems entries, no status bar counts) and gets no Run/Debug lenses. What each
+// finished run left behind (its program, answer and trace) is kept for "Save as Demonstration" and "Open Trace".
+// Reports of a run ("ART: Show Prompt") open in documents of the same scheme (showText).
+import * as vscode from 'vscode';
+import { DEBUG_TYPE, EndEvent, TextEvent } from '../debugAdapter/protocol';
+
+/** The URI scheme of streamed programs. */
+export const RUN_SCHEME = 'art-run';
+
+interface Stream {
+  run: number;
+  uri: vscode.Uri;
+  text: string;
+  shown: boolean;
+}
+
+export interface FinishedRun extends EndEvent.Body {
+  sessionName: string;
+  /** The streamed document, when one was shown. */
+  uri?: vscode.Uri;
+}
+
+export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentContentProvider {
+  private readonly streams = new Map<string, Stream>();
+  /** Text of every streamed document still open, by URI (a finished run's document stays readable). */
+  private readonly texts = new Map<string, string>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly ended = new vscode.EventEmitter<FinishedRun>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  /** Fires when a run ends (after its last text was applied). */
+  readonly onDidEndRun = this.ended.event;
+  readonly onDidChange = this.changed.event;
+  last: FinishedRun | undefined;
+
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly enabled: () => boolean,
+  ) {
+    this.subscriptions.push(
+      vscode.workspace.registerTextDocumentContentProvider(RUN_SCHEME, this),
+      vscode.debug.onDidReceiveDebugSessionCustomEvent(e => {
+        if (e.session.type !== DEBUG_TYPE) return;
+        if (e.event === TextEvent.event) this.onText(e.session, e.body as TextEvent.Body);
+        else if (e.event === EndEvent.event) this.onEnd(e.session, e.body as EndEvent.Body);
+      }),
+      vscode.debug.onDidTerminateDebugSession(s => {
+        for (const key of [...this.streams.keys()]) if (key === s.id || key.startsWith(`${s.id}#`)) this.streams.delete(key);
+      }),
+      vscode.workspace.onDidCloseTextDocument(d => {
+        if (d.uri.scheme === RUN_SCHEME) this.texts.delete(d.uri.toString());
+      }),
+      this.ended,
+      this.changed,
+    );
+  }
+
+  /**
+   * Shows `text` in a read-only document of this scheme beside the editor (a report such as "ART: Show Prompt"):
+   * not a file, never dirty, not checked. Showing the same name again replaces the text.
+   */
+  async showText(name: string, text: string): Promise<vscode.TextEditor> {
+    const uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${name.replace(/[\\/:*?"<>|]+/g, ' ').trim() || 'report'}.txt` });
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  /** A session's stream, or one sample's of a self-consistency run (each sample's program is a document). */
+  private key(session: vscode.DebugSession, sample: { index: number } | undefined): string {
+    return sample ? `${session.id}#${sample.index}` : session.id;
+  }
+
+  private stream(session: vscode.DebugSession, body: TextEvent.Body): Stream {
+    const key = this.key(session, body.sample);
+    let st = this.streams.get(key);
+    if (!st || st.run !== body.run) {
+      const name = session.name.replace(/[\\/:*?"<>|]+/g, ' ').trim() || 'run';
+      // The extension gives the language: `art-run` (highlighted as ART, not checked); agent and trigger runs are transcripts.
+      const ext = body.kind === 'art' ? 'art-run' : 'txt';
+      const sample = body.sample ? `, sample ${body.sample.index}` : '';
+      const uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${name} (run ${body.run}${sample}).${ext}`, query: session.id });
+      st = { run: body.run, uri, text: '', shown: false };
+      this.streams.set(key, st);
+    }
+    return st;
+  }
+
+  private onText(session: vscode.DebugSession, body: TextEvent.Body): void {
+    const st = this.stream(session, body);
+    st.text = st.text.slice(0, body.from) + body.text;
+    if (st.text.length !== body.length) this.log.warn(`streamed program: expected ${body.length} characters, have ${st.text.length}`);
+    this.texts.set(st.uri.toString(), st.text);
+    if (!st.shown && this.enabled()) {
+      st.shown = true;
+      void vscode.workspace
+        .openTextDocument(st.uri)
+        .then(doc => vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false }))
+        // Opening or showing fails when the editors are closed meanwhile: the run goes on, the log says so.
+        .then(undefined, e => this.log.warn(`streamed program: ${(e as Error).message}`));
+    } else this.changed.fire(st.uri);
+  }
+
+  private onEnd(session: vscode.DebugSession, body: EndEvent.Body): void {
+    const st = this.streams.get(this.key(session, body.sample));
+    const uri = st && st.run === body.run && st.shown ? st.uri : undefined;
+    if (uri) {
+      this.texts.set(uri.toString(), body.text);
+      this.changed.fire(uri);
+    }
+    const finished: FinishedRun = { ...body, sessionName: session.name, uri };
+    this.last = finished;
+    this.ended.fire(finished);
+  }
+
+  dispose(): void {
+    for (const d of this.subscriptions) d.dispose();
+  }
+}

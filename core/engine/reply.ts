@@ -1,0 +1,119 @@
+// One request's reply as the Runner reads it: its text joins the program chunk by chunk and is shown only once the
+// runner has read it (what a stop point or the continuation check cuts off is never shown); its reasoning and the
+// repairs the chat client made to it are kept per request (replies.ts), traced and reported; text that does not
+// continue the program (the protocol's `checkContinuation`) is cut there and ends the run (`malformed`); and after
+// the request, whether it made progress (progress.ts: requests in a row that add nothing end the run).
+import type { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import type { CompletionChunk, Usage } from '../model/types';
+import type { RunProtocol, StreamEndAction } from '../protocols/runProtocol';
+import type { TraceRecord } from '../trace/schema';
+import type { Progress } from './checkpoints';
+import type { RunnerEvents } from './types';
+
+/** What the trace's `completion` record says besides the text. */
+export interface CompletionExtra {
+  finishReason?: string;
+  usage?: Usage;
+  aborted?: boolean;
+  cached?: boolean;
+}
+
+export class Reply {
+  /** Where the request's text starts in the generated text. */
+  readonly start: number;
+  /** Some of the reply came from a recorded run (core/replay/cache.ts). */
+  cached = false;
+  /** How much of the generated text the `text` events have shown. */
+  private shown: number;
+
+  constructor(
+    readonly n: number,
+    private readonly progress: Progress,
+    private readonly protocol: RunProtocol,
+    private readonly events: Pick<EventEmitter<RunnerEvents>, 'emit'>,
+    private readonly trace: (r: TraceRecord) => void,
+  ) {
+    this.start = progress.written.length;
+    this.shown = this.start;
+  }
+
+  /** Reads a chunk: its reasoning and repairs are kept, traced and reported; its text joins the program (not shown yet). */
+  take(chunk: CompletionChunk): string {
+    const { n } = this;
+    if (chunk.cached) this.cached = true;
+    if (chunk.reasoning || chunk.repairs) this.progress.replies.add(n, this.start, chunk.reasoning, chunk.repairs);
+    if (chunk.reasoning) this.events.emit('reasoning', { n, delta: chunk.reasoning });
+    for (const repair of chunk.repairs ?? []) {
+      this.trace({ t: 'repair', at: Date.now(), n, kind: repair.kind, summary: repair.summary, removed: repair.removed });
+      this.events.emit('repair', { n, repair });
+    }
+    if (chunk.text) {
+      this.progress.written += chunk.text;
+      this.trace({ t: 'chunk', at: Date.now(), n, text: chunk.text });
+    }
+    return chunk.text;
+  }
+
+  /**
+   * Where the reply stops continuing the program, if it does before `stopAt` (a stop point cuts first). `final`:
+   * the stream has ended (an unfinished last line is judged too).
+   */
+  problem(final: boolean, stopAt?: { cut: number } | null): { cut: number; message: string } | null {
+    const bad = this.protocol.checkContinuation?.(this.progress.written, this.start, final) ?? null;
+    return bad && (!stopAt || bad.cut < stopAt.cut) ? bad : null;
+  }
+
+  /** The reply does not continue the program from `bad.cut` on: cut there (never shown), and the run ends. */
+  malformed(bad: { cut: number; message: string }, extra: CompletionExtra): StreamEndAction {
+    this.cut(bad.cut, extra);
+    this.show();
+    return { type: 'malformed', cut: bad.cut, message: bad.message };
+  }
+
+  /** Shows (a `text` event) the text read and kept since the last time. */
+  show(): void {
+    const { written } = this.progress;
+    if (written.length > this.shown) this.events.emit('text', { delta: written.slice(this.shown), text: this.protocol.header + written });
+    this.shown = Math.max(this.shown, written.length);
+  }
+
+  /** Ends the request's text at `cut`, dropping what the model wrote past a stop point, and traces the completion. */
+  cut(cut: number, extra: CompletionExtra = {}): void {
+    const p = this.progress;
+    const dropped = p.written.slice(cut);
+    p.lastDropped = dropped;
+    const text = p.written.slice(this.start, Math.max(this.start, cut));
+    p.written = p.written.slice(0, cut);
+    this.shown = Math.min(this.shown, cut);
+    const reasoning = p.replies.reasoningOf(this.n);
+    const cutAt = dropped ? cut : undefined;
+    this.trace({
+      t: 'completion',
+      at: Date.now(),
+      n: this.n,
+      text,
+      ...extra,
+      cut: cutAt,
+      dropped: dropped || undefined,
+      ...(reasoning ? { reasoning } : {}),
+    });
+    if (dropped) this.events.emit('cut', { dropped, at: performance.now() });
+  }
+}
+
+/** What a request added to the generated text (`before` → `after`; all of it where a correction cut below `before`). */
+export function addedSince(before: string, after: string): string {
+  return after.startsWith(before) ? after.slice(before.length) : after;
+}
+
+/** After request `p.requests` (its action taken): why the run ends for want of progress (progress.ts), or null. */
+export function stalled(p: Progress, action: StreamEndAction | { type: 'paused' }, added: string): string | null {
+  if (action.type === 'paused') return null;
+  return p.stall.record({
+    n: p.requests,
+    added,
+    correction: action.type === 'correction' ? p.correctionLog.at(-1) : undefined,
+    repairs: p.replies.repairsOf(p.requests),
+  });
+}

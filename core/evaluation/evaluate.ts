@@ -1,0 +1,240 @@
+// An evaluation of a task library over a dataset, as the shells start it (`art eval`, "ART: Evaluate Task"): reads
+// the dataset and the results already in the results file, opens one run session (options, tools, the endpoint),
+// chooses the demonstrations (once for `best-cluster`, per example otherwise) and runs the examples left through
+// runEval under one request limiter (halved on a 429). Each example's run writes its trace into the run history (a
+// runs folder, core/trace/history.ts) with its summary, and its result names that trace; an example the stop cut
+// short leaves neither a result nor a trace, so running the same evaluation again redoes exactly the unfinished ones.
+import { appendFileSync, existsSync } from 'node:fs';
+import { basename, dirname, extname, join, relative } from 'node:path';
+import { programTitle, type ArtDocument } from '../art/ast';
+import { parseArt } from '../art/parse';
+import { readTextFile, TextFileError } from '../common/textFile';
+import { RequestLimiter } from '../model/limiter';
+import { createArtRunner } from '../engine/create';
+import { EvalDataError, readDataset, readResults, runEval, type EvalExample, type EvalResult, type EvalRun } from './eval';
+import { deleteRun, newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
+import { LaunchError } from '../launch/options';
+import { pickProgram } from '../launch/pick';
+import { openSession, type RunSession } from '../launch/session';
+import { HEADLESS, parseRunOptions, type RunOptionName, type RunOptions } from '../launch/options';
+import { taskOf } from '../prompt/prompt';
+import type { TaskSpec } from '../prompt/selection';
+import { bestCluster, chooseDemonstrations, folderLibraries, type LibraryFile } from '../prompt/taskSelection';
+import { TraceWriter } from '../trace/trace';
+
+export { EvalDataError, LaunchError };
+
+/** The results file of an evaluation when none is given: `DATA.LIBRARY.results.jsonl` beside the data. */
+export function defaultResultsPath(dataPath: string, libraryPath: string): string {
+  return join(dirname(dataPath), `${basename(dataPath, extname(dataPath))}.${basename(libraryPath, extname(libraryPath))}.results.jsonl`);
+}
+
+/** The tasks of a library an evaluation can run its examples as: the programs (not the template), by index and title. */
+export function libraryTasks(doc: ArtDocument): { index: number; title: string }[] {
+  return doc.programs.flatMap((p, index) => (p.template ? [] : [{ index, title: programTitle(p, index) }]));
+}
+
+/** The first example that names no task of its own (no `description`): then the evaluation needs a task of the library. */
+export function exampleWithoutTask(examples: EvalExample[]): EvalExample | undefined {
+  return examples.find(e => e.description === undefined);
+}
+
+export interface EvaluationStart {
+  /** Examples in the dataset, those already in the results file, and those to run now. */
+  total: number;
+  done: EvalResult[];
+  todo: EvalExample[];
+  resultsPath: string;
+  concurrency: number;
+  samples: number;
+  select: RunOptions['select'];
+}
+
+export interface EvaluationConfig {
+  /** The task library (.art) and the dataset (JSONL), absolute paths. */
+  library: string;
+  data: string;
+  /** The results file (appended to, resumed from); default defaultResultsPath. */
+  out?: string;
+  /** The run options as given (the CLI's flags, the workspace's settings); `program` and `mode` are set here. */
+  options: Record<string, unknown>;
+  /** How a run option is named in an error (a flag, a setting); default the launch configuration's name. */
+  optionLabel?: (name: RunOptionName) => string;
+  /** The key, read by the shell given the environment variable the options name (VS Code: its secret storage first). Never traced. */
+  apiKey?(apiKeyEnv: string): string | undefined | Promise<string | undefined>;
+  /** Whether anything may run (the workspace trust). */
+  trusted: boolean;
+  /** Examples run at once, and the bound on requests in flight. */
+  concurrency: number;
+  /** `best-cluster`: the labelled examples each file is tried on. Default 3. */
+  selectExamples?: number;
+  /** The run history each example's trace and summary go into; none: no traces. */
+  runs?: { folder: string; gitignore: boolean };
+  signal?: AbortSignal;
+  log(line: string): void;
+  /** Once the data, the results so far and the session are ready, before the first example runs. */
+  onStart?(start: EvaluationStart): void;
+  /** Each example finished, once appended to the results file. */
+  onResult?(result: EvalResult): void;
+}
+
+export interface EvaluationEnd {
+  /** Every result of the dataset's examples done so far, in the dataset's order. */
+  results: EvalResult[];
+  total: number;
+  resultsPath: string;
+  stopped: boolean;
+  /** 429s the endpoint answered, and the bound on requests in flight they left. */
+  rateLimited: { count: number; limit: number } | null;
+}
+
+/** Runs an evaluation; throws EvalDataError (the data or library cannot be read) or LaunchError (the options, the session). */
+export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
+  const resultsPath = c.out ?? defaultResultsPath(c.data, c.library);
+  let examples: EvalExample[];
+  let doc: ArtDocument;
+  try {
+    examples = readDataset(c.data);
+    doc = parseArt(readTextFile(c.library));
+  } catch (e) {
+    if (e instanceof TextFileError) throw new EvalDataError(`${c.library}: ${e.message}`);
+    throw e;
+  }
+  const raw: Record<string, unknown> = { ...c.options, program: c.library, mode: 'generate' };
+  const o = parseRunOptions(raw, c.optionLabel);
+  let base: TaskSpec | undefined;
+  let baseTitle: string | undefined;
+  if (o.task !== undefined) {
+    const index = pickProgram(doc, o.task);
+    base = taskOf(doc, index);
+    baseTitle = base.taskName ?? programTitle(doc.programs[index], index);
+  }
+  const missing = exampleWithoutTask(examples);
+  if (!base && missing)
+    throw new LaunchError(
+      `${c.data}:${missing.line}: the example has no "description": give one per example, or ${c.optionLabel?.('task') ?? 'task'} to use a task of the library`,
+    );
+  const apiKey = (await c.apiKey?.(o.apiKeyEnv)) || undefined;
+  const session: RunSession = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log });
+  try {
+    // No endpoint is one error now, not one per example in the results.
+    session.endpointModel();
+    const done = readResults(resultsPath);
+    const todo = examples.filter(e => !done.has(e.id));
+    const results: EvalResult[] = examples.flatMap(e => (done.has(e.id) ? [done.get(e.id)!] : []));
+    const opts = session.options;
+    for (const p of [...session.tools.notes, ...session.tools.problems]) c.log(`tools: ${p}`);
+    c.onStart?.({
+      total: examples.length,
+      done: [...results],
+      todo,
+      resultsPath,
+      concurrency: c.concurrency,
+      samples: opts.samples,
+      select: opts.select,
+    });
+
+    const limiter = new RequestLimiter(c.concurrency);
+    // One client per run (the runner reports its own retries), all under the one limiter.
+    const newModel = () => limiter.wrap(session.endpointModel());
+    let libraries: LibraryFile[] = opts.select === 'same-file' ? [{ path: c.library, doc }] : folderLibraries(c.library, doc);
+    let strategy = opts.select;
+    const taskFor = (ex: { description?: string }): TaskSpec => ({
+      ...base,
+      input: '',
+      ...(ex.description !== undefined ? { description: ex.description, taskName: undefined } : {}),
+    });
+    if (strategy === 'best-cluster' && todo.length) {
+      // Once for the whole evaluation: each file of the folder tried on the first examples.
+      const labelled = examples.slice(0, c.selectExamples ?? 3);
+      c.log(`best-cluster: trying ${libraries.length} library file(s) on the first ${labelled.length} example(s)`);
+      const best = await bestCluster({
+        strategy,
+        libraries,
+        task: taskFor(examples[0] ?? {}),
+        labelled,
+        runnerOptions: session.runnerOptions(newModel()),
+        signal: c.signal,
+        explain: line => c.log(`best-cluster: ${line}`),
+      });
+      c.log(`best-cluster: ${best.path} (${best.correct}/${best.tried})`);
+      libraries = [best];
+      strategy = 'same-file';
+    }
+    const runIds = new Set<string>();
+    if (c.runs) prepareRunsFolder(c.runs.folder, c.runs.gitignore);
+    const program = relative(session.root, c.library) || basename(c.library);
+    const taskLabel = (ex: EvalExample) => ex.description ?? baseTitle;
+    const { stopped } = await runEval({
+      examples: todo,
+      concurrency: c.concurrency,
+      samples: opts.samples,
+      signal: c.signal,
+      taskOf: taskLabel,
+      makeRunner: async (ex, sample): Promise<EvalRun> => {
+        const task = { ...taskFor(ex), input: ex.input };
+        const model = newModel();
+        const demonstrations = await chooseDemonstrations({ strategy, libraries, task, model, signal: c.signal });
+        if (!c.runs)
+          return { runner: createArtRunner({ library: doc, task, demonstrations, inlineTriggers: o.inlineTriggers }, session.runnerOptions(model)) };
+        const folder = c.runs.folder;
+        const id = freshRunId(folder, runIds, c.library, opts.samples > 1 ? `${ex.id}-s${sample + 1}` : ex.id);
+        const path = runFiles(folder, id).trace;
+        let writer: TraceWriter;
+        try {
+          writer = new TraceWriter(path, apiKey ? [apiKey] : []);
+        } catch (e) {
+          throw new LaunchError(`${path}: cannot write the trace: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        }
+        try {
+          const runner = createArtRunner(
+            { library: doc, task, demonstrations, inlineTriggers: o.inlineTriggers },
+            session.runnerOptions(model, writer),
+          );
+          return {
+            runner,
+            trace: relative(dirname(resultsPath), path).split('\\').join('/'),
+            ended: kept => {
+              writer.close();
+              if (!kept) deleteRun(folder, id);
+              else
+                try {
+                  writeSummary(folder, id, { program, task: taskLabel(ex) });
+                } catch (e) {
+                  c.log(`run history: ${path}: ${(e as Error).message}`);
+                }
+            },
+          };
+        } catch (e) {
+          writer.close();
+          deleteRun(folder, id);
+          throw e;
+        }
+      },
+      onResult: r => {
+        appendFileSync(resultsPath, `${JSON.stringify(r)}\n`);
+        results.push(r);
+        c.onResult?.(r);
+      },
+    });
+    const order = new Map(examples.map((e, i) => [e.id, i]));
+    return {
+      results: results.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0)),
+      total: examples.length,
+      resultsPath,
+      stopped,
+      rateLimited: limiter.rateLimited ? { count: limiter.rateLimited, limit: limiter.limit } : null,
+    };
+  } finally {
+    await session.dispose();
+  }
+}
+
+/** A run id for an example's run not yet used in the folder nor by this evaluation (examples start in the same ms). */
+function freshRunId(folder: string, used: Set<string>, library: string, part: string): string {
+  const base = newRunId(library, new Date(), part);
+  let id = base;
+  for (let n = 2; used.has(id) || existsSync(runFiles(folder, id).trace); n++) id = `${base}-${n}`;
+  used.add(id);
+  return id;
+}

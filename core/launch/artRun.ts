@@ -1,0 +1,86 @@
+// A run of an `.art` task library: the program picked, the demonstrations selected (by the run option `select`), the
+// model (the endpoint, or a replay of the program's recorded text that departs from it on the first change).
+import { resolve } from 'node:path';
+import { normalizeName, programTitle, type ArtDocument } from '../art/ast';
+import { parseArt } from '../art/parse';
+import type { ModelClient } from '../model/types';
+import { createArtRunner } from '../engine/create';
+import { libraryAsRun, taskOf } from '../prompt/prompt';
+import { chooseDemonstrations, folderLibraries } from '../prompt/taskSelection';
+import { departOnEdit } from '../replay/departure';
+import { ReplayModel } from '../replay/programReplay';
+import { LaunchError } from './options';
+import { pickProgram } from './pick';
+import { withCache } from './requestCache';
+import { endpointModel, runnerOptions, type Base, type Made } from './session';
+
+export async function makeArtRun(text: string, path: string, b: Base): Promise<Made> {
+  // `%%` reads `%` in a library with a `%s` template (prompt.ts): lines and program indices are unchanged.
+  const doc = libraryAsRun(parseArt(text));
+  const index = pickProgram(doc, b.options.task);
+  const program = doc.programs[index];
+  if (!program.input) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no Input: line to run`);
+  const input = b.options.input?.trim() ? b.options.input : undefined;
+  let replay: ReplayModel | undefined;
+  if (b.options.mode === 'replay') {
+    if (!program.steps.length) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no steps to replay`);
+    // A configured endpoint is where the run goes on once it departs from the recording.
+    const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
+    replay = ReplayModel.fromArtProgram(doc, index, name => b.tools.get(name) !== undefined, { chunkDelayMs: b.options.replayDelayMs, live });
+  }
+  const model = withCache(b, () => replay ?? endpointModel(b));
+  const demonstrations = await selectForRun(doc, path, index, input, model, b);
+  const runner = createArtRunner(
+    { library: doc, program: index, task: input !== undefined ? { input } : undefined, demonstrations, inlineTriggers: b.options.inlineTriggers },
+    runnerOptions(b, model),
+  );
+  if (replay) {
+    // Step k of a replay of the file's own program is its Qk: a tool whose output now differs ends the recording.
+    const own = input === undefined || input.trim() === program.input.text.trim();
+    departOnEdit(runner, replay, b.config.log, own ? call => program.steps.find(s => s.number === call.step)?.answer?.text : undefined);
+  }
+  return {
+    runner,
+    unit: index,
+    title: programTitle(program, index),
+    ownProgram: b.options.mode === 'replay' && (input === undefined || input.trim() === program.input.text.trim()),
+    model,
+  };
+}
+
+/**
+ * The demonstrations by the run option `select` (`same-file`: every program of the file but the one run). The folder's
+ * other .art files are the candidates of the other strategies; `best-cluster` tries each on the programs of the file
+ * with the run program's task name (their inputs and answers), the run program left out.
+ */
+async function selectForRun(doc: ArtDocument, path: string, index: number, input: string | undefined, model: ModelClient, b: Base) {
+  const strategy = b.options.select;
+  if (strategy === 'same-file')
+    return chooseDemonstrations({ strategy, libraries: [{ path: resolve(path), doc }], task: { input: '' }, exclude: [index] });
+  if (b.options.mode === 'replay' && (strategy === 'llm' || strategy === 'best-cluster'))
+    throw new LaunchError(`select "${strategy}" asks the model: run in generate mode (replay mode has no model to ask)`);
+  const task = { ...taskOf(doc, index), ...(input !== undefined ? { input } : {}) };
+  const program = doc.programs[index];
+  const name = normalizeName(program.description?.taskName ?? '');
+  const labelled = doc.programs
+    .filter((p, i) => i !== index && name && normalizeName(p.description?.taskName ?? '') === name && p.input && p.ans)
+    .map(p => ({ input: p.input!.text, target: p.ans!.text }));
+  if (strategy === 'best-cluster' && !labelled.length)
+    throw new LaunchError(
+      `select "best-cluster" needs labelled examples: the file has no other program of the task "${program.description?.taskName ?? programTitle(program, index)}" (art eval --select best-cluster uses the dataset's)`,
+    );
+  try {
+    return await chooseDemonstrations({
+      strategy,
+      libraries: folderLibraries(path, doc),
+      task,
+      model,
+      labelled,
+      runnerOptions: { ...runnerOptions({ ...b, trace: undefined }, model), log: undefined },
+      exclude: [index],
+      explain: line => b.config.log?.(`select ${strategy}: ${line}`),
+    });
+  } catch (e) {
+    throw new LaunchError(`select "${strategy}": ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,93 @@
+// From a launch configuration to a ready Runner: reads the file (`.art` task library, `.agent` spec, MultiTool-CoT
+// prompt, or a `.jsonl` trace to replay), opens the session (session.ts) and the trace, and hands the file to the
+// builder of its language (artRun.ts, agentRun.ts, cotRun.ts, traceRun.ts). Shared by the shells that run programs:
+// the debug adapter, `art run` and `art eval`. Every failure is a LaunchError with one line that says what to fix.
+import { extname, isAbsolute, resolve } from 'node:path';
+import { readTextFile, TextFileError } from '../common/textFile';
+import { CachedModel } from '../replay/cache';
+import type { TraceSink } from '../trace/schema';
+import { MemoryTrace, TraceWriter } from '../trace/trace';
+import { makeAgentRun } from './agentRun';
+import { makeArtRun } from './artRun';
+import { COT_EXTENSION, languageOf as fileLanguage } from '../common/language';
+import { makeCotRun } from './cotRun';
+import { LaunchError } from './options';
+import { cacheRecords } from './requestCache';
+import { openSession, type Base, type PreparedRun, type RunConfig, type RunLanguage } from './session';
+import { makeTraceRun } from './traceRun';
+
+/** Prepares one run of `config`: a LaunchError when it cannot. */
+export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
+  const session = await openSession(config);
+  const o = session.options;
+  const { root, tools } = session;
+  const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
+  const path = at(o.program);
+  let text: string;
+  let language: RunLanguage;
+  try {
+    text = config.text ?? readProgram(path);
+    language = languageOf(path);
+  } catch (e) {
+    await session.dispose();
+    throw e;
+  }
+  const mode = o.mode;
+  // Reranking scores passages with the model's log-probabilities; the replay model has none.
+  if (o.rerank && mode === 'replay' && language !== 'trace')
+    config.log?.('search reranking is unavailable in replay mode (the recorded text has no log-probabilities): search keeps the BM25 order');
+
+  let writer: TraceWriter | undefined;
+  const tracePath = o.trace ? at(o.trace) : undefined;
+  const dispose = async () => {
+    writer?.close();
+    await session.dispose();
+  };
+  try {
+    if (tracePath) {
+      try {
+        writer = new TraceWriter(tracePath, config.apiKey ? [config.apiKey] : []);
+      } catch (e) {
+        throw new LaunchError(`${tracePath}: cannot write the trace: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+    }
+    const memory = new MemoryTrace();
+    const trace: TraceSink = { write: r => (writer?.write(r), memory.write(r)) };
+    const cached = cacheRecords(config, o, at);
+    const base: Base = { tools, trace, config, options: o, root, cached };
+    const made =
+      language === 'art'
+        ? await makeArtRun(text, path, base)
+        : language === 'agent'
+          ? makeAgentRun(text, path, base)
+          : language === 'multitool'
+            ? makeCotRun(text, path, base)
+            : makeTraceRun(text, path, base);
+    const cache = made.model instanceof CachedModel ? made.model : undefined;
+    return { ...made, language, path, text, toolProblems: [...tools.notes, ...tools.problems], tracePath, records: memory.records, cache, dispose };
+  } catch (e) {
+    await dispose();
+    if (e instanceof LaunchError) throw e;
+    throw new LaunchError((e as Error).message);
+  }
+}
+
+/** The language of a file, by its name. */
+export function languageOf(path: string): RunLanguage {
+  const language = fileLanguage(path);
+  if (language) return language;
+  const ext = extname(path).toLowerCase();
+  throw new LaunchError(
+    `${path}: cannot run a '${ext || 'file without extension'}' file: give a task library (.art), an agent spec (.agent), a MultiTool-CoT prompt (${COT_EXTENSION}) or a run trace (.jsonl)`,
+  );
+}
+
+/** A program file's text (a LaunchError naming the file when it cannot be read). */
+export function readProgram(path: string): string {
+  try {
+    return readTextFile(path);
+  } catch (e) {
+    if (!(e instanceof TextFileError)) throw e;
+    throw new LaunchError(`${path}: ${e.message}${e.kind === 'directory' ? ', not a program file' : ''}`);
+  }
+}

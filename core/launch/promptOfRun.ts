@@ -1,0 +1,47 @@
+// The prompt a run sends, without running it: "ART: Show Prompt" and `art prompt`. A trace gives the prompt it recorded.
+import { resolve } from 'node:path';
+import { promptReportFromTrace, type PromptReport } from '../prompt/promptReport';
+import { parseTrace } from '../trace/trace';
+import { languageOf, prepareRun, readProgram } from './launch';
+import { LaunchError } from './options';
+import type { PreparedRun, RunConfig } from './session';
+
+/** The prompt of a prepared run (what its first request sends), its demonstrations and why each was chosen. */
+export function promptReportOf(run: PreparedRun, sample?: { index: number; of: number }): PromptReport {
+  const r = run.runner;
+  const generated = r.text.slice(r.protocol.header.length);
+  return {
+    kind: r.protocol.kind,
+    title: run.language === 'trace' ? undefined : run.title,
+    program: run.path,
+    model: run.model.id,
+    prompt: r.protocol.prompt,
+    header: r.protocol.header,
+    demonstrations: r.protocol.demonstrations,
+    generated: generated || undefined,
+    sample,
+  };
+}
+
+/**
+ * The prompt a run of `config` would send, without running it: the run is prepared (the task picked, the
+ * demonstrations selected, as a run selects them) and disposed of. A trace (.jsonl) gives the prompt it recorded.
+ */
+export async function promptOfRun(config: RunConfig): Promise<PromptReport> {
+  const program = resolve(config.cwd ?? process.cwd(), String(config.program ?? ''));
+  if (config.program && languageOf(program) === 'trace') {
+    const { records, errors } = parseTrace(config.text ?? readProgram(program));
+    if (errors.length) throw new LaunchError(`${program}:${errors[0].line}: ${errors[0].message}`);
+    try {
+      return promptReportFromTrace(records, program);
+    } catch (e) {
+      throw new LaunchError(`${program}: ${(e as Error).message}`);
+    }
+  }
+  const run = await prepareRun({ ...config, trace: undefined, stopOnEntry: false });
+  try {
+    return promptReportOf(run);
+  } finally {
+    await run.dispose();
+  }
+}

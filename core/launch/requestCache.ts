@@ -1,0 +1,36 @@
+// The request cache of a run: the records it is answered from first (the `from` trace, limited by `until`, or a
+// restart's previous run) and the model that answers identical requests from them (core/replay/cache.ts).
+import { readTextFile } from '../common/textFile';
+import type { ModelClient } from '../model/types';
+import { cacheEntries, CachedModel } from '../replay/cache';
+import type { TraceRecord } from '../trace/schema';
+import { parseTrace } from '../trace/trace';
+import { LaunchError, type RunOptions } from './options';
+import type { Base, RunConfig } from './session';
+
+export /** The records a run is answered from first: the `from` trace (limited by `until`), else a restart's previous run. */
+function cacheRecords(config: RunConfig, o: RunOptions, at: (p: string) => string): TraceRecord[] | undefined {
+  if (o.until !== undefined && !o.from) throw new LaunchError('until needs from: the trace (.jsonl) to take the steps before it from');
+  if (!o.from) return config.cache;
+  const file = at(o.from);
+  let text: string;
+  try {
+    text = readTextFile(file);
+  } catch (e) {
+    throw new LaunchError(`${file}: cannot read the trace to re-run from: ${(e as Error).message}`);
+  }
+  const { records, errors } = parseTrace(text);
+  if (errors.length) throw new LaunchError(`${file}:${errors[0].line}: ${errors[0].message} (give a trace written by an earlier run as from)`);
+  if (!records.some(r => r.t === 'run')) throw new LaunchError(`${file}: not a run trace (it has no "run" record)`);
+  return records;
+}
+
+export /** The model, answered first from the recorded completions when there are any. */
+function withCache(b: Base, make: () => ModelClient): ModelClient {
+  // Re-running from a trace needs no endpoint until a request is not in it.
+  if (!b.cached) return make();
+  const model = b.options.baseURL || b.options.mode === 'replay' ? make() : undefined;
+  const entries = cacheEntries(b.cached, b.options.from ? b.options.until : undefined);
+  const run = b.cached.find(r => r.t === 'run');
+  return new CachedModel(model, entries, { honoursStop: run?.t === 'run' ? run.honoursStop : undefined });
+}

@@ -1,0 +1,177 @@
+// What every run of one configuration shares (a session: the validated options, the tool library, the model and
+// the runner options), and what a prepared run is. The key itself comes from the caller (apiKey.ts) and is never
+// traced. Every failure is a LaunchError with one line that says what to fix.
+import { isAbsolute, resolve } from 'node:path';
+import type { FileLanguage } from '../common/language';
+import type { CachedModel } from '../replay/cache';
+import { OpenAIModel } from '../model/openai';
+import type { ModelClient } from '../model/types';
+import { Constrainer } from '../protocols/constraints';
+import type { Runner } from '../engine/runner';
+import type { RunnerOptions } from '../engine/runnerOptions';
+import type { TraceRecord, TraceSink } from '../trace/schema';
+import { toolTimeoutProblem } from '../tools/common';
+import { createToolRegistry, type ToolRegistry } from '../tools/registry';
+import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
+
+/** The pauses, breakpoints and log only the shells set pass straight through to the runner. */
+type PassedRunnerOptions = Pick<RunnerOptions, 'pauseAfterTool' | 'pauseOnToolError' | 'breakpoints' | 'log' | 'sample'>;
+
+/**
+ * What a run needs: the declared run options (core/launch/options.ts: `program`, `mode`, `rerank`, ...; relative
+ * paths resolve against `cwd`, default the current directory), validated here, plus what only the caller knows.
+ */
+export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
+  PassedRunnerOptions & {
+    /** The file's text when the caller has it (an editor's unsaved buffer); read from disk otherwise. */
+    text?: string;
+    /** The key itself: the caller reads it from SecretStorage or an environment variable. Never traced. */
+    apiKey?: string;
+    /** Whether anything may run (the workspace trust). */
+    trusted: boolean;
+    /** Records of an earlier run whose completions answer identical requests (a restart: the previous run's). */
+    cache?: TraceRecord[];
+    /** Wraps the model the runner (and its LLM-backed tools) asks, e.g. to count calls against a search's budget. */
+    wrapModel?: (model: ModelClient) => ModelClient;
+  };
+
+export type RunLanguage = FileLanguage;
+
+export interface PreparedRun {
+  runner: Runner;
+  language: RunLanguage;
+  /** Absolute path of the file run. */
+  path: string;
+  text: string;
+  /** The program (ART) or agent index in the file; 0 for a MultiTool-CoT prompt; -1 for a trace. */
+  unit: number;
+  title: string;
+  /** ART: the run replays the file's own program, so step k of the run is the source program's `Qk:`. */
+  ownProgram: boolean;
+  model: ModelClient;
+  /**
+   * First the Python sandbox's isolation level and what it does not isolate, then the problems of the tool file and
+   * MCP servers (the run goes on without those tools). Shown as the run's first lines.
+   */
+  toolProblems: readonly string[];
+  tracePath?: string;
+  /** The run's trace records as written (also when no trace file was asked for): what a restart re-uses. */
+  records: TraceRecord[];
+  /** The recorded completions the run is answered from first (`from`, or a restart's previous run), if any. */
+  cache?: CachedModel;
+  /** Closes the trace and stops MCP servers. */
+  dispose(): Promise<void>;
+}
+
+const UNTRUSTED = 'this workspace is not trusted: nothing runs in Restricted Mode (trust the workspace to run programs)';
+
+/**
+ * What every run of one configuration shares: the validated options, the tool library and how to make the model and
+ * the runner options. `art eval` runs many programs over one session; prepareRun makes one run of it.
+ */
+export interface RunSession {
+  options: RunOptions;
+  /** The folder relative paths resolve against. */
+  root: string;
+  tools: ToolRegistry;
+  /** The endpoint's model (a LaunchError when baseURL or model is missing). */
+  endpointModel(): ModelClient;
+  /** The runner's options for one run with `model`, writing to `trace`. */
+  runnerOptions(model: ModelClient, trace?: TraceSink): RunnerOptions;
+  /** Stops MCP servers. */
+  dispose(): Promise<void>;
+}
+
+/** Validates the configuration and loads the tools. */
+export async function openSession(config: RunConfig): Promise<RunSession> {
+  if (!config.trusted) throw new LaunchError(UNTRUSTED);
+  const o = parseRunOptions(config);
+  const root = resolve(o.cwd ?? process.cwd());
+  const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
+  // Checked here, where the timeout enters the runner, whatever the caller validated: past 2^31-1 ms, setTimeout
+  // would fire at once and every tool would time out.
+  const timeoutProblem = o.toolTimeoutMs === undefined ? undefined : toolTimeoutProblem(o.toolTimeoutMs);
+  if (timeoutProblem) throw new LaunchError(`toolTimeoutMs: ${timeoutProblem}`);
+  let tools: ToolRegistry;
+  try {
+    tools = await createToolRegistry({
+      workspaceRoot: root,
+      trusted: true,
+      toolsFile: o.tools ? at(o.tools) : undefined,
+      pythonPath: o.pythonPath,
+      pythonLimits: {
+        timeoutMs: o.pythonTimeoutMs,
+        memoryBytes: o.pythonMemoryMb * 2 ** 20,
+        cpuSeconds: o.pythonCpuSeconds,
+        maxOutputBytes: o.pythonMaxOutputBytes,
+        maxFileBytes: o.pythonMaxFileBytes,
+      },
+      corpusDir: o.corpus,
+      searchRerank: o.rerank && o.mode === 'generate',
+      allowUnisolatedCode: o.allowUnisolatedCode,
+      wordListPath: o.wordList ? at(o.wordList) : undefined,
+    });
+  } catch (e) {
+    throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);
+  }
+  const base = (trace?: TraceSink): Base => ({ tools, trace, config, options: o, root });
+  let shared: OpenAIModel | undefined;
+  return {
+    options: o,
+    root,
+    tools,
+    // One SDK client for the session's runs (`art eval` makes one model per run): each gets a sibling of the first.
+    endpointModel: () => (shared ??= endpointModel(base())).sibling(),
+    runnerOptions: (model, trace) => runnerOptions(base(trace), model),
+    dispose: () => tools.dispose(),
+  };
+}
+
+/** What the builders of a run (one per language) are given. */
+export interface Base {
+  tools: ToolRegistry;
+  trace: TraceSink | undefined;
+  config: RunConfig;
+  /** The validated options of `config`. */
+  options: RunOptions;
+  root: string;
+  /** Records whose completions answer identical requests first. */
+  cached?: TraceRecord[];
+}
+
+/** What a builder makes; prepareRun adds the rest of the PreparedRun. */
+export type Made = Pick<PreparedRun, 'runner' | 'unit' | 'title' | 'ownProgram' | 'model'>;
+
+/** The runner's options for one run with `model`. */
+export function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
+  const c = b.config;
+  const o = b.options;
+  return {
+    model: c.wrapModel ? c.wrapModel(model) : model,
+    tools: b.tools,
+    temperature: o.temperature,
+    maxTokens: o.maxTokens,
+    pauseBeforeTool: o.pauseBeforeTool,
+    pauseAfterTool: c.pauseAfterTool,
+    pauseOnToolError: c.pauseOnToolError,
+    stopOnEntry: o.stopOnEntry,
+    breakpoints: c.breakpoints,
+    sample: c.sample,
+    toolTimeoutMs: o.toolTimeoutMs,
+    workspaceRoot: b.root,
+    trace: b.trace,
+    log: c.log,
+    constrainer:
+      b.options.mode === 'generate' && b.options.constrain !== 'off'
+        ? new Constrainer({ mode: b.options.constrain, baseURL: b.options.baseURL })
+        : undefined,
+  };
+}
+
+/** The endpoint's model (a LaunchError when baseURL or model is missing). */
+export function endpointModel(b: Base): OpenAIModel {
+  const o = b.options;
+  if (!o.baseURL) throw new LaunchError('no endpoint: give the base URL of an OpenAI-compatible API (baseURL / --base-url), or run in replay mode');
+  if (!o.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');
+  return new OpenAIModel({ baseURL: o.baseURL, model: o.model, apiKey: b.config.apiKey, api: o.api });
+}

@@ -1,0 +1,53 @@
+// A MultiTool-CoT prompt file (`NAME.cot.txt`, Inaba et al. 2023): plain text, a few-shot chain-of-thought prompt
+// whose examples call tools with inline triggers (`12 × 0.75 <<Calculator>> 9`), and one line with `%s` where the
+// question goes (e.g. `Q: %s` then `A:`). The prompt ends where the model starts its chain of thought; the text of
+// the `%s` line before `%s` (`Q:`), written again, ends the run. Its recorded answer (`NAME.answer.txt`) is the
+// question on the first line, then what the model wrote; the word after each trigger (without a closing full stop or comma) is the tool's output, a slot
+// the tool fills again when it is replayed.
+import { ContinuationScript, triggerParts } from '../replay/script';
+import type { MultiToolRunSpec } from '../protocols/multitoolProtocol';
+
+export class CotPromptError extends Error {}
+
+export interface CotPrompt {
+  /** The prompt with the question in place of `%s`, up to where the model starts. */
+  prompt: string;
+  /** The filled `%s` line and what follows it: where a recording starts. */
+  tail: string;
+  spec: MultiToolRunSpec;
+}
+
+/** The prompt file `text` with `question` in its `%s` slot. */
+export function fillCotPrompt(text: string, question: string): CotPrompt {
+  const src = text.replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+  const at = src.indexOf('%s');
+  if (at < 0) throw new CotPromptError('the prompt has no `%s` line where the question goes: end it with e.g. `Q: %s` and `A:`');
+  if (src.indexOf('%s', at + 2) >= 0) throw new CotPromptError('the prompt has more than one `%s`: keep one, where the question goes');
+  const lineStart = src.lastIndexOf('\n', at) + 1;
+  const lead = src.slice(lineStart, at).trim();
+  const q = question.replace(/\s+/g, ' ').trim();
+  const prompt = src.slice(0, at) + q + src.slice(at + 2);
+  return {
+    prompt,
+    tail: prompt.slice(lineStart),
+    spec: { prompt, endMarkers: lead ? [`\n${lead}`] : [] },
+  };
+}
+
+/** A recorded answer: the question (first line) and the model's continuation as a replay script. */
+export function cotRecording(answer: string, prompt: (question: string) => CotPrompt): { question: string; script: ContinuationScript } {
+  const text = answer.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '');
+  const nl = text.indexOf('\n');
+  const question = (nl < 0 ? text : text.slice(0, nl)).trim();
+  const body = nl < 0 ? '' : text.slice(nl + 1).trim();
+  if (!question) throw new CotPromptError('the first line must be the question the recorded answer answers');
+  if (!body) throw new CotPromptError("the recorded answer is empty: write the model's chain of thought after the question's line");
+  const parts = triggerParts(` ${body}`);
+  return {
+    question,
+    script: new ContinuationScript(
+      prompt(question).tail,
+      parts.filter(p => p.kind === 'slot' || p.text.length > 0),
+    ),
+  };
+}

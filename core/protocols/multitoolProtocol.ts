@@ -1,0 +1,175 @@
+// MultiTool-CoT (Inaba et al. 2023): an inline trigger `<<Tool>>` anywhere in the generated text calls the tool;
+// the text before the trigger on its line is the input (when an earlier trigger sits on the same line, from the
+// sentence after it) and the output is written right after the trigger. With
+// stop sequences the request ends at `>>` (the trigger's close) and the runner writes `>>` itself; without them the
+// stream is cut before `>>`. A trigger that names no tool is left to the model. The recognition below (triggers,
+// their input, the output written after them) is also what an ART run uses inside the answers the model writes
+// (the run option inlineTriggers, see artProtocol.ts).
+import { triggerConstraint, type Constraint } from './constraints';
+import type { Boundary, DetectedCall, Detection, RunProtocol, StreamEndAction } from './runProtocol';
+import type { StepView, ToolLookup } from '../engine/types';
+
+export interface MultiToolRunSpec {
+  /** The few-shot prompt and the question, ending where the model starts its chain of thought. */
+  prompt: string;
+  /** Texts that end the run when the model writes them (e.g. `\nQ:` before another question). Default none. */
+  endMarkers?: string[];
+}
+
+const TRIGGER = /<<([^<>\n]{1,64})>>/g;
+const OPEN_TRIGGER = /<<([^<>\n]{1,64})$/;
+
+/** The end of a trigger: the stop sequence that ends a request there, and what the runner writes itself. */
+export const TRIGGER_END = '>>';
+
+/** A trigger `<<name>>` (closed) or `<<name` (open: the text ends there, cut by the stop sequence `>>`). */
+export interface Trigger {
+  /** Offset of `<<`. */
+  at: number;
+  name: string;
+  closed: boolean;
+}
+
+/** The closed triggers in `text` from `from` to `to`, in order (`<<name>>` wholly inside the range). */
+export function findTriggers(text: string, from = 0, to = text.length): Trigger[] {
+  const out: Trigger[] = [];
+  const part = text.slice(from, to);
+  for (const m of part.matchAll(TRIGGER)) out.push({ at: from + m.index!, name: m[1], closed: true });
+  return out;
+}
+
+/** The trigger `text` ends in before its `>>` (`... 3 * 4 <<Calculator`), starting at or after `from`; else null. */
+export function openTrigger(text: string, from = 0): Trigger | null {
+  const m = OPEN_TRIGGER.exec(text.slice(from));
+  return m ? { at: from + m.index, name: m[1], closed: false } : null;
+}
+
+/**
+ * The boundary of the trigger `t` (the stop point is before its `>>`): a call when its name is a tool. The input is
+ * the text before it on its line, from `floor` on (where the line's own text starts, e.g. after `#2:`).
+ */
+export function triggerBoundary(written: string, t: Trigger, where: { key: string; step: number; floor?: number }, tools: ToolLookup): Boundary {
+  const cut = t.at + 2 + t.name.length; // before `>>`
+  const b: Boundary = { type: 'boundary', key: where.key, cut, step: where.step, label: `<<${t.name}>>` };
+  const tool = t.name.trim();
+  if (tools.get(tool)) {
+    const input = triggerInput(written, t.at, where.floor);
+    b.call = { tool, input: written.slice(input.start, input.end), inputSpan: input, step: where.step };
+  }
+  return b;
+}
+
+/** What the runner writes after a trigger's call: `>> output`, or `>>` alone so the model writes the output. */
+export function triggerOutput(output: string | null): string {
+  if (output === null) return TRIGGER_END;
+  return `${TRIGGER_END} ${output.trim()}`;
+}
+
+export class MultiToolProtocol implements RunProtocol {
+  readonly kind = 'multitool' as const;
+  readonly prompt: string;
+  readonly header = '';
+  private readonly endMarkers: string[];
+  readonly traceConfig: Record<string, unknown>;
+
+  constructor(
+    spec: MultiToolRunSpec,
+    private readonly tools: ToolLookup,
+  ) {
+    this.prompt = spec.prompt;
+    this.endMarkers = (spec.endMarkers ?? []).filter(m => m);
+    this.traceConfig = { endMarkers: this.endMarkers };
+  }
+
+  stops(): string[] {
+    return [TRIGGER_END, ...this.endMarkers].slice(0, 4);
+  }
+
+  /** Text up to the next trigger (or the end); none while a trigger is open. */
+  constraint(written: string): Constraint | null {
+    return OPEN_TRIGGER.test(written) ? null : triggerConstraint();
+  }
+
+  detect(written: string): Detection[] {
+    const out: Detection[] = findTriggers(written).map((t, i) => this.boundary(written, t, i + 1));
+    const end = this.endAt(written);
+    if (end !== null) return [...out.filter(d => d.cut <= end), { type: 'end', key: 'end', cut: end }];
+    return out;
+  }
+
+  atStreamEnd(written: string, finishReason: string | undefined, stopsSent: boolean): StreamEndAction {
+    if (finishReason === 'length') return { type: 'continue', append: '' };
+    const open = openTrigger(written);
+    if (stopsSent && finishReason === 'stop' && open) return this.boundary(written, open, findTriggers(written).length + 1);
+    return { type: 'end', key: 'end', cut: written.length };
+  }
+
+  resumeAfter(): string {
+    return TRIGGER_END;
+  }
+
+  appendOutput(_written: string, _call: DetectedCall, output: string | null): string {
+    return triggerOutput(output);
+  }
+
+  steps(written: string): StepView[] {
+    return [...written.matchAll(TRIGGER)].map((m, i) => {
+      const after = m.index! + m[0].length;
+      const lineEnd = written.indexOf('\n', after);
+      const input = triggerInput(written, m.index!);
+      return {
+        index: i + 1,
+        number: i + 1,
+        label: `<<${m[1]}>>`,
+        name: m[1].trim(),
+        text: written.slice(input.start, input.end),
+        answer: written.slice(after, lineEnd < 0 ? written.length : lineEnd).trim(),
+        tool: this.tools.get(m[1].trim()) !== undefined,
+        span: { start: input.start, end: lineEnd < 0 ? written.length : lineEnd },
+      };
+    });
+  }
+
+  answer(written: string): string | null {
+    const lines = written
+      .split('\n')
+      .map(l => l.trim())
+      .filter(Boolean);
+    return lines.length ? lines[lines.length - 1] : null;
+  }
+
+  private boundary(written: string, t: Trigger, n: number): Boundary {
+    return triggerBoundary(written, t, { key: `t${t.at}`, step: n }, this.tools);
+  }
+
+  private endAt(written: string): number | null {
+    let first: number | null = null;
+    for (const m of this.endMarkers) {
+      const i = written.indexOf(m);
+      if (i >= 0 && (first === null || i < first)) first = i;
+    }
+    return first;
+  }
+}
+
+/**
+ * Where the input of the trigger at `at` lies: the text before it on its line; when an earlier trigger sits on the
+ * same line, from the first sentence after that trigger's output. Trimmed.
+ */
+export function triggerInput(written: string, at: number, floor = 0): { start: number; end: number } {
+  let start = Math.max(floor, written.lastIndexOf('\n', at - 1) + 1);
+  const prev = written.lastIndexOf('>>', at - 1);
+  if (prev >= start) {
+    start = prev + 2;
+    const sentence = /[.!?;]\s+/g;
+    let m: RegExpExecArray | null;
+    let from = start;
+    sentence.lastIndex = start;
+    while ((m = sentence.exec(written)) && m.index < at) from = m.index + m[0].length;
+    start = from;
+  }
+  let end = at;
+  while (start < end && /\s/.test(written[start])) start++;
+  while (end > start && /\s/.test(written[end - 1])) end--;
+  return { start, end };
+}

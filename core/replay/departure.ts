@@ -1,0 +1,64 @@
+// Departure from a recording: a replay follows what was recorded until the run changes (an edit, or a tool that now
+// gives another output), then goes on live with the endpoint (or stops), and rejoins the recording when the run goes
+// back before the change.
+import type { Runner } from '../engine/runner';
+import type { ToolCall } from '../engine/types';
+import { foldWhitespace, quoteShort } from '../common/text';
+import type { ReplayModel } from './programReplay';
+
+/**
+ * A replay follows its recording only while the run is what was recorded: the first change (an output set by hand,
+ * an edited input, a skipped tool, or a tool that now gives another output than the recording has, because the code
+ * or the tool changed) ends that, and the log and the trace say where the run went on live, or why it cannot go on.
+ * Going back to the pause of that change or before it (step back, reverse continue, restart frame) undoes it: the run
+ * follows the recording again; going back to a pause after it keeps the run live. `recorded` gives the recorded
+ * output of a call, when the recording has one to compare with.
+ */
+export function departOnEdit(
+  runner: Runner,
+  model: ReplayModel,
+  log: ((line: string) => void) | undefined,
+  recorded?: (call: ToolCall) => string | undefined,
+): void {
+  /** The checkpoint of the pause the departing change was made at. */
+  let departedAt = -1;
+  const depart = (why: string, call: ToolCall) => {
+    model.depart(why);
+    departedAt = runner.checkpointList().at(-1)?.index ?? 0;
+    const live = model.live;
+    runner.writeTrace({ t: 'live', at: Date.now(), callId: call.id, why, model: live?.id ?? '' });
+    log?.(
+      live
+        ? `The run departs from its recording here (${why}): from the next request on, ${live.id} writes the rest live.`
+        : `The run departs from its recording here (${why}): replay mode has no model to go on with, so the run stops at the next request (set a model endpoint to go on live).`,
+    );
+  };
+  runner.on('edit', ({ what, call }) => {
+    if (model.departed !== null) return;
+    const at = runner.protocol.kind === 'art' ? `#${call.step}` : `[${call.tool}]`;
+    depart(
+      what === 'output'
+        ? `${at}'s output was set by hand`
+        : what === 'input'
+          ? `the input of [${call.tool}] was edited`
+          : `[${call.tool}] was skipped`,
+      call,
+    );
+  });
+  if (recorded)
+    runner.on('toolDone', ({ call }) => {
+      // An output set by hand is an edit (above); a failed tool's output is the model's to write, here the recording's.
+      if (model.departed !== null || call.inline || call.override !== undefined || call.skipped || call.error !== undefined) return;
+      const was = recorded(call);
+      if (was === undefined || call.output === undefined || foldWhitespace(was) === foldWhitespace(call.output)) return;
+      const shown = (t: string) => quoteShort(foldWhitespace(t), 60);
+      depart(`#${call.step} [${call.tool}] now gives ${shown(call.output)} where the recording has ${shown(was)}`, call);
+    });
+  runner.on('rewound', ({ checkpoint }) => {
+    const why = model.departed;
+    if (why === null || checkpoint > departedAt) return;
+    model.rejoin();
+    runner.writeTrace({ t: 'rejoin', at: Date.now(), why: `back before the change (${why})` });
+    log?.(`Back before the change that left the recording (${why}): the run follows its recording again (no model requests).`);
+  });
+}

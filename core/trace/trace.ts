@@ -1,0 +1,94 @@
+// The run trace: one JSON object per line (JSONL) for every prompt, completion chunk, cut, tool call (input,
+// output, override, error, duration), monitor correction, pause, edit, retry and token count: the writer and the
+// reader (core/replay/traceReplay.ts runs a trace again). No keys are ever given to the runner, and the writer
+// scrubs any secret it is told of as a second guard.
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { traceRecordProblem, type TraceRecord, type TraceSink } from './schema';
+import { readJsonLines } from '../common/jsonLines';
+
+/** Appends records to a JSONL file as they happen (synchronously, so a crash loses nothing written before it). */
+export class TraceWriter implements TraceSink {
+  private fd: number | null;
+
+  constructor(
+    readonly path: string,
+    private readonly secrets: string[] = [],
+  ) {
+    this.fd = openSync(path, 'w');
+  }
+
+  write(record: TraceRecord): void {
+    if (this.fd === null) return;
+    let line = JSON.stringify(record);
+    for (const s of this.secrets) if (s && s.length >= 4) line = line.split(s).join('***');
+    writeSync(this.fd, `${line}\n`);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/** Keeps the records in memory (tests, the debug adapter's trace view). */
+export class MemoryTrace implements TraceSink {
+  readonly records: TraceRecord[] = [];
+  write(record: TraceRecord): void {
+    this.records.push(structuredClone(record));
+  }
+  toJSONL(): string {
+    return this.records.map(r => `${JSON.stringify(r)}\n`).join('');
+  }
+}
+
+export interface ParsedTrace {
+  records: TraceRecord[];
+  /** Lines that are not trace records (1-based line numbers). */
+  errors: { line: number; message: string }[];
+}
+
+export function parseTrace(text: string): ParsedTrace {
+  const { values, errors } = readJsonLines<TraceRecord>(text, traceRecordProblem);
+  return { records: values, errors };
+}
+
+export function readTraceFile(path: string): ParsedTrace {
+  return parseTrace(readFileSync(path, 'utf8'));
+}
+
+/** One request of a recorded run, as the trace has it. */
+export interface RecordedRequest {
+  n: number;
+  prompt: string;
+  stop: string[];
+  chunks: string[];
+  finishReason?: string;
+}
+
+/**
+ * The run as it finally went: the records without the futures it left (each `branch` record names the records it
+ * left, `from` to `to` - 1) and without the branch records. A trace with no branch is its own main line.
+ */
+export function mainLine(records: TraceRecord[]): TraceRecord[] {
+  const left = new Set<number>();
+  records.forEach((r, i) => {
+    if (r.t !== 'branch') return;
+    left.add(i);
+    if (r.from !== undefined && r.to !== undefined) for (let j = r.from; j < r.to; j++) left.add(j);
+  });
+  return left.size ? records.filter((_, i) => !left.has(i)) : records;
+}
+
+/** The requests of the run's main line (see mainLine), in order. */
+export function recordedRequests(records: TraceRecord[]): RecordedRequest[] {
+  const byN = new Map<number, RecordedRequest>();
+  for (const r of mainLine(records)) {
+    if (r.t === 'request') byN.set(r.n, { n: r.n, prompt: r.prompt, stop: r.stop, chunks: [] });
+    else if (r.t === 'chunk') byN.get(r.n)?.chunks.push(r.text);
+    else if (r.t === 'completion' && r.finishReason !== undefined) {
+      const q = byN.get(r.n);
+      if (q) q.finishReason = r.finishReason;
+    }
+  }
+  return [...byN.values()].sort((a, b) => a.n - b.n);
+}

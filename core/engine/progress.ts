@@ -4,6 +4,7 @@
 // ends (reason `no-progress`) with what the last of them did. Any request that makes progress starts the count
 // again. `maxRequests` stays the outer bound.
 import type { ReplyRepair } from '../model/chatReply';
+import { plural } from '../common/counts';
 
 /** Requests in a row without progress after which a run ends. */
 export const DEFAULT_NO_PROGRESS_LIMIT = 3;
@@ -40,7 +41,7 @@ export class ProgressBudget {
     }
     this.streak++;
     if (this.streak < this.limit) return null;
-    return `no progress in ${this.streak} requests in a row (the last, request ${o.n}: ${why})`;
+    return `no progress in ${plural(this.streak, 'request')} in a row (the last, request ${o.n}: ${why})`;
   }
 
   /** Starts over (the run went back to an earlier pause). */

@@ -10,6 +10,7 @@ import { SELECT_STRATEGIES } from '../prompt/selection';
 import { DEFAULT_WORD_LIST } from '../tools/lookup';
 import { TOOLS_FILE_NAME } from '../tools/toolsFile';
 import { DEFAULT_MAX_TOKENS } from '../model/types';
+import { DEFAULT_NO_PROGRESS_LIMIT } from '../engine/progress';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
 import { withoutUndefined } from '../common/text';
 
@@ -141,6 +142,11 @@ export const RUN_OPTIONS = {
       default: DEFAULT_MAX_TOKENS,
       description: 'Maximum tokens the model may generate per request.',
     },
+  }),
+  noProgressLimit: option(count(1).default(DEFAULT_NO_PROGRESS_LIMIT), {
+    description:
+      'Requests in a row that add nothing to the program (an empty reply, only a restatement of the text so far, the same text or monitor correction as the request before) after which the run ends (no-progress).',
+    cli: { flag: 'no-progress-limit', arg: 'N' },
   }),
   tools: option(path(), {
     description: `The workspace tool file (default: ${TOOLS_FILE_NAME} when present).`,

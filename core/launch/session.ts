@@ -151,6 +151,7 @@ export function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
     tools: b.tools,
     temperature: o.temperature,
     maxTokens: o.maxTokens,
+    noProgressLimit: o.noProgressLimit,
     pauseBeforeTool: o.pauseBeforeTool,
     pauseAfterTool: c.pauseAfterTool,
     pauseOnToolError: c.pauseOnToolError,

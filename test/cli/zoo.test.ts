@@ -31,7 +31,10 @@ function art(args: string[]): Promise<{ code: number | null; stdout: string; std
 const servers: ZooServer[] = [];
 after(() => Promise.all(servers.map(s => s.close())));
 
-async function run(habit: Habit): Promise<{ code: number | null; stdout: string; stderr: string; server: ZooServer; trace: string }> {
+async function run(
+  habit: Habit,
+  extra: string[] = [],
+): Promise<{ code: number | null; stdout: string; stderr: string; server: ZooServer; trace: string }> {
   const server = await new ZooServer(habit).start();
   servers.push(server);
   const trace = join(work, `${habit}.jsonl`);
@@ -48,6 +51,7 @@ async function run(habit: Habit): Promise<{ code: number | null; stdout: string;
     'chat',
     '--trace',
     trace,
+    ...extra,
   ]);
   return { ...r, server, trace };
 }
@@ -109,6 +113,24 @@ describe('art run --api chat against the model zoo', () => {
     );
     assert.doesNotMatch(r.stdout, /\n#\n/, 'nothing written for the empty replies');
     assert.match(readFileSync(r.trace, 'utf8'), /"t":"end"[^\n]*"reason":"no-progress"/);
+  });
+
+  test('--no-progress-limit 1: the first request that adds nothing ends the run, two requests before the default would', async () => {
+    const byDefault = await run('empty');
+    const r = await run('empty', ['--no-progress-limit', '1']);
+    assert.equal(r.code, 1);
+    assert.equal(r.server.requests.length, byDefault.server.requests.length - 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /^art run: the run ended \(no-progress\): no progress in 1 request in a row \(the last, request \d+: its reply added nothing\)/m,
+    );
+  });
+
+  test('--no-progress-limit 0 is refused in one line naming the flag', async () => {
+    const r = await art(['run', LIBRARY, '--no-progress-limit', '0']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--no-progress-limit/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   });
 
   test('same-again: the same reply after the tool output is refused where a step was expected, exit 1', async () => {

@@ -14,6 +14,7 @@ import { parseArt } from '../art/parse';
 import { OpenAIModel } from '../model/openai';
 import { ReplayModel } from '../model/replay';
 import type { ModelClient } from '../model/types';
+import type { RetryPolicy } from '../model/retry';
 import { toolTimeoutProblem } from '../tools/common';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import { answerBeside, COT_EXTENSION, existing, isCotPrompt, preambleBeside, transcriptBeside } from './companions';
@@ -51,6 +52,8 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
     cache?: TraceRecord[];
     /** Wraps the model the runner (and its LLM-backed tools) asks, e.g. to count calls against a search's budget. */
     wrapModel?: (model: ModelClient) => ModelClient;
+    /** How long the endpoint's client waits before retrying (default DEFAULT_RETRY, core/model/retry.ts). */
+    retry?: Partial<RetryPolicy>;
   };
 
 export type RunLanguage = 'art' | 'agent' | 'multitool' | 'trace';
@@ -269,7 +272,7 @@ function endpointModel(b: Base): OpenAIModel {
   const o = b.options;
   if (!o.baseURL) throw new LaunchError('no endpoint: give the base URL of an OpenAI-compatible API (baseURL / --base-url), or run in replay mode');
   if (!o.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');
-  return new OpenAIModel({ baseURL: o.baseURL, model: o.model, apiKey: b.config.apiKey, api: o.api });
+  return new OpenAIModel({ baseURL: o.baseURL, model: o.model, apiKey: b.config.apiKey, api: o.api, retry: b.config.retry });
 }
 
 async function makeArtRun(text: string, path: string, b: Base): Promise<Made> {

@@ -42,6 +42,8 @@ export interface EvalIo {
   isTTY?: boolean;
   stream?: NodeJS.WritableStream;
   env?: NodeJS.ProcessEnv;
+  /** The current directory: LIBRARY, --data, --out, --runs and the default --cwd start there (default: the process's). */
+  cwd?: string;
 }
 
 export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
@@ -61,10 +63,11 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   }
   if (positionals.length !== 1) throw new CliError(`art eval: give exactly one task library (.art)\n${evalUsage()}`);
   if (typeof values.data !== 'string') throw new CliError('art eval: give the dataset: --data DATA.jsonl');
-  const libraryPath = resolve(positionals[0]);
+  const here = io.cwd ?? process.cwd();
+  const libraryPath = resolve(here, positionals[0]);
   if (extname(libraryPath).toLowerCase() !== '.art') throw new CliError(`art eval: ${libraryPath}: give a task library (.art)`);
-  const dataPath = resolve(values.data);
-  const outPath = resolve(typeof values.out === 'string' ? values.out : defaultResultsPath(dataPath, libraryPath));
+  const dataPath = resolve(here, values.data);
+  const outPath = resolve(here, typeof values.out === 'string' ? values.out : defaultResultsPath(dataPath, libraryPath));
   const concurrency = positiveInt(values.concurrency, 4, '--concurrency');
   const selectExamples = positiveInt(values['select-examples'], 3, '--select-examples');
   const progress = values.progress ?? ((io.isTTY ?? process.stdout.isTTY) ? 'bar' : 'lines');
@@ -83,13 +86,13 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
           library: libraryPath,
           data: dataPath,
           out: outPath,
-          options: given,
+          options: { ...given, cwd: resolve(here, String(given.cwd ?? '.')) },
           optionLabel: cliLabel('LIBRARY'),
           apiKey: name => env[name] || undefined,
           trusted: true,
           concurrency,
           selectExamples,
-          runs: { folder: resolve(typeof values.runs === 'string' ? values.runs : DEFAULT_RUNS_FOLDER), gitignore: true },
+          runs: { folder: resolve(here, typeof values.runs === 'string' ? values.runs : DEFAULT_RUNS_FOLDER), gitignore: true },
           signal: controller.signal,
           log: line => io.err(`[art] ${line}`),
           onStart: s => {

@@ -6,6 +6,7 @@ import { constrainCommand } from './constrain';
 import { CliError, isCliError } from './files';
 import { monitorCommand } from './monitor';
 import { parseTree } from './parseTree';
+import type { RetryPolicy } from '../model/retry';
 
 const USAGE = `usage: art <command> [options]
 
@@ -31,11 +32,34 @@ commands:
 Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.
 art run replays the recorded program unless a model endpoint is given (--base-url and --model) or --mode generate.`;
 
-type Out = { out: (s: string) => void; err: (s: string) => void; write?: (s: string) => void };
+/**
+ * What a command sees of the world: its output, and (for the commands that run programs) its input, environment,
+ * folder and the model client's retry timing. Left out, each is the process's own; the tests run the CLI in-process
+ * through it (test/support/cli.ts).
+ */
+export interface CliIo {
+  /** One line to standard output. */
+  out: (s: string) => void;
+  /** One line to standard error. */
+  err: (s: string) => void;
+  /** Text to standard output as it is (no line break added). */
+  write?: (s: string) => void;
+  /** Where `art run --interactive` reads overrides and writes its prompts. */
+  stdin?: NodeJS.ReadableStream;
+  prompt?: (s: string) => void;
+  env?: NodeJS.ProcessEnv;
+  /** The folder relative paths of run, test, prompt and eval start at (and their default --cwd). */
+  cwd?: string;
+  /** Whether standard output is a terminal (art eval's progress bar), and the stream the bar draws on. */
+  isTTY?: boolean;
+  stream?: NodeJS.WritableStream;
+  /** How long the model client waits before retrying (default DEFAULT_RETRY, core/model/retry.ts). */
+  retry?: Partial<RetryPolicy>;
+}
 
 export async function main(
   argv: string[],
-  io: Out = { out: s => process.stdout.write(s + '\n'), err: s => process.stderr.write(s + '\n') },
+  io: CliIo = { out: s => process.stdout.write(s + '\n'), err: s => process.stderr.write(s + '\n') },
 ): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -93,19 +117,19 @@ export async function main(
         // The runner brings the model client, mathjs, MiniSearch and the MCP SDK: loaded only for `run` (the build
         // makes it a bundle of its own, dist/cli-run.js, so `check` and `parse` do not even compile it).
         const { runCommand } = await import('./commands');
-        return await runCommand(rest, { write: io.write ?? (s => process.stdout.write(s)), err: io.err, stdin: process.stdin });
+        return await runCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)), stdin: io.stdin ?? process.stdin });
       }
       case 'test': {
         const { testCommand } = await import('./commands');
-        return await testCommand(rest, { out: io.out });
+        return await testCommand(rest, io);
       }
       case 'prompt': {
         const { promptCommand } = await import('./commands');
-        return await promptCommand(rest, { out: io.out, err: io.err });
+        return await promptCommand(rest, io);
       }
       case 'eval': {
         const { evalCommand } = await import('./commands');
-        return await evalCommand(rest, { write: io.write ?? (s => process.stdout.write(s)), err: io.err });
+        return await evalCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)) });
       }
       case undefined:
       case 'help':

@@ -28,6 +28,8 @@ export interface PromptIo {
   out: (s: string) => void;
   err: (s: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** The current directory: FILE and the default --cwd start there (default: the process's). */
+  cwd?: string;
 }
 
 export async function promptCommand(argv: string[], io: PromptIo): Promise<number> {
@@ -46,7 +48,8 @@ export async function promptCommand(argv: string[], io: PromptIo): Promise<numbe
     return 0;
   }
   if (positionals.length !== 1) throw new CliError(`art prompt: give exactly one file\n${promptUsage()}`);
-  const raw: Record<string, unknown> = { program: resolve(positionals[0]), ...given };
+  const here = io.cwd ?? process.cwd();
+  const raw: Record<string, unknown> = { ...given, program: resolve(here, positionals[0]), cwd: resolve(here, String(given.cwd ?? '.')) };
   // As `art run`: no endpoint (--base-url and --model) and no mode: replay mode, whose prompt is the same.
   if (raw.mode === undefined && (raw.baseURL === undefined || raw.model === undefined)) raw.mode = 'replay';
   const env = io.env ?? process.env;

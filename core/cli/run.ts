@@ -12,6 +12,7 @@ import { HEADLESS, RUN_OPTIONS, parseRunOptions, type RunOptions } from '../laun
 import { prepareSamples, recordVote, type Tally } from '../sampling/samples';
 import { StreamedText } from '../common/streamedText';
 import type { RunResult, Snapshot, ToolCall } from '../engine/types';
+import type { RetryPolicy } from '../model/retry';
 import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
@@ -50,6 +51,10 @@ export interface RunIo {
   /** Where --interactive writes its prompts (default: standard error). */
   prompt?: (s: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** The current directory: FILE and the default --cwd start there (default: the process's). */
+  cwd?: string;
+  /** How long the model client waits before retrying (default DEFAULT_RETRY, core/model/retry.ts). */
+  retry?: Partial<RetryPolicy>;
 }
 
 export async function runCommand(argv: string[], io: RunIo): Promise<number> {
@@ -68,7 +73,8 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   }
   if (positionals.length !== 1) throw new CliError(`art run: give exactly one file to run\n${runUsage()}`);
   // FILE is relative to the current directory, as in a shell; the other paths to --cwd when given.
-  const raw: Record<string, unknown> = { program: resolve(positionals[0]), ...given };
+  const here = io.cwd ?? process.cwd();
+  const raw: Record<string, unknown> = { ...given, program: resolve(here, positionals[0]), cwd: resolve(here, String(given.cwd ?? '.')) };
   const env = io.env ?? process.env;
   const interactive = !!values.interactive;
   // No mode given and no endpoint to generate with (--base-url and --model): replay, as VS Code does, and say so.
@@ -98,6 +104,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
       ...options,
       apiKey: apiKeyFromEnv(options, env),
       trusted: true,
+      retry: io.retry,
       pauseAfterTool: interactive,
       pauseOnToolError: interactive,
       log: line => io.err(`[art] ${line}`),
@@ -180,7 +187,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
  * --trace, else a new run in .art/runs (VS Code's default runs folder), and the explored nodes beside it.
  */
 async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessEnv, io: RunIo, quiet: boolean): Promise<number> {
-  const root = resolve(options.cwd ?? process.cwd());
+  const root = resolve(options.cwd!);
   let tracePath: string;
   let runsFolder: string | undefined;
   if (options.trace) tracePath = resolve(root, options.trace);
@@ -196,6 +203,7 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
     trace: undefined,
     apiKey,
     trusted: true,
+    retry: io.retry,
     stopOnEntry: true,
     ...HEADLESS,
     wrapModel: m => (budgeted = new BudgetedModel(m, options.budget)),
@@ -246,6 +254,7 @@ async function runSamples(options: RunOptions, samples: number, env: NodeJS.Proc
       ...options,
       apiKey: apiKeyFromEnv(options, env),
       trusted: true,
+      retry: io.retry,
     },
     samples,
   );

@@ -53,6 +53,8 @@ export function testUsage(): string {
 export interface TestIo {
   out: (line: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** The current directory: the libraries and the default --cwd start there (default: the process's). */
+  cwd?: string;
 }
 
 export async function testCommand(argv: string[], io: TestIo): Promise<number> {
@@ -65,15 +67,22 @@ export async function testCommand(argv: string[], io: TestIo): Promise<number> {
   const compare = values.tools ?? 'deterministic';
   if (compare !== 'deterministic' && compare !== 'all') throw new CliError(`art test: --tools is "deterministic" or "all", not "${compare}"`);
   if (!!options.baseURL !== !!options.model) throw new CliError('art test: give both --base-url and --model (the endpoint and the model it serves)');
-  const libraries = positionals.map(path => {
-    if (languageOf(path) !== 'art') throw new CliError(`${path}: art test runs the programs of task libraries (.art), not agent specs`);
+  const here = io.cwd ?? process.cwd();
+  const libraries = positionals.map(given => {
+    if (languageOf(given) !== 'art') throw new CliError(`${given}: art test runs the programs of task libraries (.art), not agent specs`);
+    const path = resolve(here, given);
     return { path, doc: parseArt(readSource(path)) };
   });
   const env = io.env ?? process.env;
   let session: RunSession;
   try {
     // The tools as a run of these options would have them (Python limits, word list, corpus, ...): one session.
-    const raw = { program: resolve(positionals[0]), mode: options.baseURL ? 'generate' : 'replay', ...options };
+    const raw = {
+      program: libraries[0].path,
+      mode: options.baseURL ? 'generate' : 'replay',
+      ...options,
+      cwd: resolve(here, String(options.cwd ?? '.')),
+    };
     const o = parseRunOptions(raw, cliLabel('LIBRARY'));
     session = await openSession({ ...o, apiKey: env[o.apiKeyEnv] || undefined, trusted: true, ...HEADLESS });
   } catch (e) {
@@ -88,7 +97,7 @@ export async function testCommand(argv: string[], io: TestIo): Promise<number> {
   try {
     for (const note of tools.problems) io.out(`note: ${note}`);
     for (const { path, doc } of libraries) {
-      const shown = relative(process.cwd(), path).startsWith('..') ? path : relative(process.cwd(), path);
+      const shown = relative(here, path).startsWith('..') ? path : relative(here, path);
       for (const t of await testLibrary(doc, { tools, compare, toolModel, toolTimeoutMs: timeout })) {
         io.out(`${t.passed ? 'PASS' : 'FAIL'} ${shown}:${t.line + 1} program ${t.index} (${t.title})`);
         if (t.passed) passed++;

@@ -6,6 +6,7 @@ import type { FileLanguage } from '../common/language';
 import type { CachedModel } from '../replay/cache';
 import { OpenAIModel } from '../model/openai';
 import type { ModelClient } from '../model/types';
+import type { RetryPolicy } from '../model/retry';
 import { Constrainer } from '../protocols/constraints';
 import type { Runner } from '../engine/runner';
 import type { RunnerOptions } from '../engine/runnerOptions';
@@ -33,6 +34,8 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
     cache?: TraceRecord[];
     /** Wraps the model the runner (and its LLM-backed tools) asks, e.g. to count calls against a search's budget. */
     wrapModel?: (model: ModelClient) => ModelClient;
+    /** How long the endpoint's client waits before retrying (default DEFAULT_RETRY, core/model/retry.ts). */
+    retry?: Partial<RetryPolicy>;
   };
 
 export type RunLanguage = FileLanguage;
@@ -174,5 +177,5 @@ export function endpointModel(b: Base): OpenAIModel {
   const o = b.options;
   if (!o.baseURL) throw new LaunchError('no endpoint: give the base URL of an OpenAI-compatible API (baseURL / --base-url), or run in replay mode');
   if (!o.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');
-  return new OpenAIModel({ baseURL: o.baseURL, model: o.model, apiKey: b.config.apiKey, api: o.api });
+  return new OpenAIModel({ baseURL: o.baseURL, model: o.model, apiKey: b.config.apiKey, api: o.api, retry: b.config.retry });
 }

@@ -1,22 +1,18 @@
-// `art diff` as users run it (dist/cli.js): two traces of the same program, one with an overridden tool output,
+// `art diff` (in-process, test/support/cli.ts): two traces of the same program, one with an overridden tool output,
 // compared step by step; exit 0; one-line errors for files that are not traces.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseArt } from '../../core/art/parse';
 import { ReplayModel } from '../../core/replay/programReplay';
 import { createArtRunner } from '../../core/engine/create';
 import { MemoryTrace } from '../../core/trace/trace';
 import { fakeTool, fixturePath, withTools } from '../core/runner/helpers';
+import { runCli } from '../support/cli';
 
-const CLI = resolve(__dirname, '../../dist/cli.js');
-const art = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-};
+const art = (...args: string[]) => runCli(args);
 const tmp = mkdtempSync(join(tmpdir(), 'art-cli-diff-'));
 
 /** A trace of the arithmetic fixture's first program, replayed with `code execute` overridden to `output`. */
@@ -46,12 +42,12 @@ describe('art diff', () => {
   test('prints the steps that differ (the overridden output) and the ones that are the same; exit 0', async () => {
     const a = await trace('a.jsonl', null);
     const b = await trace('b.jsonl', '7');
-    const r = art('diff', a, b);
-    assert.equal(r.code, 0, r.err);
-    assert.match(r.out, new RegExp(`^--- ${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(art, `));
-    assert.match(r.out, /^Q1 \[generate python code\]: same$/m);
-    assert.match(r.out, /^Q2 \[code execute\]: differs\n {2}output:\n {2}- 18\n {2}\+ 7$/m);
-    assert.match(art('diff', a, a).out.trim().split('\n').pop()!, /^0 of [1-9]\d* step\(s\) differ; the answers are the same\.$/);
+    const r = await art('diff', a, b);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^--- ${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(art, `));
+    assert.match(r.stdout, /^Q1 \[generate python code\]: same$/m);
+    assert.match(r.stdout, /^Q2 \[code execute\]: differs\n {2}output:\n {2}- 18\n {2}\+ 7$/m);
+    assert.match((await art('diff', a, a)).stdout.trim().split('\n').pop()!, /^0 of [1-9]\d* step\(s\) differ; the answers are the same\.$/);
   });
 
   test('bad files: one line naming the file and the fix, exit 2', async () => {
@@ -66,10 +62,10 @@ describe('art diff', () => {
       [[a, noRun], /^art diff: .*norun\.jsonl: no "run" record: give a run's \.jsonl trace/],
       [[a], /^art diff: give two run traces: art diff TRACE_A TRACE_B\n$/],
     ] as const) {
-      const r = art('diff', ...args);
-      assert.equal(r.code, 2, r.out);
-      assert.match(r.err, pattern);
-      assert.equal(r.err.trim().split('\n').length, 1);
+      const r = await art('diff', ...args);
+      assert.equal(r.code, 2, r.stdout);
+      assert.match(r.stderr, pattern);
+      assert.equal(r.stderr.trim().split('\n').length, 1);
     }
   });
 });

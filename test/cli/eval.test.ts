@@ -1,40 +1,24 @@
-// `art eval` as a user runs it: the built CLI (dist/cli.js) in a child process over examples/data/arithmetic.jsonl
-// and examples/library.art, against the scripted OpenAI-compatible server, whose scripted model uses the
+// `art eval` (in-process, test/support/cli.ts; the stop by SIGINT in a child process, dist/cli.js) over
+// examples/data/arithmetic.jsonl and examples/library.art, against the scripted OpenAI-compatible server, whose scripted model uses the
 // calculator (re-executed for real) and answers one example wrong. Checks the accuracy, the results file, the
 // plain progress lines in a pipe, and that a run stopped half-way resumes without running a finished example again
 // (counted at the server).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { waitFor } from '../support/processes';
 import { ScriptedServer } from '../support/scriptedServer';
+import { runCli, runCliProcess } from '../support/cli';
+import { until } from '../support/until';
 import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts, runsAtServer } from '../support/arithmeticModel';
 
-const CLI = join(__dirname, '../../dist/cli.js');
 const LIBRARY = ARITHMETIC_LIBRARY;
 const DATA = ARITHMETIC_DATA;
 const work = mkdtempSync(join(tmpdir(), 'art-cli-eval-'));
 const examples = arithmeticExamples();
 
-function art(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: work, env: { ...process.env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', d => (stdout += d));
-    child.stderr.on('data', d => (stderr += d));
-    child.on('error', reject);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', code => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    onStart?.(child);
-  });
-}
+const art = (args: string[]) => runCli(args, { cwd: work });
 
 const readLines = (path: string) =>
   existsSync(path)
@@ -47,7 +31,6 @@ const readLines = (path: string) =>
 describe('art eval', () => {
   let server: ScriptedServer;
   before(async () => {
-    assert.ok(existsSync(CLI), 'build first: node scripts/build.mjs (dist/cli.js)');
     server = await new ScriptedServer({ tokenDelayMs: 0 }).start();
     server.setScripts(...arithmeticScripts());
   });
@@ -104,9 +87,13 @@ describe('art eval', () => {
     server.tokenDelayMs = 15; // a few hundred ms per example
     const out = join(work, 'resume.jsonl');
     const runs = join(work, 'runs-resume');
-    const first = await art(['eval', ...base(), '--out', out, '--concurrency', '1', '--runs', runs], child => {
-      void waitFor(() => readLines(out).length >= 2, 30_000).then(() => child.kill('SIGINT'));
+    let stopped: Promise<void> | undefined;
+    const first = await runCliProcess(['eval', ...base(), '--out', out, '--concurrency', '1', '--runs', runs], {
+      cwd: work,
+      onStart: child =>
+        (stopped = until(() => readLines(out).length >= 2, { what: 'two results in the results file' }).then(() => void child.kill('SIGINT'))),
     });
+    await stopped;
     assert.equal(first.code, 130, first.stderr);
     assert.match(first.stderr, /stopped with \d of 6 examples done: run the same command again to resume/);
     const done = readLines(out).map(l => l.id);

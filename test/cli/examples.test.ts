@@ -1,29 +1,15 @@
-// Every shipped example replays to the end with no endpoint, through the built `art run` as a new user runs it
-// (no --mode: with no endpoint given, the CLI replays and says so): each program of examples/library.art, the
+// Every shipped example replays to the end with no endpoint, through `art run` as a new user runs it (in-process,
+// test/support/cli.ts; no --mode: with no endpoint given, the CLI replays and says so): each program of examples/library.art, the
 // agent with the transcript recorded beside it, and the MultiTool-CoT prompt with its recorded answer.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseArt } from '../../core/art/parse';
 import { readFileSync } from 'node:fs';
+import { runCli } from '../support/cli';
 
 const ROOT = resolve(__dirname, '../..');
-const CLI = resolve(ROOT, 'dist/cli.js');
-
-function art(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const env = { ...process.env };
-    delete env.OPENAI_API_KEY;
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', d => (stdout += d));
-    child.stderr.on('data', d => (stderr += d));
-    child.on('error', fail);
-    child.on('close', code => done({ code, stdout, stderr }));
-  });
-}
+const art = (args: string[]) => runCli(args, { cwd: ROOT, env: { OPENAI_API_KEY: undefined } });
 
 const library = parseArt(readFileSync(resolve(ROOT, 'examples/library.art'), 'utf8'));
 const programs = library.programs.flatMap((p, i) => (p.template ? [] : [{ i, name: p.description?.taskName ?? `program ${i}`, ans: p.ans?.text }]));

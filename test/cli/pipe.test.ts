@@ -1,14 +1,13 @@
 // The CLI's output through a pipe: all of it reaches a slow reader (writes to a pipe are asynchronous, and the CLI
 // used to exit before they drained, at 64 KB), and a reader that stops early ends the CLI quietly.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fixturePath } from '../support/fixtures';
-
-const CLI = resolve(__dirname, '../../dist/cli.js');
+import { CLI, spawnCli } from '../support/cli';
 const tmp = mkdtempSync(join(tmpdir(), 'art-pipe-'));
 const big = join(tmp, 'big.art');
 // 2,000 programs with a step out of order each: over 600 KB of --json diagnostics, far over what a pipe holds.
@@ -32,7 +31,8 @@ function direct(args: string[]): { bytes: Buffer; code: number | null } {
 /** Runs the CLI with stdout on a pipe that a slow reader reads. */
 function throughSlowPipe(args: string[], delayMs: number): Promise<{ bytes: Buffer; code: number | null; err: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnCli(args);
+    child.stdin.end();
     const chunks: Buffer[] = [];
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
@@ -65,7 +65,8 @@ describe('art output through a pipe', () => {
   }
 
   test('a reader that closes early (| head -c 1): the CLI ends quietly, no EPIPE stack trace', async () => {
-    const child = spawn(process.execPath, [CLI, 'check', '--json', big], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnCli(['check', '--json', big]);
+    child.stdin.end();
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const first = await new Promise<Buffer>(res => child.stdout.once('data', res));
@@ -80,14 +81,15 @@ describe('art output through a pipe', () => {
     // Paused at its first tool call (--interactive), the reader of stdout goes away; continuing writes the program's
     // next lines into the closed pipe.
     const program = fixturePath('programs/arithmetic.art');
-    const child = spawn(process.execPath, [CLI, 'run', '--interactive', '--mode', 'replay', program], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnCli(['run', '--interactive', '--mode', 'replay', program]);
     let err = '';
     child.stdout.resume();
     child.stderr.on('data', (c: Buffer) => {
       err += c.toString();
       if (/override .*> $/.test(err) && !child.stdout.destroyed) {
+        // Once our end of the pipe is closed, the run goes on and writes into it.
+        child.stdout.once('close', () => child.stdin.end('\n'.repeat(20)));
         child.stdout.destroy();
-        setTimeout(() => child.stdin.end('\n'.repeat(20)), 100);
       }
     });
     const code = await new Promise<number | null>(res => child.on('close', c => res(c)));

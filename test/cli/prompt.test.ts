@@ -1,32 +1,28 @@
-// `art prompt` as a user runs it (dist/cli.js in a child process): the exact prompt of a run with its
+// `art prompt` (in-process, test/support/cli.ts): the exact prompt of a run with its
 // demonstrations and why each was chosen, without running anything; the prompt a trace recorded; and one-line errors.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROMPT_MARKER } from '../../core/prompt/promptReport';
 import { fixturePath } from '../core/runner/helpers';
+import { runCli } from '../support/cli';
 
-const CLI = join(__dirname, '../../dist/cli.js');
 const PROGRAM = fixturePath('programs/arithmetic.art');
 const work = mkdtempSync(join(tmpdir(), 'art-cli-prompt-'));
 
-function art(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: work, encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const art = (args: string[]) => runCli(args, { cwd: work });
 
 describe('art prompt', () => {
-  test('prints the prompt exactly, after the demonstrations and why each was chosen; runs nothing', () => {
+  test('prints the prompt exactly, after the demonstrations and why each was chosen; runs nothing', async () => {
     const trace = join(work, 'never.jsonl');
-    const r = art(['prompt', PROGRAM, '--task', 'Elementary Math', '--select', 'similar', '--trace', trace]);
+    const r = await art(['prompt', PROGRAM, '--task', 'Elementary Math', '--select', 'similar', '--trace', trace]);
     // --trace is not an option of art prompt: a run that does not run writes no trace.
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^art prompt: Unknown option '--trace'/);
 
-    const ok = art(['prompt', PROGRAM, '--task', 'Elementary Math', '--select', 'similar']);
+    const ok = await art(['prompt', PROGRAM, '--task', 'Elementary Math', '--select', 'similar']);
     assert.equal(ok.code, 0, ok.stderr);
     const out = ok.stdout;
     assert.match(out, /^Prompt of Elementary Math · arithmetic\.art\n/);
@@ -43,8 +39,8 @@ describe('art prompt', () => {
     assert.ok(!out.includes('generated so far'));
   });
 
-  test('--json gives the report as data; the prompt of the same run is the same', () => {
-    const r = art(['prompt', PROGRAM, '--task', '1', '--json']);
+  test('--json gives the report as data; the prompt of the same run is the same', async () => {
+    const r = await art(['prompt', PROGRAM, '--task', '1', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout);
     assert.equal(report.kind, 'art');
@@ -53,19 +49,15 @@ describe('art prompt', () => {
       [['Aqua-rat', { strategy: 'same-file' }]],
     );
     assert.ok(report.prompt.endsWith(report.header));
-    const text = art(['prompt', PROGRAM, '--task', '1']).stdout;
+    const text = (await art(['prompt', PROGRAM, '--task', '1'])).stdout;
     assert.ok(text.endsWith(`${PROMPT_MARKER}\n${report.prompt}\n`));
   });
 
-  test('a trace: the prompt it recorded, the reasons, and what the model wrote after it', () => {
+  test('a trace: the prompt it recorded, the reasons, and what the model wrote after it', async () => {
     const trace = join(work, 'ducks.jsonl');
-    const run = spawnSync(process.execPath, [CLI, 'run', PROGRAM, '--task', '1', '--mode', 'replay', '--trace', trace, '--quiet'], {
-      cwd: work,
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    assert.equal(run.status, 0, run.stderr);
-    const r = art(['prompt', trace]);
+    const run = await art(['run', PROGRAM, '--task', '1', '--mode', 'replay', '--trace', trace, '--quiet']);
+    assert.equal(run.code, 0, run.stderr);
+    const r = await art(['prompt', trace]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Prompt of ducks\.jsonl\n/);
     assert.match(r.stdout, /why: same-file: a program of the library being run\n/);
@@ -74,14 +66,14 @@ describe('art prompt', () => {
     assert.ok(r.stdout.includes(`${PROMPT_MARKER}\n${recorded.prompt}\n`));
   });
 
-  test('errors are one line naming the fix', () => {
-    const r = art(['prompt', PROGRAM, '--task', 'Nope']);
+  test('errors are one line naming the fix', async () => {
+    const r = await art(['prompt', PROGRAM, '--task', 'Nope']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^art prompt: no task named "Nope": the file has 0: Aqua-rat, 1: Elementary Math/);
-    const none = art(['prompt']);
+    const none = await art(['prompt']);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /^art prompt: give exactly one file\nusage: art prompt FILE/);
-    const llm = art(['prompt', PROGRAM, '--select', 'llm']);
+    const llm = await art(['prompt', PROGRAM, '--select', 'llm']);
     assert.equal(llm.code, 2);
     assert.match(llm.stderr, /select "llm" asks the model: run in generate mode/);
   });

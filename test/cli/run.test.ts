@@ -1,45 +1,29 @@
-// `art run` as a user runs it: the built CLI (dist/cli.js) in a child process, replaying a fixture program with its
-// tools re-executed, interactively with overrides typed on stdin, against the scripted OpenAI-compatible server,
-// and failing with one clear line.
+// `art run` (in-process, test/support/cli.ts): replaying a fixture program with its tools re-executed,
+// interactively with overrides typed on stdin, against the scripted OpenAI-compatible server, and failing with one
+// clear line. What only a process shows (a signal stopping the run and its sandbox) runs the built CLI as a child.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { descendants, waitFor, zombie } from '../support/processes';
+import { descendants, zombie } from '../support/processes';
+import { FAST_RETRY, runCli, spawnCli, type RunCliOptions } from '../support/cli';
+import { until } from '../support/until';
 import { ScriptedServer } from '../support/scriptedServer';
 import { CODEGEN_SCRIPT, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
 import { runUsage } from '../../core/cli/run';
 import { ContinuationScript } from '../../core/replay/script';
 
-const CLI = join(__dirname, '../../dist/cli.js');
 const PROGRAM = fixturePath('programs/arithmetic.art');
 const work = mkdtempSync(join(tmpdir(), 'art-cli-run-'));
 /** A lookup, a search and a code execute program, a one-word word list and a two-document corpus. */
 const OPTIONS_DIR = join(__dirname, '../fixtures/run-options');
 const OPTIONS = join(OPTIONS_DIR, 'options.art');
 
-function art(args: string[], stdin?: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: work, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', d => (stdout += d));
-    child.stderr.on('data', d => (stderr += d));
-    child.on('error', reject);
-    const timer = setTimeout(() => child.kill(), 30_000);
-    child.on('close', code => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(stdin ?? '');
-  });
-}
+const art = (args: string[], opts: RunCliOptions = {}) => runCli(args, { cwd: work, ...opts });
 
 describe('art run', () => {
-  before(() => assert.ok(existsSync(CLI), 'build first: node scripts/build.mjs (dist/cli.js)'));
-
   test('replay: prints the program as it grows and the answer; Python really runs; writes the trace', async () => {
     const trace = join(work, 'replay.jsonl');
     const r = await art(['run', PROGRAM, '--task', 'Elementary Math', '--mode', 'replay', '--trace', trace]);
@@ -58,7 +42,7 @@ describe('art run', () => {
   });
 
   test('--interactive pauses at each tool call; a typed line overrides the output, an empty line keeps it', async () => {
-    const r = await art(['run', PROGRAM, '--task', '1', '--mode', 'replay', '--interactive'], '\n42\n');
+    const r = await art(['run', PROGRAM, '--task', '1', '--mode', 'replay', '--interactive'], { stdin: '\n42\n' });
     assert.match(r.stderr, /── \[generate python code\] returned[^\n]*:\ntotal_eggs = 16/);
     assert.match(r.stderr, /── \[code execute\] returned[^\n]*:\n18\n── override/);
     assert.match(r.stdout, /\nans = sold_eggs \* dollars_per_egg\nprint\(ans\)\nQ2: /, 'the kept output');
@@ -73,7 +57,7 @@ describe('art run', () => {
   });
 
   test('--interactive with stdin closed keeps every output', async () => {
-    const r = await art(['run', PROGRAM, '--task', '1', '--mode', 'replay', '--interactive', '--quiet'], '');
+    const r = await art(['run', PROGRAM, '--task', '1', '--mode', 'replay', '--interactive', '--quiet'], { stdin: '' });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'Answer: 18\n');
   });
@@ -84,7 +68,7 @@ describe('art run', () => {
     const recorded = readFileSync(fixturePath('programs/inline-triggers.art'), 'utf8').replace('3 * 4 <<Calculator>> 12', '3 * 4 <<Calculator>> 13');
     writeFileSync(program, recorded);
     const trace = join(work, 'inline.jsonl');
-    const on = await art(['run', program, '--task', '1', '--mode', 'replay', '--inline-triggers', '--interactive', '--trace', trace], '');
+    const on = await art(['run', program, '--task', '1', '--mode', 'replay', '--inline-triggers', '--interactive', '--trace', trace], { stdin: '' });
     assert.equal(on.code, 0, on.stderr);
     assert.match(
       on.stdout,
@@ -102,7 +86,7 @@ describe('art run', () => {
       ['Calculator', 'The change is 20 - 12', '8', true],
     ]);
     // Without the option the trigger is text: nothing runs, the recorded 13 stays.
-    const plain = await art(['run', program, '--task', '1', '--mode', 'replay', '--interactive'], '');
+    const plain = await art(['run', program, '--task', '1', '--mode', 'replay', '--interactive'], { stdin: '' });
     assert.equal(plain.code, 0, plain.stderr);
     assert.match(plain.stdout, /<<Calculator>> 13 dollars/);
     assert.doesNotMatch(plain.stderr, /\[Calculator\] returned/);
@@ -119,8 +103,7 @@ describe('art run', () => {
     test('streams from the endpoint with the key from --api-key-env; the override reaches the next request', async () => {
       const r = await art(
         ['run', PROGRAM, '--task', '1', '--base-url', server.baseURL, '--model', 'scripted', '--api-key-env', 'ART_KEY_FOR_TEST', '--interactive'],
-        '\n7\n',
-        { ART_KEY_FOR_TEST: 'sk-cli-test-key' },
+        { stdin: '\n7\n', env: { ART_KEY_FOR_TEST: 'sk-cli-test-key' } },
       );
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /#2: 7\nQ3: \[EOQ\]\nAns: 18\n\nAnswer: 18\n$/);
@@ -338,9 +321,11 @@ describe('art run', () => {
   });
 
   test('a run that cannot reach its endpoint ends with exit 1 and says why', async () => {
-    const r = await art(['run', PROGRAM, '--task', '1', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm']);
+    // The retries a few milliseconds apart instead of the default backoff (0.5 s doubling: 7.5 s for the four).
+    const r = await art(['run', PROGRAM, '--task', '1', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'], { retry: FAST_RETRY });
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /art run: the run ended \(error\): /);
+    assert.match(r.stderr, /^\[art\] retry 4 in \d ms: connection error$/m);
+    assert.match(r.stderr, /art run: the run ended \(error\): .*\(after 4 retries\)/);
   });
 });
 
@@ -367,7 +352,8 @@ Ans: 1
   test("SIGTERM stops the run: the code step's processes end, scratch folders go, the CLI says so and exits 1", async () => {
     const program = join(work, 'slow.art');
     writeFileSync(program, SLOW);
-    const child = spawn(process.execPath, [CLI, 'run', program, '--mode', 'replay', '--quiet'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnCli(['run', program, '--mode', 'replay', '--quiet'], { cwd: work });
+    child.stdin.end();
     let stderr = '';
     child.stderr.on('data', d => (stderr += d));
     const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve =>
@@ -383,8 +369,7 @@ Ans: 1
             return false;
           }
         });
-      await waitFor(python, 15_000);
-      assert.ok(python(), 'the code step started');
+      await until(python, { what: "the code step's Python" });
       const tree = descendants(child.pid!);
       assert.ok(tree.length >= 2, `the code step started (${tree.length} processes)`);
       child.kill('SIGTERM');
@@ -392,10 +377,9 @@ Ans: 1
       assert.equal(signal, null, 'the CLI handled SIGTERM');
       assert.equal(code, 1);
       assert.match(stderr, /art run: the run ended \(stopped\)/);
-      assert.deepEqual(
-        tree.filter(pid => existsSync(`/proc/${pid}`) && !zombie(pid)),
-        [],
-      );
+      // The kernel ends the sandbox's processes as their namespace goes, a moment after the CLI's exit.
+      const left = () => tree.filter(pid => existsSync(`/proc/${pid}`) && !zombie(pid));
+      await until(() => left().length === 0, { what: `the code step's processes ${left().join(', ')} to end` });
       assert.deepEqual(
         readdirSync(tmpdir()).filter(n => n.startsWith(`art-python-${child.pid}-`)),
         [],

@@ -1,32 +1,21 @@
-// `art run --api chat` against the model zoo (test/support/modelZoo.ts), as a user runs it: the built CLI in a child
-// process. A model with a chat habit gives the right answer, a program `art check` finds clean, no chat text on
-// the terminal and one line per kind of repair; a model that does not continue the program ends the run within a
-// few requests with one line saying why, and a non-zero exit.
-import { after, before, describe, test } from 'node:test';
+// `art run --api chat` against the model zoo (test/support/modelZoo.ts), as a user runs it (in this process, through
+// main()'s Io: test/support/cli.ts). A model with a chat habit gives the right answer, a program `art check` finds
+// clean, no chat text on the terminal and one line per kind of repair; a model that does not continue the program
+// ends the run within a few requests with one line saying why, and a non-zero exit.
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '../support/cli';
 import { REFUSAL, THOUGHT, ZOO_ANSWER, ZOO_LIBRARY, ZOO_PROGRAM, ZOO_WIDE_ANSWER, ZooServer, type Habit } from '../support/modelZoo';
 
-const CLI = join(__dirname, '../../dist/cli.js');
 const work = mkdtempSync(join(tmpdir(), 'art-cli-zoo-'));
 const LIBRARY = join(work, 'pens.art');
 writeFileSync(LIBRARY, ZOO_LIBRARY);
 
-function art(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: work });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', d => (stdout += d));
-    child.stderr.on('data', d => (stderr += d));
-    child.on('error', reject);
-    child.on('close', code => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
-}
+/** `art ARGS` in this process (test/support/cli.ts), in the work folder. */
+const art = (args: string[]) => runCli(args, { cwd: work });
 
 const servers: ZooServer[] = [];
 after(() => Promise.all(servers.map(s => s.close())));
@@ -57,8 +46,6 @@ async function run(
 }
 
 describe('art run --api chat against the model zoo', () => {
-  before(() => assert.ok(existsSync(CLI), 'build first: node scripts/build.mjs (dist/cli.js)'));
-
   for (const [habit, answer, kinds] of [
     ['wrapper', ZOO_ANSWER, ['echo', 'wrapper']],
     ['echo-line', ZOO_ANSWER, ['echo']],

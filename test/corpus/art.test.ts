@@ -1,12 +1,12 @@
 // The corpus suite (`npm run test:corpus`): the papers' programs check clean and are formatted, the ART reference
 // library gives exactly its known defects, and `art check` reports them as a user sees them.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { formatArt, parseArt } from '../../core/art';
 import { codesAt } from '../support/art';
+import { runCli } from '../support/cli';
 import { CORPUS, requireCorpus } from '../support/corpus';
 
 requireCorpus();
@@ -107,14 +107,14 @@ describe('corpus: format and the command line', () => {
     }
   });
 
-  const art = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [join(__dirname, '../../dist/cli.js'), ...args], { encoding: 'utf8' });
-    return { code: r.status, out: r.stdout + r.stderr };
+  const art = async (...args: string[]) => {
+    const r = await runCli(args);
+    return { code: r.code, out: r.stdout + r.stderr };
   };
 
-  test('art check on the library: code.art has two errors, exit 1; cot-additional.art only warnings, exit 0', () => {
+  test('art check on the library: code.art has two errors, exit 1; cot-additional.art only warnings, exit 0', async () => {
     const f = join(CORPUS, 'art-library/code.art');
-    const r = art('check', f);
+    const r = await art('check', f);
     assert.equal(r.code, 1);
     const lines = r.out.trim().split('\n');
     assert.equal(lines.length, 3, r.out);
@@ -122,19 +122,19 @@ describe('corpus: format and the command line', () => {
     assert.equal(lines[0].slice(0, f.length), f);
     assert.match(lines[0], /:104:1: error: .+ \[missing-answer\]$/);
     assert.match(lines[1], /:118:1: error: .+ \[malformed-query\]$/);
-    const w = art('check', join(CORPUS, 'art-library/cot-additional.art'));
+    const w = await art('check', join(CORPUS, 'art-library/cot-additional.art'));
     assert.equal(w.code, 0);
     assert.match(w.out, /warning: .+ \[duplicate-program\]/);
   });
 
-  test("art check on the papers' programs and agents: only the summary line, exit 0", () => {
+  test("art check on the papers' programs and agents: only the summary line, exit 0", async () => {
     const files = [
       ...readdirSync(join(CORPUS, 'programs')).map(f => join(CORPUS, 'programs', f)),
       ...readdirSync(join(CORPUS, 'agents')).map(f => join(CORPUS, 'agents', f)),
     ];
-    const r = art('check', ...files);
+    const r = await art('check', ...files);
     assert.equal(r.out, `checked ${files.length} files: no problems\n`);
     assert.equal(r.code, 0);
-    assert.equal(art('check', '--quiet', ...files).out, '', '--quiet: nothing on success');
+    assert.equal((await art('check', '--quiet', ...files)).out, '', '--quiet: nothing on success');
   });
 });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ContinuationScript } from '../../core/replay/script';
 import { ScriptedServer } from '../support/scriptedServer';
+import { until } from '../support/until';
 import { DUCKS, fixturePath } from '../core/runner/helpers';
 import { ArtDebugClient } from './adapter';
 
@@ -44,7 +45,7 @@ describe('debug adapter over stdio: self-consistency samples as threads', () => 
     await c.launchWith({ program: PROGRAM, task: DUCKS, mode: 'generate', baseURL: server.baseURL, model: 'scripted', samples: 3, trace });
 
     // Every sample stops after its calculator call, each on its own thread.
-    await until(() => stops.length === 3, 'three stops');
+    await until(() => stops.length === 3, { what: 'three stops' });
     assert.deepEqual(stops.map(s => s.body.threadId).sort(), [1, 2, 3]);
     for (const s of stops) {
       assert.equal(s.body.allThreadsStopped, false, 'a sample stops alone');
@@ -91,7 +92,7 @@ describe('debug adapter over stdio: self-consistency samples as threads', () => 
     // Continue samples 2 and 3: they run to their end while sample 1 stays paused.
     await c.continueRequest({ threadId: 2 }).then(r => assert.equal(r.body.allThreadsContinued, false));
     await c.continueRequest({ threadId: 3 });
-    await until(() => exited.length === 2, 'samples 2 and 3 ended');
+    await until(() => exited.length === 2, { what: 'samples 2 and 3 ended' });
     assert.deepEqual(exited.sort(), [2, 3]);
     assert.equal(stops.length, 3, 'no other stop');
     assert.equal(ends.length, 0, 'the run ends when every sample has');
@@ -169,11 +170,11 @@ describe('debug adapter over stdio: self-consistency samples as threads', () => 
       samples: 2,
       stopOnEntry: true,
     });
-    await until(() => stops.length === 2, 'both samples stop on entry');
+    await until(() => stops.length === 2, { what: 'both samples stop on entry' });
     assert.ok(stops.every(s => s.body.reason === 'entry' && s.body.allThreadsStopped === false));
     // Thread 2 steps to its tool call; thread 1 does not move.
     await c.nextRequest({ threadId: 2 });
-    await until(() => stops.length === 3, 'a stop of thread 2');
+    await until(() => stops.length === 3, { what: 'a stop of thread 2' });
     assert.equal(stops[2].body.threadId, 2);
     assert.equal((await c.customRequest('art/state', { threadId: 1 })).body.text.endsWith('Q1:'), true, 'sample 1 has written nothing');
     // The pause request of a running thread stops that thread only (the model writes slowly: the pause comes first).
@@ -181,7 +182,7 @@ describe('debug adapter over stdio: self-consistency samples as threads', () => 
     try {
       await c.continueRequest({ threadId: 1 });
       await c.pauseRequest({ threadId: 1 });
-      await until(() => stops.length === 4, 'thread 1 paused');
+      await until(() => stops.length === 4, { what: 'thread 1 paused' });
     } finally {
       server.tokenDelayMs = 1;
     }
@@ -192,11 +193,3 @@ describe('debug adapter over stdio: self-consistency samples as threads', () => 
     await c.close();
   });
 });
-
-async function until(probe: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise(r => setTimeout(r, 20));
-  }
-}

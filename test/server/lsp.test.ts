@@ -19,6 +19,7 @@ import type {
   TextEdit,
 } from 'vscode-languageserver-protocol';
 import { FIXTURES, LspClient, fileUri } from './lspClient';
+import { until } from '../support/until';
 
 const read = (rel: string) => readFileSync(join(FIXTURES, rel), 'utf8');
 const ARITHMETIC = read('programs/arithmetic.art');
@@ -135,7 +136,7 @@ describe('settings and status', () => {
     const errors = published.diagnostics.filter(d => d.severity === 1).length;
     assert.ok(errors >= 1);
     // Sent right after the diagnostics of the same version.
-    for (let i = 0; i < 100 && !client.statuses.some(s => s.uri === u); i++) await new Promise(r => setTimeout(r, 20));
+    await until(() => client.statuses.some(s => s.uri === u), { what: `the art/documentStatus of ${u}` });
     const status = client.statuses.find(s => s.uri === u && s.version === 1);
     assert.ok(status);
     assert.deepEqual([status.language, status.units, status.errors], ['art', 2, errors]);

@@ -48,9 +48,3 @@ export function descendants(root: number): number[] {
   walk(root);
   return out;
 }
-
-/** Polls `cond` every 50 ms for at most `ms`. */
-export async function waitFor(cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise(r => setTimeout(r, 50));
-}

@@ -3,7 +3,6 @@
 // single SSE event). Against the scripted server on 127.0.0.1; every loop is bounded.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_ERROR_BODY_CHARS, OpenAIModel, localBudgetChars, type RetryInfo } from '../../../core/model/openai';
 import { ScriptedServer } from '../../support/scriptedServer';
+import { FAST_RETRY, runCli } from '../../support/cli';
 
 const KEY = 'sk-live-Zq8vT3kLm9Xw2Rb7Ny4P';
 const fastRetry = { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5 };
@@ -45,16 +45,7 @@ describe('model client hardening', () => {
     const dir = mkdtempSync(join(tmpdir(), 'art-retry-'));
     const program = join(dir, 'p.art');
     writeFileSync(program, 'Description: (T) t\nInput: x\nQ1: [EOQ]\nAns: x\n');
-    const cli = join(__dirname, '../../../dist/cli.js');
-    const r = await new Promise<{ code: number | null; stderr: string }>(resolve => {
-      const child = spawn(process.execPath, [cli, 'run', program, '--base-url', url, '--model', 'm'], {
-        env: { ...process.env, OPENAI_API_KEY: KEY },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', d => (stderr += d));
-      child.on('close', code => resolve({ code, stderr }));
-    });
+    const r = await runCli(['run', program, '--base-url', url, '--model', 'm'], { env: { OPENAI_API_KEY: KEY }, retry: FAST_RETRY });
     const lines = r.stderr.split('\n').filter(l => /retry 1 in/.test(l));
     assert.equal(lines.length, 1, r.stderr);
     assert.doesNotMatch(r.stderr, /Zq8vT3kLm9Xw2Rb7Ny4P/);

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExecuteTool } from '../../../core/tools/python';
 import { detectIsolation, networkNamespaceAvailable, runPython, type IsolationLevel } from '../../../core/tools/sandbox';
-import { descendants, processesWith, waitFor, zombie } from '../../support/processes';
+import { descendants, processesWith, zombie } from '../../support/processes';
+import { until } from '../../support/until';
 import { PYTHON, REPO, ctx } from './helpers';
 
 const SECRET = 'sk-art-test-0123456789';
@@ -110,21 +111,20 @@ describe('python sandbox', () => {
   });
 
   test('a background process that leaves the process group does not hang the run', async () => {
-    const started = Date.now();
-    const code = 'import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(5)\n    os._exit(0)\nprint("parent done")';
+    // The background process holds the step's pipes for far longer than its time limit: a run that waited for the
+    // pipes to close would end by that limit, as a timeout. Ending by itself ("ok") is the run not waiting for it.
+    const code = 'import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(20)\n    os._exit(0)\nprint("parent done")';
     const r = await runPython({ code, pythonPath: PYTHON, limits: fast });
-    assert.equal(r.status, 'ok');
+    assert.equal(r.status, 'ok', r.message);
     assert.equal(r.stdout.trim(), 'parent done');
-    assert.ok(Date.now() - started < 3500, `took ${Date.now() - started} ms`);
   });
 
   test('cancellation stops the process', async () => {
+    // Cancelled well inside the 4 s limit: the status says which of the two ended the step.
     const controller = new AbortController();
-    const started = Date.now();
     setTimeout(() => controller.abort(), 300);
     const r = await runPython({ code: 'import time\ntime.sleep(30)', pythonPath: PYTHON, limits: fast, signal: controller.signal });
     assert.equal(r.status, 'cancelled');
-    assert.ok(Date.now() - started < 3000);
   });
 });
 
@@ -205,7 +205,7 @@ describe('python sandbox isolation', () => {
       const code = `import os, time\nif os.fork() == 0:\n    os.setsid()\n    os.execv("/bin/sleep", ["sleep", "${marker}"])\ntime.sleep(0.5)\nprint("parent done")`;
       const r = await runPython({ code, pythonPath: PYTHON, limits: fast, isolation: level });
       assert.equal(r.stdout.trim(), 'parent done');
-      await waitFor(() => processesWith(`sleep\0${marker}`).length === 0, 2000);
+      await until(() => processesWith(`sleep\0${marker}`).length === 0, { what: `${level}: sleep ${marker} to end` });
       t.diagnostic(`${level}: no sleep ${marker} left`);
       assert.deepEqual(processesWith(`sleep\0${marker}`), []);
     }
@@ -225,13 +225,15 @@ describe('python sandbox isolation', () => {
         );
         const host = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO, stdio: 'ignore' });
         try {
-          await waitFor(() => processesWith(`sleep\0${marker}`).length > 0, 10_000);
+          await until(() => processesWith(`sleep\0${marker}`).length > 0, { what: `${level}: the step's sleep ${marker} to start` });
           const tree = descendants(host.pid!);
           assert.ok(tree.length >= 2, `the host started ${tree.length} processes`);
           const scratch = readdirSync(tmpdir()).filter(n => n.startsWith(`art-python-${host.pid}-`));
           assert.equal(scratch.length, level === 'bwrap' ? 0 : 1); // under bubblewrap the scratch folder is a tmpfs inside the sandbox
           host.kill('SIGKILL');
-          await waitFor(() => tree.every(pid => !existsSync(`/proc/${pid}`) || zombie(pid)), 5000);
+          await until(() => tree.every(pid => !existsSync(`/proc/${pid}`) || zombie(pid)), {
+            what: `${level}: the processes of the killed host to end`,
+          });
           assert.deepEqual(
             tree.filter(pid => existsSync(`/proc/${pid}`) && !zombie(pid)),
             [],
@@ -240,7 +242,9 @@ describe('python sandbox isolation', () => {
           assert.deepEqual(processesWith(`sleep\0${marker}`), []);
           // A killed host cannot remove its scratch folder itself: the next sandbox run does.
           await runPython({ code: 'pass', pythonPath: PYTHON, limits: fast, isolation: level });
-          await waitFor(() => !readdirSync(tmpdir()).some(n => n.startsWith(`art-python-${host.pid}-`)), 3000);
+          await until(() => !readdirSync(tmpdir()).some(n => n.startsWith(`art-python-${host.pid}-`)), {
+            what: `${level}: the killed host's scratch folder to go`,
+          });
           assert.deepEqual(
             readdirSync(tmpdir()).filter(n => n.startsWith(`art-python-${host.pid}-`)),
             [],

@@ -1,6 +1,6 @@
 // The `art.*` settings that are not run options, declared once: key (under `art.`), type with its default and
 // bounds (a zod schema), scope and description. scripts/gen-manifest.mjs writes them into package.json's
-// `contributes.configuration` beside the run options' settings (core/runner/options.ts), and the client
+// `contributes.configuration` beside the run options' settings (core/launch/options.ts), and the client
 // (client/settings.ts) and the language server (server/settings.ts) take their defaults and bounds from here through
 // settingDefault and settingValue, so a value is clamped the same way wherever it is read.
 import { z } from 'zod';

@@ -114,6 +114,12 @@ const LAYERS: { from: string; not: string[]; except?: string[]; why: string }[] 
   { from: 'core/common/', not: ['core/'], except: ['core/common/'], why: 'core/common is the bottom layer' },
   { from: 'core/model/', not: ['core/'], except: ['core/model/'], why: 'core/model is endpoint clients only' },
   {
+    from: 'core/settings/',
+    not: ['core/'],
+    except: ['core/settings/', 'core/common/'],
+    why: 'the settings declaration is read by the server, the client and the generator',
+  },
+  {
     from: 'core/art/',
     not: ['core/'],
     except: ['core/art/', 'core/common/'],

@@ -49,7 +49,7 @@ variable apiKeyEnv names (default OPENAI_API_KEY), never from a tool's arguments
 
 const filePath = (what: string) => z.string().min(1).describe(`${what}; relative paths start at the server's working directory.`);
 
-/** The server with every tool registered; `close` stops the stepping sessions. */
+/** The server with every tool registered; `close` (also called when the connection closes) stops the stepping sessions. */
 export function createArtMcpServer(ctx: McpContext): { server: McpServer; sessions: DebugSessions; close(): Promise<void> } {
   const server = new McpServer({ name: 'art', version: VERSION }, { capabilities: { tools: {}, logging: {} } });
   const sessions = new DebugSessions(ctx);
@@ -60,7 +60,11 @@ export function createArtMcpServer(ctx: McpContext): { server: McpServer; sessio
   registerShowPrompt(server, ctx);
   registerConstrain(server, ctx);
   registerDebugTools(server, sessions, ctx);
-  return { server, sessions, close: () => sessions.stopAll() };
+  // The client went (the transport closed): every session stops, its tools and sandbox with it.
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= sessions.stopAll());
+  server.server.onclose = () => void close();
+  return { server, sessions, close };
 }
 
 function registerCheck(server: McpServer, ctx: McpContext): void {
@@ -278,6 +282,9 @@ function registerTest(server: McpServer, ctx: McpContext): void {
 }
 
 function registerEvaluate(server: McpServer, ctx: McpContext): void {
+  // One evaluation per results file at a time: a call that resumes one being cancelled waits until it has stopped,
+  // so no example runs twice and the file gets no line twice.
+  const running = new Map<string, Promise<unknown>>();
   server.registerTool(
     'evaluate',
     {
@@ -295,6 +302,7 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
       },
       outputSchema: {
         total: z.number(),
+        already: z.number().describe('Examples already in the results file when the call started'),
         done: z.number(),
         stopped: z.boolean(),
         resultsPath: z.string(),
@@ -327,16 +335,20 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
           const notes: string[] = [];
           let total = 0;
           let finished = 0;
+          let already = 0;
+          const out = args.out !== undefined ? pathIn(ctx, args.out) : defaultResultsPath(data, library);
           const progress = (message: string) => {
             if (token === undefined) return;
             void extra
               .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: finished, total, message } })
               .catch(() => {});
           };
-          const end = await evaluate({
+          const earlier = running.get(out);
+          if (earlier) await earlier.catch(() => {});
+          const evaluation = evaluate({
             library,
             data,
-            out: args.out !== undefined ? pathIn(ctx, args.out) : defaultResultsPath(data, library),
+            out,
             options: runOptionsOf(args),
             optionLabel: mcpLabel('library'),
             apiKey: name => ctx.env[name] || undefined,
@@ -348,6 +360,7 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
             log: line => notes.push(line),
             onStart: s => {
               total = s.todo.length;
+              already = s.done.length;
               progress(`${s.total} examples, ${s.done.length} already in ${s.resultsPath}, ${s.todo.length} to run`);
             },
             onResult: (r: EvalResult) => {
@@ -357,12 +370,20 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
               );
             },
           });
+          running.set(out, evaluation);
+          let end;
+          try {
+            end = await evaluation;
+          } finally {
+            if (running.get(out) === evaluation) running.delete(out);
+          }
           const summary = summarise(end.results);
           const text = `${formatSummary(summary)}\nresults: ${end.resultsPath}${end.stopped ? `\nstopped with ${end.results.length} of ${end.total} examples done: call evaluate again with the same arguments to resume` : ''}`;
           return toolResult(
             text,
             {
               total: end.total,
+              already,
               done: end.results.length,
               stopped: end.stopped,
               resultsPath: end.resultsPath,

@@ -62,7 +62,7 @@ export interface SessionStop {
   override?: string;
   /** At a pause: the tool's error. At the end: why the run did not finish (a replay's departure says what changed). */
   error?: string;
-  /** The program so far: the task's header, then what the model and the tools wrote. */
+  /** The program so far: the task's header, then what the model and the tools wrote (at a pause, the paused tool's output too). */
   program: string;
   /** At the end: the answer (null when there is none). */
   answer?: string | null;
@@ -140,11 +140,9 @@ export class DebugSessions {
     return this.next(s, () => runner.continue());
   }
 
-  /** Back to the previous pause (nothing before it is generated again). */
+  /** Back to the previous pause, or the start of the run (nothing before it is generated again). */
   async stepBack(id: string): Promise<SessionStop> {
     const s = this.get(id);
-    if (s.run.runner.checkpointList().length < 2)
-      throw new CliError(`art mcp: session ${id} is at its first pause: there is no earlier pause to step back to`);
     return this.next(s, () => s.run.runner.stepBack());
   }
 
@@ -207,7 +205,8 @@ export class DebugSessions {
       status: 'paused',
       reason: p.reason,
       description: p.description,
-      program: p.snapshot.text,
+      // With the paused call's output (or its override) appended, as the run goes on from here.
+      program: s.run.runner.textOnResume(),
       canStepBack: s.run.runner.checkpointList().length > 1,
     };
     if (p.step) Object.assign(view, { step: p.step.number, label: p.step.label });

@@ -249,7 +249,9 @@ function registerTest(server: McpServer, ctx: McpContext): void {
         () => keysOf(ctx, args),
         async () => {
           const paths = args.files.map(f => pathIn(ctx, f));
-          const report = await testLibraries(paths, runOptionsOf(args), {
+          // `tools` here says which steps are compared, not a tool file (user tools come from the workspace's).
+          const { tools: _compare, ...options } = runOptionsOf(args);
+          const report = await testLibraries(paths, options, {
             compare: args.tools,
             env: ctx.env,
             label: mcpLabel('files'),

@@ -145,8 +145,9 @@ describe('art mcp tools (in process)', () => {
   });
 
   test('test: per program pass/fail with recorded and computed outputs, and "N passed, N failed"', async () => {
-    const ok = await call(c, 'test', { files: [LIBRARY] });
+    const ok = await call(c, 'test', { files: [LIBRARY], tools: 'deterministic' });
     assert.equal(data(ok).summary, '4 passed, 0 failed');
+    assert.deepEqual(data(ok).notes, [], '"tools" says which steps are compared: it is no tool file');
     assert.match(text(ok), /^PASS examples\/library\.art:24 program 1 \(Elementary Math\)$/m);
     const r = await call(c, 'test', { files: [fixturePath('programs/library-test.art')] });
     const d = data(r);

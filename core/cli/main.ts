@@ -27,6 +27,8 @@ commands:
   eval LIBRARY --data DATA.jsonl
                                 run every example of a dataset, write the results JSONL and print the accuracy;
                                 resumes from the results file (art eval --help lists its options)
+  mcp                           a Model Context Protocol server over stdio: these commands as tools for MCP clients
+                                (VS Code, Claude Code, ...), with stepping sessions  (art mcp --help; docs/mcp.md)
   help                          this text
 
 Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.
@@ -130,6 +132,11 @@ export async function main(
       case 'eval': {
         const { evalCommand } = await import('./commands');
         return await evalCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)) });
+      }
+      case 'mcp': {
+        // stdout carries the protocol: everything else goes to stderr.
+        const { mcpCommand } = await import('./commands');
+        return await mcpCommand(rest, { out: io.out, err: io.err });
       }
       case undefined:
       case 'help':

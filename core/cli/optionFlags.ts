@@ -63,3 +63,13 @@ export function parseCommandLine(
 export function cliLabel(positional: string): (name: RunOptionName) => string {
   return name => (name === 'program' ? positional : `--${RUN_OPTIONS[name].cli?.flag ?? name}`);
 }
+
+/**
+ * The CLI's default mode (`art run`, `art prompt`, the MCP server): with no mode and no endpoint to generate with
+ * (both baseURL and model), replay the recording, as VS Code does. Sets `raw.mode` and says whether it did.
+ */
+export function replayUnlessEndpoint(raw: Record<string, unknown>): boolean {
+  const byDefault = raw.mode === undefined && (raw.baseURL === undefined || raw.model === undefined);
+  if (byDefault) raw.mode = 'replay';
+  return byDefault;
+}

@@ -8,7 +8,7 @@ import { parseRunOptions, type RunOptionName } from '../launch/options';
 import { formatPromptReport } from '../prompt/promptReport';
 import { apiKeyFromEnv } from '../launch/apiKey';
 import { CliError } from './files';
-import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
+import { cliLabel, helpText, optionHelpLines, parseCommandLine, replayUnlessEndpoint } from './optionFlags';
 
 /** Run options that do not change the prompt of a run that does not run. */
 export const NOT_FOR_PROMPT = new Set<RunOptionName>(['trace', 'samples', 'from', 'until', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool']);
@@ -51,7 +51,7 @@ export async function promptCommand(argv: string[], io: PromptIo): Promise<numbe
   const here = io.cwd ?? process.cwd();
   const raw: Record<string, unknown> = { ...given, program: resolve(here, positionals[0]), cwd: resolve(here, String(given.cwd ?? '.')) };
   // As `art run`: no endpoint (--base-url and --model) and no mode: replay mode, whose prompt is the same.
-  if (raw.mode === undefined && (raw.baseURL === undefined || raw.model === undefined)) raw.mode = 'replay';
+  replayUnlessEndpoint(raw);
   const env = io.env ?? process.env;
   try {
     const options = parseRunOptions(raw, cliLabel('FILE'));

@@ -17,7 +17,7 @@ import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { stoppable } from './signals';
-import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
+import { cliLabel, helpText, optionHelpLines, parseCommandLine, replayUnlessEndpoint } from './optionFlags';
 import { typedText } from '../common/typedText';
 import { newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
 import { BudgetedModel, StepSearch, writeSearchTraces } from '../sampling/search';
@@ -78,8 +78,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   const env = io.env ?? process.env;
   const interactive = !!values.interactive;
   // No mode given and no endpoint to generate with (--base-url and --model): replay, as VS Code does, and say so.
-  const replayByDefault = raw.mode === undefined && (raw.baseURL === undefined || raw.model === undefined);
-  if (replayByDefault) raw.mode = 'replay';
+  const replayByDefault = replayUnlessEndpoint(raw);
 
   let run: PreparedRun;
   let samples = 1;

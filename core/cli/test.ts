@@ -8,7 +8,7 @@ import { parseArt } from '../art/parse';
 import type { ModelClient } from '../model/types';
 import { LaunchError } from '../launch/options';
 import { openSession, type RunSession } from '../launch/session';
-import { describeFailure, testLibrary } from '../evaluation/libraryTest';
+import { describeFailure, testLibrary, type ProgramTest } from '../evaluation/libraryTest';
 import { HEADLESS, RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../launch/options';
 import { CliError, languageOf, readSource } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
@@ -57,23 +57,46 @@ export interface TestIo {
   cwd?: string;
 }
 
-export async function testCommand(argv: string[], io: TestIo): Promise<number> {
-  const { values, positionals, options } = parseCommandLine('test', argv, [{ flag: 'tools', type: 'string' }], NOT_FOR_TEST);
-  if (values.help) {
-    io.out(testUsage());
-    return 0;
-  }
-  if (!positionals.length) throw new CliError('art test: give at least one task library (.art): art test LIBRARY.art...');
-  const compare = values.tools ?? 'deterministic';
-  if (compare !== 'deterministic' && compare !== 'all') throw new CliError(`art test: --tools is "deterministic" or "all", not "${compare}"`);
+/** One demonstration program tested, with the library it is in (as given). */
+export interface FileProgramTest extends ProgramTest {
+  file: string;
+}
+
+/** What `art test` (and the MCP server's `test` tool) finds: every program's test, the tools' notes and the counts. */
+export interface TestReport {
+  notes: string[];
+  programs: FileProgramTest[];
+  passed: number;
+  failed: number;
+}
+
+export interface TestHow {
+  compare?: 'deterministic' | 'all';
+  env: NodeJS.ProcessEnv;
+  /** Where relative paths (the libraries, `cwd`) start (default: the process's current directory). */
+  cwd?: string;
+  /** How an option is named in an error (default: its flag). */
+  label?: (name: RunOptionName) => string;
+  signal?: AbortSignal;
+  /** The tools' problems (a tool file's, an MCP server's), before the first program. */
+  onNote?: (note: string) => void;
+  /** Each program's test as it comes. */
+  onProgram?: (t: FileProgramTest) => void;
+}
+
+/**
+ * Tests every demonstration of the libraries at `paths` with the run options in `options` (those of NOT_FOR_TEST
+ * aside). A CliError names the file or option to fix.
+ */
+export async function testLibraries(paths: readonly string[], options: Record<string, unknown>, how: TestHow): Promise<TestReport> {
+  if (!paths.length) throw new CliError('art test: give at least one task library (.art): art test LIBRARY.art...');
   if (!!options.baseURL !== !!options.model) throw new CliError('art test: give both --base-url and --model (the endpoint and the model it serves)');
-  const here = io.cwd ?? process.cwd();
-  const libraries = positionals.map(given => {
+  const here = how.cwd ?? process.cwd();
+  const libraries = paths.map(given => {
     if (languageOf(given) !== 'art') throw new CliError(`${given}: art test runs the programs of task libraries (.art), not agent specs`);
     const path = resolve(here, given);
     return { path, doc: parseArt(readSource(path)) };
   });
-  const env = io.env ?? process.env;
   let session: RunSession;
   try {
     // The tools as a run of these options would have them (Python limits, word list, corpus, ...): one session.
@@ -83,33 +106,65 @@ export async function testCommand(argv: string[], io: TestIo): Promise<number> {
       ...options,
       cwd: resolve(here, String(options.cwd ?? '.')),
     };
-    const o = parseRunOptions(raw, cliLabel('LIBRARY'));
-    session = await openSession({ ...o, apiKey: env[o.apiKeyEnv] || undefined, trusted: true, ...HEADLESS });
+    const o = parseRunOptions(raw, how.label ?? cliLabel('LIBRARY'));
+    session = await openSession({ ...o, apiKey: how.env[o.apiKeyEnv] || undefined, trusted: true, ...HEADLESS });
   } catch (e) {
     if (e instanceof LaunchError) throw new CliError(`art test: ${e.message}`);
     throw e;
   }
   const { tools } = session;
   const toolModel: ModelClient | undefined = session.options.baseURL ? session.endpointModel() : undefined;
-  const timeout = session.options.toolTimeoutMs;
-  let passed = 0;
-  let failed = 0;
+  const report: TestReport = { notes: [...tools.problems], programs: [], passed: 0, failed: 0 };
   try {
-    for (const note of tools.problems) io.out(`note: ${note}`);
+    for (const note of report.notes) how.onNote?.(note);
     for (const { path, doc } of libraries) {
-      const shown = relative(here, path).startsWith('..') ? path : relative(here, path);
-      for (const t of await testLibrary(doc, { tools, compare, toolModel, toolTimeoutMs: timeout })) {
-        io.out(`${t.passed ? 'PASS' : 'FAIL'} ${shown}:${t.line + 1} program ${t.index} (${t.title})`);
-        if (t.passed) passed++;
-        else {
-          failed++;
-          for (const line of describeFailure(t)) io.out(line);
-        }
+      const tests = await testLibrary(doc, {
+        tools,
+        compare: how.compare,
+        toolModel,
+        toolTimeoutMs: session.options.toolTimeoutMs,
+        signal: how.signal,
+      });
+      for (const t of tests) {
+        const test = { file: path, ...t };
+        report.programs.push(test);
+        if (t.passed) report.passed++;
+        else report.failed++;
+        how.onProgram?.(test);
       }
     }
   } finally {
     await session.dispose();
   }
-  io.out(`${passed} passed, ${failed} failed`);
-  return failed ? 1 : 0;
+  return report;
+}
+
+/** A program's result line: `PASS library.art:24 program 1 (Elementary Math)`, the path relative when inside the current folder. */
+export function programLine(t: FileProgramTest, here = process.cwd()): string {
+  const shown = relative(here, t.file).startsWith('..') ? t.file : relative(here, t.file);
+  return `${t.passed ? 'PASS' : 'FAIL'} ${shown}:${t.line + 1} program ${t.index} (${t.title})`;
+}
+
+export async function testCommand(argv: string[], io: TestIo): Promise<number> {
+  const { values, positionals, options } = parseCommandLine('test', argv, [{ flag: 'tools', type: 'string' }], NOT_FOR_TEST);
+  if (values.help) {
+    io.out(testUsage());
+    return 0;
+  }
+  if (!positionals.length) throw new CliError('art test: give at least one task library (.art): art test LIBRARY.art...');
+  const compare = values.tools ?? 'deterministic';
+  if (compare !== 'deterministic' && compare !== 'all') throw new CliError(`art test: --tools is "deterministic" or "all", not "${compare}"`);
+  const here = io.cwd ?? process.cwd();
+  const report = await testLibraries(positionals, options, {
+    compare,
+    env: io.env ?? process.env,
+    cwd: here,
+    onNote: note => io.out(`note: ${note}`),
+    onProgram: t => {
+      io.out(programLine(t, here));
+      if (!t.passed) for (const line of describeFailure(t)) io.out(line);
+    },
+  });
+  io.out(`${report.passed} passed, ${report.failed} failed`);
+  return report.failed ? 1 : 0;
 }

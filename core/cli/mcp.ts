@@ -1,0 +1,498 @@
+// `art mcp`: a Model Context Protocol server over stdio (the official SDK) for any MCP client: the CLI's commands
+// as tools (check, run, test, evaluate, show_prompt, constrain) and stepping sessions (mcpSessions.ts). Each tool
+// reuses the command's own function and returns a text summary and structured content (its output schema). The
+// trust rules are the CLI's: everything runs as `art run` runs it (model-written code in the Python sandbox), the key
+// only from the environment variable `apiKeyEnv` names, never in a result. Relative paths start at the server's
+// working directory (MCP clients start it in the workspace).
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { checkFiles, checkSummary, formatDiagnostic } from './check';
+import { constraintOf } from './constrain';
+import { NOT_FOR_TEST, programLine, testLibraries } from './test';
+import { NOT_FOR_EVAL } from './eval';
+import { NOT_FOR_PROMPT } from './prompt';
+import { replayUnlessEndpoint } from './optionFlags';
+import { prepareRun } from '../launch/launch';
+import { HEADLESS, parseRunOptions } from '../launch/options';
+import { apiKeyFromEnv } from '../launch/apiKey';
+import { promptOfRun } from '../launch/promptOfRun';
+import { describeFailure } from '../evaluation/libraryTest';
+import { defaultResultsPath, evaluate } from '../evaluation/evaluate';
+import { formatSummary, summarise, type EvalResult } from '../evaluation/eval';
+import { describeWhy, formatPromptReport } from '../prompt/promptReport';
+import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
+import { DebugSessions, registerDebugTools } from './mcpSessions';
+import {
+  NOT_FOR_MCP_RUN,
+  guarded,
+  keysOf,
+  mcpLabel,
+  existingFile,
+  pathIn,
+  rangeShape,
+  runOptionShape,
+  runOptionsOf,
+  toolResult,
+  type McpContext,
+} from './mcpCommon';
+import { CliError } from './files';
+import { version as VERSION } from '../../package.json';
+
+export function mcpUsage(): string {
+  return `usage: art mcp
+A Model Context Protocol server over stdio for MCP clients (VS Code, Claude Code, ...): its tools are check, run,
+test, evaluate, show_prompt, constrain and the stepping session debug_start, debug_continue, debug_step_back and
+debug_stop. Relative paths start at the folder the client starts it in; the API key is read from the environment
+variable apiKeyEnv names (default OPENAI_API_KEY), never from a tool's arguments. docs/mcp.md shows how to register it.`;
+}
+
+const filePath = (what: string) => z.string().min(1).describe(`${what}; relative paths start at the server's working directory.`);
+
+/** The server with every tool registered; `close` (also called when the connection closes) stops the stepping sessions. */
+export function createArtMcpServer(ctx: McpContext): { server: McpServer; sessions: DebugSessions; close(): Promise<void> } {
+  const server = new McpServer({ name: 'art', version: VERSION }, { capabilities: { tools: {}, logging: {} } });
+  const sessions = new DebugSessions(ctx);
+  registerCheck(server, ctx);
+  registerRun(server, ctx);
+  registerTest(server, ctx);
+  registerEvaluate(server, ctx);
+  registerShowPrompt(server, ctx);
+  registerConstrain(server, ctx);
+  registerDebugTools(server, sessions, ctx);
+  // The client went (the transport closed): every session stops, its tools and sandbox with it.
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= sessions.stopAll());
+  server.server.onclose = () => void close();
+  return { server, sessions, close };
+}
+
+function registerCheck(server: McpServer, ctx: McpContext): void {
+  const diagnostic = z.object({
+    range: rangeShape,
+    severity: z.enum(['error', 'warning', 'information', 'hint']),
+    code: z.string(),
+    message: z.string(),
+  });
+  server.registerTool(
+    'check',
+    {
+      title: 'Check ART files',
+      description:
+        'The diagnostics of task libraries (.art) and agent specs (.agent), as `art check` reports them: per file, each problem\'s code (e.g. tool-name-typo), 0-based range and message, then a summary. A file that cannot be read is an "unreadable-file" diagnostic; the others are still checked.',
+      inputSchema: { files: z.array(filePath('A .art or .agent file')).min(1) },
+      outputSchema: {
+        files: z.array(z.object({ file: z.string(), diagnostics: z.array(diagnostic) })),
+        errors: z.number(),
+        warnings: z.number(),
+        summary: z.string(),
+      },
+    },
+    async args =>
+      guarded(
+        'check',
+        ctx,
+        () => [],
+        async () => {
+          // Checked at their absolute paths, shown as the client gave them.
+          const given = new Map(args.files.map(f => [pathIn(ctx, f), f]));
+          const diagnostics = checkFiles([...given.keys()]).diagnostics.map(d => ({ ...d, file: given.get(d.file) ?? d.file }));
+          const summary = checkSummary(args.files.length, diagnostics);
+          const files = args.files.map(file => ({
+            file,
+            diagnostics: diagnostics.filter(d => d.file === file).map(({ range, severity, code, message }) => ({ range, severity, code, message })),
+          }));
+          return toolResult([...diagnostics.map(formatDiagnostic), summary].join('\n'), {
+            files,
+            errors: diagnostics.filter(d => d.severity === 'error').length,
+            warnings: diagnostics.filter(d => d.severity === 'warning').length,
+            summary,
+          });
+        },
+      ),
+  );
+}
+
+const callShape = z.object({
+  step: z.number(),
+  tool: z.string(),
+  input: z.string(),
+  output: z.string().optional(),
+  override: z.string().optional(),
+  error: z.string().optional(),
+});
+
+function registerRun(server: McpServer, ctx: McpContext): void {
+  server.registerTool(
+    'run',
+    {
+      title: 'Run a program',
+      description:
+        'Run a program of a task library (.art), an agent spec (.agent), a MultiTool-CoT prompt or a trace (.jsonl) to its end, as `art run` does: returns the program written and the answer. Replays the recorded program (tools run again, no endpoint) unless an endpoint (baseURL and model) or mode "generate" is given; the key comes from the environment variable apiKeyEnv names. Cancelling the request stops the run.',
+      inputSchema: { file: filePath('The file to run'), ...runOptionShape(NOT_FOR_MCP_RUN) },
+      outputSchema: {
+        status: z.enum(['finished', 'stopped', 'incomplete', 'limit', 'departed', 'error']),
+        answer: z.string().nullable(),
+        program: z.string(),
+        error: z.string().optional(),
+        mode: z.enum(['generate', 'replay']),
+        calls: z.array(callShape),
+        requests: z.number(),
+        trace: z.string().optional(),
+        notes: z.array(z.string()),
+      },
+    },
+    async (args, extra) =>
+      guarded(
+        'run',
+        ctx,
+        () => keysOf(ctx, args),
+        async () => {
+          const raw: Record<string, unknown> = { ...runOptionsOf(args), program: existingFile(ctx, args.file) };
+          replayUnlessEndpoint(raw);
+          const o = parseRunOptions(raw, mcpLabel('file'));
+          const notes: string[] = [];
+          const key = apiKeyFromEnv(o, ctx.env);
+          const run = await prepareRun({ ...o, apiKey: key, trusted: true, ...HEADLESS, log: line => notes.push(line) });
+          const stop = () => run.runner.stop();
+          extra.signal.addEventListener('abort', stop, { once: true });
+          let result;
+          try {
+            result = await run.runner.run();
+          } finally {
+            extra.signal.removeEventListener('abort', stop);
+            await run.dispose();
+          }
+          const s = result.snapshot;
+          const calls = s.calls.map(c => ({
+            step: c.step,
+            tool: c.tool,
+            input: c.input,
+            ...(c.output !== undefined ? { output: c.output } : {}),
+            ...(c.override !== undefined ? { override: c.override } : {}),
+            ...(c.error !== undefined ? { error: c.error } : {}),
+          }));
+          const end =
+            result.reason === 'finished'
+              ? `Answer: ${result.answer ?? '(none)'}`
+              : `the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`;
+          return toolResult(
+            `${s.text}${s.text.endsWith('\n') ? '' : '\n'}\n${end}`,
+            {
+              status: result.reason,
+              answer: result.answer,
+              program: s.text,
+              ...(result.error !== undefined ? { error: result.error } : {}),
+              mode: o.mode,
+              calls,
+              requests: s.requests,
+              ...(run.tracePath ? { trace: run.tracePath } : {}),
+              notes: [...run.toolProblems, ...notes],
+            },
+            [key, ...keysOf(ctx, args)],
+          );
+        },
+      ),
+  );
+}
+
+function registerTest(server: McpServer, ctx: McpContext): void {
+  const step = z.object({
+    step: z.number(),
+    tool: z.string(),
+    line: z.number(),
+    recorded: z.string(),
+    got: z.string().optional(),
+    error: z.string().optional(),
+    compared: z.boolean(),
+    ok: z.boolean(),
+  });
+  server.registerTool(
+    'test',
+    {
+      title: 'Test task libraries',
+      description:
+        'Replay every demonstration program of the task libraries, as `art test` does: its tools run again and each compared tool\'s output and the answer are checked against the recording (white space folded). Returns per program pass/fail with the recorded and computed outputs, and "N passed, N failed".',
+      inputSchema: {
+        files: z.array(filePath('A task library (.art)')).min(1),
+        tools: z
+          .enum(['deterministic', 'all'])
+          .optional()
+          .describe(
+            'Which steps are compared: deterministic (default: code, calculator, lookup, user tools) or all (model-backed and search steps too).',
+          ),
+        ...runOptionShape(NOT_FOR_TEST),
+      },
+      outputSchema: {
+        programs: z.array(
+          z.object({
+            file: z.string(),
+            line: z.number().describe('1-based line where the program starts'),
+            index: z.number(),
+            title: z.string(),
+            passed: z.boolean(),
+            steps: z.array(step),
+            answer: z.object({ recorded: z.string().nullable(), got: z.string().nullable(), ok: z.boolean() }),
+            error: z.string().optional(),
+          }),
+        ),
+        passed: z.number(),
+        failed: z.number(),
+        summary: z.string(),
+        notes: z.array(z.string()),
+      },
+    },
+    async (args, extra) =>
+      guarded(
+        'test',
+        ctx,
+        () => keysOf(ctx, args),
+        async () => {
+          const paths = args.files.map(f => pathIn(ctx, f));
+          // `tools` here says which steps are compared, not a tool file (user tools come from the workspace's).
+          const { tools: _compare, ...options } = runOptionsOf(args);
+          const report = await testLibraries(paths, options, {
+            compare: args.tools,
+            env: ctx.env,
+            label: mcpLabel('files'),
+            signal: extra.signal,
+          });
+          const summary = `${report.passed} passed, ${report.failed} failed`;
+          const lines = [
+            ...report.notes.map(n => `note: ${n}`),
+            ...report.programs.flatMap(t => [programLine(t), ...(t.passed ? [] : describeFailure(t))]),
+            summary,
+          ];
+          const programs = report.programs.map(t => ({
+            file: args.files[paths.indexOf(t.file)] ?? t.file,
+            line: t.line + 1,
+            index: t.index,
+            title: t.title,
+            passed: t.passed,
+            steps: t.steps.map(s => ({ ...s, line: s.line + 1 })),
+            answer: t.answer,
+            ...(t.error !== undefined ? { error: t.error } : {}),
+          }));
+          return toolResult(
+            lines.join('\n'),
+            { programs, passed: report.passed, failed: report.failed, summary, notes: report.notes },
+            keysOf(ctx, args),
+          );
+        },
+      ),
+  );
+}
+
+function registerEvaluate(server: McpServer, ctx: McpContext): void {
+  // One evaluation per results file at a time: a call that resumes one being cancelled waits until it has stopped,
+  // so no example runs twice and the file gets no line twice.
+  const running = new Map<string, Promise<unknown>>();
+  server.registerTool(
+    'evaluate',
+    {
+      title: 'Evaluate a task library on a dataset',
+      description:
+        'Run every example of a dataset (JSONL: one {"input", "target"} a line) as a new task of the library against the model endpoint (baseURL, model), as `art eval` does: sends a progress notification per finished example when the request has a progress token, stops when the request is cancelled, and resumes from the results file when called again (no finished example runs twice). Returns the accuracy and the results file.',
+      inputSchema: {
+        library: filePath('The task library (.art) whose demonstrations are used'),
+        data: filePath('The dataset (JSONL)'),
+        out: z.string().optional().describe('The results file, appended to and resumed from (default: DATA.LIBRARY.results.jsonl beside the data).'),
+        runs: z.string().optional().describe(`The run history each example's trace goes into (default ${DEFAULT_RUNS_FOLDER}).`),
+        concurrency: z.int().min(1).max(64).optional().describe('Examples run at once, and the bound on requests in flight (default 4).'),
+        selectExamples: z.int().min(1).optional().describe('With select "best-cluster": the labelled examples each file is tried on (default 3).'),
+        ...runOptionShape(NOT_FOR_EVAL),
+      },
+      outputSchema: {
+        total: z.number(),
+        already: z.number().describe('Examples already in the results file when the call started'),
+        done: z.number(),
+        stopped: z.boolean(),
+        resultsPath: z.string(),
+        summary: z.object({
+          n: z.number(),
+          exact: z.number(),
+          substring: z.number(),
+          exactInterval: z.array(z.number()),
+          substringInterval: z.array(z.number()),
+          withToolCalls: z.number(),
+          toolCalls: z.number(),
+          promptTokens: z.number(),
+          completionTokens: z.number(),
+          failures: z.record(z.string(), z.number()),
+        }),
+        rateLimited: z.object({ count: z.number(), limit: z.number() }).nullable(),
+        notes: z.array(z.string()),
+      },
+    },
+    async (args, extra) =>
+      guarded(
+        'evaluate',
+        ctx,
+        () => keysOf(ctx, args),
+        async () => {
+          const library = existingFile(ctx, args.library);
+          if (!library.toLowerCase().endsWith('.art')) throw new CliError(`${args.library}: give a task library (.art) as "library"`);
+          const data = existingFile(ctx, args.data);
+          const token = extra._meta?.progressToken;
+          const notes: string[] = [];
+          let total = 0;
+          let finished = 0;
+          let already = 0;
+          const out = args.out !== undefined ? pathIn(ctx, args.out) : defaultResultsPath(data, library);
+          const progress = (message: string) => {
+            if (token === undefined) return;
+            void extra
+              .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: finished, total, message } })
+              .catch(() => {});
+          };
+          const earlier = running.get(out);
+          if (earlier) await earlier.catch(() => {});
+          const evaluation = evaluate({
+            library,
+            data,
+            out,
+            options: runOptionsOf(args),
+            optionLabel: mcpLabel('library'),
+            apiKey: name => ctx.env[name] || undefined,
+            trusted: true,
+            concurrency: args.concurrency ?? 4,
+            selectExamples: args.selectExamples ?? 3,
+            runs: { folder: pathIn(ctx, args.runs ?? DEFAULT_RUNS_FOLDER), gitignore: true },
+            signal: extra.signal,
+            log: line => notes.push(line),
+            onStart: s => {
+              total = s.todo.length;
+              already = s.done.length;
+              progress(`${s.total} examples, ${s.done.length} already in ${s.resultsPath}, ${s.todo.length} to run`);
+            },
+            onResult: (r: EvalResult) => {
+              finished++;
+              progress(
+                `${r.id}: ${r.exact ? 'ok' : r.end !== 'finished' ? r.end : 'wrong'} (answer ${JSON.stringify(r.answer)}, target ${JSON.stringify(r.target)})`,
+              );
+            },
+          });
+          running.set(out, evaluation);
+          let end;
+          try {
+            end = await evaluation;
+          } finally {
+            if (running.get(out) === evaluation) running.delete(out);
+          }
+          const summary = summarise(end.results);
+          const text = `${formatSummary(summary)}\nresults: ${end.resultsPath}${end.stopped ? `\nstopped with ${end.results.length} of ${end.total} examples done: call evaluate again with the same arguments to resume` : ''}`;
+          return toolResult(
+            text,
+            {
+              total: end.total,
+              already,
+              done: end.results.length,
+              stopped: end.stopped,
+              resultsPath: end.resultsPath,
+              summary,
+              rateLimited: end.rateLimited,
+              notes,
+            },
+            keysOf(ctx, args),
+          );
+        },
+      ),
+  );
+}
+
+function registerShowPrompt(server: McpServer, ctx: McpContext): void {
+  server.registerTool(
+    'show_prompt',
+    {
+      title: 'Show the prompt of a run',
+      description:
+        'The exact prompt a run of the file sends, with the demonstrations in it and why each was chosen, without running it (as `art prompt`); for a trace (.jsonl), the prompt it recorded.',
+      inputSchema: { file: filePath('The .art, .agent or MultiTool-CoT file, or a run trace (.jsonl)'), ...runOptionShape(NOT_FOR_PROMPT) },
+      outputSchema: {
+        kind: z.string(),
+        title: z.string().optional(),
+        program: z.string().optional(),
+        model: z.string().optional(),
+        prompt: z.string(),
+        header: z.string(),
+        demonstrations: z.array(z.object({ file: z.string().optional(), index: z.number(), title: z.string(), line: z.number(), why: z.string() })),
+        generated: z.string().optional(),
+      },
+    },
+    async args =>
+      guarded(
+        'show_prompt',
+        ctx,
+        () => keysOf(ctx, args),
+        async () => {
+          const raw: Record<string, unknown> = { ...runOptionsOf(args), program: existingFile(ctx, args.file) };
+          replayUnlessEndpoint(raw);
+          const o = parseRunOptions(raw, mcpLabel('file'));
+          const key = apiKeyFromEnv(o, ctx.env);
+          const report = await promptOfRun({ ...o, apiKey: key, trusted: true, log: line => ctx.log(`[art] ${line}`) });
+          const { sample: _sample, demonstrations, ...rest } = report;
+          const structured = {
+            ...rest,
+            demonstrations: (demonstrations ?? []).map(d => ({ ...d, why: describeWhy(d.why) })),
+          };
+          return toolResult(formatPromptReport(report), JSON.parse(JSON.stringify(structured)) as Record<string, unknown>, [
+            key,
+            ...keysOf(ctx, args),
+          ]);
+        },
+      ),
+  );
+}
+
+function registerConstrain(server: McpServer, ctx: McpContext): void {
+  server.registerTool(
+    'constrain',
+    {
+      title: "An agent's decoding constraint",
+      description:
+        'The decoding constraint of an agent spec from a state (default: the start of a run), as a regex and a GBNF grammar, as `art constrain` prints it.',
+      inputSchema: {
+        spec: filePath('The agent spec (.agent)'),
+        agent: z.string().optional().describe("The agent's name (default: the spec's first)."),
+        state: z.string().optional().describe('The state just entered (default: the start of a run).'),
+      },
+      outputSchema: { agent: z.string(), state: z.string().nullable(), regex: z.string(), gbnf: z.string() },
+    },
+    async args =>
+      guarded(
+        'constrain',
+        ctx,
+        () => [],
+        async () => {
+          const c = constraintOf(pathIn(ctx, args.spec), { agent: args.agent, state: args.state });
+          return toolResult(`regex:\n${c.regex}\n\ngbnf:\n${c.gbnf}`, { ...c });
+        },
+      ),
+  );
+}
+
+export interface McpIo {
+  err: (line: string) => void;
+  out: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `art mcp`: serves on stdin/stdout until the client closes the connection; every session is stopped then. */
+export async function mcpCommand(argv: string[], io: McpIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.out(mcpUsage());
+    return 0;
+  }
+  if (argv.length) throw new CliError(`art mcp: unexpected argument "${argv[0]}": art mcp takes no arguments (art mcp --help)`);
+  const ctx: McpContext = { cwd: process.cwd(), env: io.env ?? process.env, log: io.err };
+  const { server, close } = createArtMcpServer(ctx);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>(resolve => (transport.onclose = resolve));
+  await server.connect(transport);
+  // The client going away closes stdin: the transport does not notice that by itself.
+  process.stdin.once('end', () => void transport.close());
+  io.err(`art mcp: serving on stdio (working directory ${ctx.cwd})`);
+  await closed;
+  await close();
+  return 0;
+}

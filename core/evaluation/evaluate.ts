@@ -43,6 +43,17 @@ export function newResultsPath(path: string): string {
   }
 }
 
+/**
+ * The results files of a library on a dataset beside the data, oldest first: the default one and its new ones
+ * (`-2`, `-3`, ...), those that exist. The last is the latest evaluation.
+ */
+export function resultsFiles(dataPath: string, libraryPath: string): string[] {
+  const first = defaultResultsPath(dataPath, libraryPath);
+  const out = existsSync(first) ? [first] : [];
+  for (let p = newResultsPath(first), n = 0; existsSync(p) && n < 10_000; p = newResultsPath(p), n++) out.push(p);
+  return out;
+}
+
 /** Whether a results file holds any result yet (a header alone does not count). */
 export function hasResults(path: string): boolean {
   return readResults(path).size > 0;
@@ -226,7 +237,11 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
               if (!kept) deleteRun(folder, id);
               else
                 try {
-                  writeSummary(folder, id, { program, task: taskLabel(ex) });
+                  writeSummary(folder, id, {
+                    program,
+                    task: taskLabel(ex),
+                    evaluation: { results: relative(session.root, resultsPath) || basename(resultsPath), example: ex.id },
+                  });
                 } catch (e) {
                   c.log(`run history: ${path}: ${(e as Error).message}`);
                 }

@@ -70,6 +70,7 @@ describe('Evaluate Task and its results view', function () {
       library(),
       data(),
       ARITHMETIC_TASK,
+      'resume',
     );
     assert.ok(second, 'the second evaluation ran');
     assert.equal(second.end.stopped, false);

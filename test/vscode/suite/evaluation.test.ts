@@ -123,4 +123,32 @@ describe('Evaluate Task and its results view', function () {
     assert.equal(server.requests.length, before, 'a replay asks the endpoint nothing');
     await vscode.debug.stopDebugging(session);
   });
+
+  it('run again as a new evaluation: a new results file beside the old, the comparison offered and drawn', async () => {
+    const api = await artStudio();
+    const before = readFileSync(results().fsPath, 'utf8');
+    server.reset();
+    const third = await vscode.commands.executeCommand<Awaited<ReturnType<typeof api.runner.evaluations.run>>>(
+      'art.evaluateTask',
+      library(),
+      data(),
+      ARITHMETIC_TASK,
+      'new',
+    );
+    assert.ok(third, 'the new evaluation ran');
+    const fresh = workspaceUri('evaluation/arithmetic.library-2.results.jsonl').fsPath;
+    assert.equal(third.end.resultsPath, fresh);
+    assert.equal(readFileSync(results().fsPath, 'utf8'), before, 'the earlier results file is untouched');
+    assert.deepEqual(
+      [api.runner.evaluations.offered?.previous, api.runner.evaluations.offered?.latest],
+      [results().fsPath, fresh],
+      'the comparison with the previous evaluation is offered',
+    );
+    const drawn = new Promise(resolve => subscriptions.push(api.runner.comparisons.onDidDraw(resolve)));
+    const report = await vscode.commands.executeCommand<any>('art.compareEvaluations', results().fsPath, fresh);
+    assert.deepEqual([report.a.n, report.a.correct, report.b.correct, report.fixed.length, report.broken.length], [6, 5, 5, 0, 0]);
+    assert.match(report.pWords, /no example changed/);
+    assert.deepEqual(report.differences, []);
+    assert.deepEqual(await drawn, { fixed: 0, broken: 0, p: '1.0000' });
+  });
 });

@@ -9,8 +9,18 @@ import { promptOfRun } from '../core/launch/promptOfRun';
 import { openSession } from '../core/launch/session';
 import { HEADLESS } from '../core/launch/options';
 import { readDataset } from '../core/evaluation/eval';
-import { evalReport, progressLine } from '../core/evaluation/report';
-import { defaultResultsPath, EvalDataError, evaluate, exampleWithoutTask, LaunchError, libraryTasks } from '../core/evaluation/evaluate';
+import { comparisonReport, evalReport, progressLine } from '../core/evaluation/report';
+import {
+  defaultResultsPath,
+  EvalDataError,
+  evaluate,
+  exampleWithoutTask,
+  hasResults,
+  LaunchError,
+  libraryTasks,
+  newResultsPath,
+  resultsFiles,
+} from '../core/evaluation/evaluate';
 import { ArtDebugSession } from './debugAdapter/debugSession';
 
 export { ArtDebugSession };
@@ -55,6 +65,10 @@ export const evaluation = {
   evalReport,
   progressLine,
   defaultResultsPath,
+  newResultsPath,
+  resultsFiles,
+  hasResults,
+  comparisonReport,
   /** The tasks of a library's text (the template left out). */
   libraryTasks: (text: string) => libraryTasks(parseArt(text)),
   /** Reads the dataset (an EvalDataError naming the file and line when it cannot) and says whether every example names its task. */

@@ -16,6 +16,8 @@ export interface ArtSettings {
   /** The run history folder (relative paths: to the workspace folder) and whether a .gitignore keeps it out of git. */
   runsFolder: string;
   runsGitignore: boolean;
+  /** "ART: Evaluate Task": examples run at once. */
+  evaluationConcurrency: number;
   /** The run options that have a setting (core/launch/options.ts), those that are set: launch defaults. */
   runOptions: Partial<Record<RunOptionName, unknown>>;
 }
@@ -34,6 +36,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): ArtSettings {
     toolsFile: c.get<string>('tools.file', TOOLS_FILE_NAME),
     runsFolder: read('runs.folder'),
     runsGitignore: read('runs.gitignore'),
+    evaluationConcurrency: read('evaluation.concurrency'),
     runOptions: optionsFromSettings(key => c.get(key)),
   };
 }

@@ -77,7 +77,7 @@ const options = {
  * The pages of webviews, bundled for the browser: the evaluation results view draws its chart with Chart.js, which
  * is bundled here (the VSIX has no node_modules) and loaded only by that page, never by the extension host.
  */
-const webviews = { evalView: 'client/webview/evalView.ts' };
+const webviews = { evalView: 'client/webview/evalView.ts', compareView: 'client/webview/compareView.ts' };
 const webviewOptions = {
   absWorkingDir: root,
   entryPoints: Object.fromEntries(Object.entries(webviews).filter(([, src]) => existsSync(join(root, src)))),

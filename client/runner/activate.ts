@@ -13,7 +13,8 @@ import { isRunnable, unitsOf } from './programs';
 import { DEBUG_TYPE } from '../debugAdapter/protocol';
 import { registerLibraryTests, type LibraryTests } from '../testing/libraryTests';
 import { registerRunsCommands, replayRun, RunsView } from '../views/runsView';
-import { EVALUATE_COMMAND, Evaluations } from '../testing/evaluation';
+import { COMPARE_EVALUATIONS_COMMAND, EVALUATE_COMMAND, Evaluations, type EvaluationMode } from '../testing/evaluation';
+import { EvalComparisons } from '../testing/comparison';
 import { SHOW_PROMPT_COMMAND, showPrompt } from './showPrompt';
 import { ProgramStreams } from '../views/streamEditor';
 import { TraceView } from '../views/traceView';
@@ -33,6 +34,8 @@ export interface RunnerApi {
   diagrams: AgentDiagrams;
   /** "ART: Evaluate Task" and its results view. */
   evaluations: Evaluations;
+  /** "ART: Compare Evaluations" and its view. */
+  comparisons: EvalComparisons;
 }
 
 export const COMMANDS = {
@@ -44,6 +47,7 @@ export const COMMANDS = {
   showAgentDiagram: SHOW_DIAGRAM_COMMAND,
   sampleAlternatives: 'art.sampleAlternatives',
   evaluateTask: EVALUATE_COMMAND,
+  compareEvaluations: COMPARE_EVALUATIONS_COMMAND,
   showPrompt: SHOW_PROMPT_COMMAND,
   run: RUN_COMMAND,
   debug: DEBUG_COMMAND,
@@ -83,7 +87,9 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
   });
   const runs = new RunsView(deps.settings);
   const diagrams = new AgentDiagrams(deps.log);
+  const comparisons = new EvalComparisons({ load: () => loadRunnerBundle().evaluation, extensionUri: context.extensionUri, replay: replayRun });
   const evaluations = new Evaluations({
+    compare: (a, b) => comparisons.compare(a, b),
     load: () => loadRunnerBundle().evaluation,
     secrets: context.secrets,
     settings: deps.settings,
@@ -156,9 +162,11 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     ...registerRunsCommands(runs, uri => openTrace(traceView, streams, uri)),
     vscode.commands.registerCommand(COMMANDS.showAgentDiagram, () => diagrams.show()),
     evaluations,
-    vscode.commands.registerCommand(COMMANDS.evaluateTask, (library?: vscode.Uri, data?: vscode.Uri, task?: string | number) =>
-      evaluations.run(library, data, task),
+    vscode.commands.registerCommand(COMMANDS.evaluateTask, (library?: vscode.Uri, data?: vscode.Uri, task?: string | number, mode?: EvaluationMode) =>
+      evaluations.run(library, data, task, undefined, mode),
     ),
+    comparisons,
+    vscode.commands.registerCommand(COMMANDS.compareEvaluations, (a?: string | vscode.Uri, b?: string | vscode.Uri) => comparisons.compare(a, b)),
     vscode.commands.registerCommand(COMMANDS.showPrompt, (target?: Parameters<typeof showPrompt>[1]) =>
       showPrompt(
         { streams, provider, runs, promptOf: () => loadRunnerBundle().promptOfRun, apiKey: () => context.secrets.get(API_KEY_SECRET) },
@@ -187,5 +195,5 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView, tests, runs, diagrams, evaluations };
+  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons };
 }

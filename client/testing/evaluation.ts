@@ -19,8 +19,10 @@ import { UNTRUSTED_RUN_MESSAGE } from '../runner/configuration';
 
 export const EVALUATE_COMMAND = 'art.evaluateTask';
 export const RESULTS_VIEW_TYPE = 'art.evalResults';
-/** Examples run at once (and the bound on requests in flight), as `art eval`'s default. */
-const CONCURRENCY = 4;
+export const COMPARE_EVALUATIONS_COMMAND = 'art.compareEvaluations';
+
+/** Run again over a results file that holds results: resume it, or start a new one beside it (never overwritten). */
+export type EvaluationMode = 'resume' | 'new';
 
 export interface EvaluationDeps {
   load(): EvaluationModule;
@@ -30,6 +32,8 @@ export interface EvaluationDeps {
   extensionUri: vscode.Uri;
   /** Opens a run in the debugger, replayed from its trace (the Runs view's helper). */
   replay(trace: string): Thenable<boolean>;
+  /** Opens the comparison of two results files ("ART: Compare Evaluations"). */
+  compare(a: string, b: string): Thenable<unknown>;
 }
 
 export interface EvaluationOutcome {
@@ -53,6 +57,10 @@ export class Evaluations implements vscode.Disposable {
   readonly onDidDraw = this.drew.event;
   lastDrawn: Drawn | undefined;
   private running = false;
+  /** The absolute path of the results file of the report shown. */
+  private resultsPath: string | undefined;
+  /** After a new evaluation that has a previous one: the two results files the comparison was offered for. */
+  offered: { previous: string; latest: string; choice: Promise<boolean> } | undefined;
 
   constructor(private readonly deps: EvaluationDeps) {}
 
@@ -71,6 +79,7 @@ export class Evaluations implements vscode.Disposable {
     data?: vscode.Uri,
     task?: string | number,
     token?: vscode.CancellationToken,
+    mode?: EvaluationMode,
   ): Promise<EvaluationOutcome | undefined> {
     if (!vscode.workspace.isTrusted) {
       void vscode.window.showErrorMessage(UNTRUSTED_RUN_MESSAGE);
@@ -99,7 +108,17 @@ export class Evaluations implements vscode.Disposable {
     const runsFolder = resolve(root, s.runsFolder);
     data ??= await pickDataset(runsFolder);
     if (!data) return undefined;
+    if (!(await saveFirst(library))) return undefined;
     const m = this.deps.load();
+    // Run again: resume the latest results file, or start a new one beside it (asked unless given).
+    const earlier = m.resultsFiles(data.fsPath, library.fsPath);
+    const latest = earlier.at(-1);
+    let out = latest;
+    if (latest && m.hasResults(latest)) {
+      mode ??= await askResumeOrNew(latest);
+      if (!mode) return undefined;
+      if (mode === 'new') out = m.newResultsPath(latest);
+    }
     try {
       if (task === undefined) {
         const named = m.datasetNamesTasks(data.fsPath);
@@ -130,6 +149,7 @@ export class Evaluations implements vscode.Disposable {
             return await m.evaluate({
               library: library!.fsPath,
               data: data!.fsPath,
+              out,
               options,
               // An option is named as the person sets it: its setting, else the launch attribute.
               optionLabel: n => {
@@ -138,7 +158,7 @@ export class Evaluations implements vscode.Disposable {
               },
               apiKey: async env => (await this.deps.secrets.get(API_KEY_SECRET)) || process.env[env] || undefined,
               trusted: vscode.workspace.isTrusted,
-              concurrency: CONCURRENCY,
+              concurrency: s.evaluationConcurrency,
               runs: { folder: runsFolder, gitignore: s.runsGitignore },
               signal: controller.signal,
               log: line => this.deps.log.info(`evaluation: ${line}`),
@@ -166,7 +186,7 @@ export class Evaluations implements vscode.Disposable {
         stopped: end.stopped,
         names: { library: name(library), data: name(data), results: name(vscode.Uri.file(end.resultsPath)) },
       });
-      const panel = this.show(report);
+      const panel = this.show(report, end.resultsPath);
       const line = `${report.summaryLines[0].replace(/\s+/g, ' ')}; results in ${report.results}`;
       this.deps.log.info(`evaluation ${end.stopped ? 'stopped' : 'done'}: ${line}`);
       if (end.stopped)
@@ -177,6 +197,8 @@ export class Evaluations implements vscode.Disposable {
         this.deps.log.warn(
           `evaluation: the endpoint rate-limited ${end.rateLimited.count} request(s): the bound went down to ${end.rateLimited.limit}`,
         );
+      // A new evaluation beside an earlier one of the same library on the same data: offer the comparison.
+      if (latest && out !== latest && !end.stopped) this.offerComparison(latest, end.resultsPath);
       return { end, report, panel };
     } catch (e) {
       if (!m.isUserError(e)) throw e;
@@ -187,9 +209,25 @@ export class Evaluations implements vscode.Disposable {
     }
   }
 
+  private offerComparison(previous: string, latest: string): void {
+    const compare = 'Compare';
+    const choice = Promise.resolve(
+      vscode.window.showInformationMessage(
+        `ART Studio: compare this evaluation with the previous one (${basename(previous)}): the examples the edit fixed and broke?`,
+        compare,
+      ),
+    ).then(async c => {
+      if (c !== compare) return false;
+      await this.deps.compare(previous, latest);
+      return true;
+    });
+    this.offered = { previous, latest, choice };
+  }
+
   /** Shows a report in the results view (one panel, reused). */
-  show(report: EvalReport): vscode.WebviewPanel {
+  show(report: EvalReport, resultsPath?: string): vscode.WebviewPanel {
     this.report = report;
+    this.resultsPath = resultsPath;
     const title = `Evaluation: ${basename(report.library)} on ${basename(report.data)}`;
     if (this.panel) {
       this.panel.title = title;
@@ -207,6 +245,7 @@ export class Evaluations implements vscode.Disposable {
     panel.webview.onDidReceiveMessage((msg: { type?: string; id?: string } & Partial<Drawn>) => {
       if (msg.type === 'ready' && this.report) void panel.webview.postMessage({ type: 'report', report: this.report });
       else if (msg.type === 'replay' && typeof msg.id === 'string') void this.replay(msg.id);
+      else if (msg.type === 'compare') void vscode.commands.executeCommand(COMPARE_EVALUATIONS_COMMAND, undefined, this.resultsPath);
       else if (msg.type === 'drawn') {
         this.lastDrawn = { tasks: Number(msg.tasks), rows: Number(msg.rows), chart: !!msg.chart };
         this.drew.fire(this.lastDrawn);
@@ -233,7 +272,8 @@ export class Evaluations implements vscode.Disposable {
     return webviewPage({
       style: `body { padding: 8px 16px; color: var(--vscode-foreground); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); }
 h1 { font-size: 1.3em; font-weight: 600; margin: 4px 0; }
-#status { opacity: .8; margin-bottom: 12px; }
+#status { opacity: .8; margin-bottom: 8px; }
+button { margin-bottom: 12px; color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 4px 10px; cursor: pointer; }
 #chart-box { position: relative; height: 260px; max-width: 900px; margin-bottom: 12px; }
 #summary { font-family: var(--vscode-editor-font-family, monospace); white-space: pre; margin-bottom: 16px; }
 table { border-collapse: collapse; width: 100%; }
@@ -246,6 +286,7 @@ td.error, td.none { color: var(--vscode-errorForeground); }
 a { color: var(--vscode-textLink-foreground); }`,
       body: `<h1 id="title">Evaluation</h1>
 <div id="status"></div>
+<button id="compare" title="Compare this evaluation with another of the same data: the examples fixed and broken">Compare with…</button>
 <div id="chart-box"><canvas id="chart" role="img" aria-label="Accuracy per task"></canvas></div>
 <div id="summary"></div>
 <table id="examples"><thead><tr><th title="Click to replay the run in the debugger">example</th><th>input</th><th>answer</th><th>target</th><th>exact</th><th>substring</th><th>error</th></tr></thead><tbody></tbody></table>`,
@@ -258,6 +299,38 @@ a { color: var(--vscode-textLink-foreground); }`,
     this.panel?.dispose();
     this.drew.dispose();
   }
+}
+
+/** The library has unsaved edits: the evaluation reads the saved file, so say so and offer to save first. */
+async function saveFirst(library: vscode.Uri): Promise<boolean> {
+  const doc = vscode.workspace.textDocuments.find(d => d.uri.toString() === library.toString());
+  if (!doc?.isDirty) return true;
+  const save = 'Save and Evaluate';
+  const saved = 'Evaluate the Saved File';
+  const c = await vscode.window.showWarningMessage(
+    `${vscode.workspace.asRelativePath(library)} has unsaved edits: an evaluation runs the file as saved, without them.`,
+    { modal: true },
+    save,
+    saved,
+  );
+  if (c === save) return doc.save();
+  return c === saved;
+}
+
+/** A results file with results: resume it, or start a new evaluation in a new file beside it. */
+async function askResumeOrNew(results: string): Promise<EvaluationMode | undefined> {
+  const pick = await vscode.window.showQuickPick(
+    [
+      {
+        label: 'Start a new evaluation',
+        description: 'in a new results file beside the last; the last is kept to compare with',
+        mode: 'new' as const,
+      },
+      { label: 'Resume the last evaluation', description: `run only the examples not yet in ${basename(results)}`, mode: 'resume' as const },
+    ],
+    { title: `Evaluate Task: ${vscode.workspace.asRelativePath(results)} already holds results`, ignoreFocusOut: true },
+  );
+  return pick?.mode;
 }
 
 async function pickLibrary(): Promise<vscode.Uri | undefined> {

@@ -24,7 +24,7 @@ export const RUNS_VIEW = 'art.runs';
 export const COMPARE_SCHEME = 'art-compare';
 
 export type RunsNode =
-  | { kind: 'group'; title: string; program?: string; runs: HistoryNode[]; folder: string }
+  | { kind: 'group'; title: string; program?: string; evaluation?: string; runs: HistoryNode[]; folder: string }
   | { kind: 'run'; node: HistoryNode; folder: string }
   | { kind: 'branch'; branch: RecordedBranch; run: RunSummary; folder: string };
 
@@ -96,7 +96,14 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.TextD
   getChildren(node?: RunsNode): RunsNode[] {
     if (!node)
       return this.folders().flatMap(folder =>
-        historyTree(listRuns(folder)).map(g => ({ kind: 'group' as const, title: g.title, program: g.program, runs: g.runs, folder })),
+        historyTree(listRuns(folder)).map(g => ({
+          kind: 'group' as const,
+          title: g.title,
+          program: g.program,
+          ...(g.evaluation ? { evaluation: g.evaluation } : {}),
+          runs: g.runs,
+          folder,
+        })),
       );
     if (node.kind === 'group') return node.runs.map(r => ({ kind: 'run' as const, node: r, folder: node.folder }));
     if (node.kind === 'run')
@@ -109,21 +116,28 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.TextD
 
   getTreeItem(node: RunsNode): vscode.TreeItem {
     if (node.kind === 'group') {
-      const item = new vscode.TreeItem(node.title, vscode.TreeItemCollapsibleState.Expanded);
+      // An evaluation's runs (one per example) start collapsed: a large dataset does not flood the view.
+      const item = new vscode.TreeItem(
+        node.title,
+        node.evaluation ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded,
+      );
       item.description = `${node.program ? `${node.program} · ` : ''}${node.runs.length} run(s)`;
-      item.iconPath = new vscode.ThemeIcon('symbol-method');
+      item.iconPath = new vscode.ThemeIcon(node.evaluation ? 'beaker' : 'symbol-method');
       item.contextValue = 'art.runGroup';
       return item;
     }
     if (node.kind === 'run') {
       const s = node.node.entry.summary;
       const hasChildren = node.node.children.length + s.branches.length > 0;
-      const item = new vscode.TreeItem(when(s), hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+      // An evaluated example's run is labelled by the example's id.
+      const label = s.evaluation ? s.evaluation.example : when(s);
+      const item = new vscode.TreeItem(label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
       item.id = `run:${node.node.entry.trace}`;
       item.description = describeRun(s);
       item.tooltip = new vscode.MarkdownString().appendCodeblock(
         [
           `run ${s.id}`,
+          s.evaluation ? `example ${s.evaluation.example} of the evaluation ${s.evaluation.results}` : '',
           s.program ? `program ${s.program}${s.task !== undefined ? ` (task ${s.task})` : ''}` : '',
           `model ${s.model}`,
           s.parent ? `started from ${s.parent.run}${s.parent.callId !== undefined ? ` at call ${s.parent.callId}` : ''}` : '',

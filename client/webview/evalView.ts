@@ -122,4 +122,5 @@ function draw(report: EvalReport): void {
 window.addEventListener('message', (e: MessageEvent<{ type?: string; report?: EvalReport }>) => {
   if (e.data?.type === 'report' && e.data.report) draw(e.data.report);
 });
+document.getElementById('compare')?.addEventListener('click', () => vscode.postMessage({ type: 'compare' }));
 vscode.postMessage({ type: 'ready' });

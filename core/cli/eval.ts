@@ -7,7 +7,7 @@
 import { extname, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { formatSummary, summarise, type EvalResult } from '../evaluation/eval';
-import { defaultResultsPath, evaluate, EvalDataError, LaunchError } from '../evaluation/evaluate';
+import { defaultResultsPath, evaluate, EvalDataError, hasResults, LaunchError, newResultsPath } from '../evaluation/evaluate';
 import type { RunOptionName } from '../launch/options';
 import { CliError } from './files';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
@@ -20,6 +20,12 @@ export const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'r
 const SHELL_FLAGS = [
   { flag: 'data', arg: 'DATA.jsonl', help: 'the dataset: one {"input", "target"} object a line (optional "id", "description")' },
   { flag: 'out', arg: 'RESULTS.jsonl', help: 'the results file, appended to and resumed from (default: DATA.LIBRARY.results.jsonl beside the data)' },
+  {
+    flag: 'new',
+    arg: '',
+    type: 'boolean',
+    help: 'start a new results file beside the existing one (DATA.LIBRARY-2.results.jsonl, ...) instead of resuming it',
+  },
   { flag: 'runs', arg: 'FOLDER', help: `the run history each example's trace goes into, named in its result (default ${DEFAULT_RUNS_FOLDER})` },
   { flag: 'concurrency', arg: 'C', help: 'examples run at once, and the bound on requests in flight (default 4)' },
   { flag: 'select-examples', arg: 'N', help: '--select best-cluster: the labelled examples each file is tried on (default 3)' },
@@ -29,7 +35,7 @@ const SHELL_FLAGS = [
 export function evalUsage(): string {
   const lines: [string, string][] = [
     ['LIBRARY', 'the task library (.art) whose demonstrations are used'],
-    ...SHELL_FLAGS.map((f): [string, string] => [`--${f.flag} ${f.arg}`, f.help]),
+    ...SHELL_FLAGS.map((f): [string, string] => [`--${f.flag}${f.arg ? ` ${f.arg}` : ''}`, f.help]),
     ...optionHelpLines(NOT_FOR_EVAL),
   ];
   return helpText('usage: art eval LIBRARY --data DATA.jsonl [options]', lines);
@@ -54,7 +60,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   } = parseCommandLine(
     'eval',
     argv,
-    SHELL_FLAGS.map(f => ({ flag: f.flag, type: 'string' as const })),
+    SHELL_FLAGS.map(f => ({ flag: f.flag, type: 'type' in f ? f.type : ('string' as const) })),
     NOT_FOR_EVAL,
   );
   if (values.help) {
@@ -67,7 +73,9 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   const libraryPath = resolve(here, positionals[0]);
   if (extname(libraryPath).toLowerCase() !== '.art') throw new CliError(`art eval: ${libraryPath}: give a task library (.art)`);
   const dataPath = resolve(here, values.data);
-  const outPath = resolve(here, typeof values.out === 'string' ? values.out : defaultResultsPath(dataPath, libraryPath));
+  const resumable = resolve(here, typeof values.out === 'string' ? values.out : defaultResultsPath(dataPath, libraryPath));
+  // --new: a new results file beside the old one, which is kept (never overwritten) for `art compare`.
+  const outPath = values.new && hasResults(resumable) ? newResultsPath(resumable) : resumable;
   const concurrency = positiveInt(values.concurrency, 4, '--concurrency');
   const selectExamples = positiveInt(values['select-examples'], 3, '--select-examples');
   const progress = values.progress ?? ((io.isTTY ?? process.stdout.isTTY) ? 'bar' : 'lines');
@@ -97,7 +105,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
           log: line => io.err(`[art] ${line}`),
           onStart: s => {
             io.err(
-              `[art] ${s.total} examples, ${s.done.length} already in ${s.resultsPath}, ${s.todo.length} to run (concurrency ${s.concurrency}${s.samples > 1 ? `, ${s.samples} samples` : ''}, select ${s.select})`,
+              `[art] ${s.total} examples, ${s.done.length} already in ${s.resultsPath}, ${s.todo.length} to run (concurrency ${s.concurrency}${s.samples > 1 ? `, ${s.samples} samples` : ''}, select ${s.select})${s.done.length ? ' (art eval --new starts a new results file instead)' : ''}`,
             );
             show = progressReporter(String(progress), s.todo.length, s.done, io);
           },

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The `art` command line: check, parse and monitor (and run, see run.ts) over the core, for terminals and CI.
+// The `art` command line: check, parse, monitor and compare (and run, see run.ts) over the core, for terminals and CI.
 import { parseArgs } from 'node:util';
 import { checkFiles, checkSummary, formatDiagnostic, UNREADABLE_FILE } from './check';
+import { compareCommand } from './compare';
 import { constrainCommand } from './constrain';
 import { CliError, isCliError } from './files';
 import { monitorCommand } from './monitor';
@@ -26,7 +27,10 @@ commands:
                                 without running it; or the prompt a run trace (.jsonl) recorded  (art prompt --help)
   eval LIBRARY --data DATA.jsonl
                                 run every example of a dataset, write the results JSONL and print the accuracy;
-                                resumes from the results file (art eval --help lists its options)
+                                resumes from the results file; --new starts a new one beside it (art eval --help)
+  compare A.results.jsonl B.results.jsonl
+                                pair two evaluations by example id: each side's accuracy, the difference, the examples
+                                fixed and broken, McNemar's exact p-value; exit 0  [--json] [--metric exact|substring]
   mcp                           a Model Context Protocol server over stdio: these commands as tools for MCP clients
                                 (VS Code, Claude Code, ...), with stepping sessions  (art mcp --help; docs/mcp.md)
   help                          this text
@@ -115,6 +119,8 @@ export async function main(
         const { diffCommand } = await import('./commands');
         return diffCommand(positionals[0], positionals[1], io);
       }
+      case 'compare':
+        return compareCommand(rest, io);
       case 'run': {
         // The runner brings the model client, mathjs, MiniSearch and the MCP SDK: loaded only for `run` (the build
         // makes it a bundle of its own, dist/cli-run.js, so `check` and `parse` do not even compile it).

@@ -223,6 +223,10 @@ export function formatSummary(s: EvalSummary): string {
   ].join('\n');
 }
 
+/** A result's error when its run finished but stated no answer that could be read. */
+export const NO_ANSWER =
+  "no answer could be read: the run finished without stating one (ART: an 'Ans:' line; MultiTool-CoT: 'So the answer is N.' as the prompt's examples say it; an agent: a final state)";
+
 /** A run of one sample made by the caller, with the trace it writes and what to do once it has ended. */
 export interface EvalRun {
   runner: Runner;
@@ -309,7 +313,7 @@ export async function runEval(o: EvalRunOptions): Promise<{ stopped: boolean }> 
       durationMs: Math.round(performance.now() - started),
       // With several samples the example counts as finished when any sample answered.
       end: answer !== null ? 'finished' : (failed?.reason ?? 'finished'),
-      error: failed ? `${failed.reason}${failed.error ? `: ${failed.error}` : ''}` : null,
+      error: failed ? `${failed.reason}${failed.error ? `: ${failed.error}` : ''}` : answer === null ? NO_ANSWER : null,
       ...(samples > 1 ? { samples: answers } : {}),
       ...(task !== undefined ? { task } : {}),
       ...(trace !== undefined ? { trace } : {}),

@@ -4,13 +4,14 @@
 // runEval under one request limiter (halved on a 429). Each example's run writes its trace into the run history (a
 // runs folder, core/trace/history.ts) with its summary, and its result names that trace; an example the stop cut
 // short leaves neither a result nor a trace, so running the same evaluation again redoes exactly the unfinished ones.
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { programTitle, type ArtDocument } from '../art/ast';
 import { parseArt } from '../art/parse';
 import { readTextFile, TextFileError } from '../common/textFile';
 import { RequestLimiter } from '../model/limiter';
 import { createArtRunner } from '../engine/create';
+import { formatHeader, headerDifferences, libraryChanged, makeHeader, readHeader, type ResultsHeader } from './header';
 import { EvalDataError, readDataset, readResults, runEval, type EvalExample, type EvalResult, type EvalRun } from './eval';
 import { deleteRun, newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
 import { LaunchError } from '../launch/options';
@@ -27,6 +28,35 @@ export { EvalDataError, LaunchError };
 /** The results file of an evaluation when none is given: `DATA.LIBRARY.results.jsonl` beside the data. */
 export function defaultResultsPath(dataPath: string, libraryPath: string): string {
   return join(dirname(dataPath), `${basename(dataPath, extname(dataPath))}.${basename(libraryPath, extname(libraryPath))}.results.jsonl`);
+}
+
+/**
+ * A results file beside `path` that does not exist yet, for a new evaluation that keeps the old one:
+ * `DATA.LIBRARY.results.jsonl` → `DATA.LIBRARY-2.results.jsonl`, `-3`, ...
+ */
+export function newResultsPath(path: string): string {
+  const m = /^(.*?)(?:-(\d+))?(\.results\.jsonl|\.jsonl|)$/.exec(path)!;
+  const [stem, ext] = [m[1], m[3] || ''];
+  for (let n = Math.max(2, Number(m[2] ?? 1) + 1); ; n++) {
+    const candidate = `${stem}-${n}${ext}`;
+    if (!existsSync(candidate)) return candidate;
+  }
+}
+
+/**
+ * The results files of a library on a dataset beside the data, oldest first: the default one and its new ones
+ * (`-2`, `-3`, ...), those that exist. The last is the latest evaluation.
+ */
+export function resultsFiles(dataPath: string, libraryPath: string): string[] {
+  const first = defaultResultsPath(dataPath, libraryPath);
+  const out = existsSync(first) ? [first] : [];
+  for (let p = newResultsPath(first), n = 0; existsSync(p) && n < 10_000; p = newResultsPath(p), n++) out.push(p);
+  return out;
+}
+
+/** Whether a results file holds any result yet (a header alone does not count). */
+export function hasResults(path: string): boolean {
+  return readResults(path).size > 0;
 }
 
 /** The tasks of a library an evaluation can run its examples as: the programs (not the template), by index and title. */
@@ -48,6 +78,8 @@ export interface EvaluationStart {
   concurrency: number;
   samples: number;
   select: RunOptions['select'];
+  /** What produces the results: the header of a new results file, or that of the file resumed (null: from before headers). */
+  header: ResultsHeader | null;
 }
 
 export interface EvaluationConfig {
@@ -124,6 +156,11 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
     const results: EvalResult[] = examples.flatMap(e => (done.has(e.id) ? [done.get(e.id)!] : []));
     const opts = session.options;
     for (const p of [...session.tools.notes, ...session.tools.problems]) c.log(`tools: ${p}`);
+    const header = writeOrCheckHeader(
+      resultsPath,
+      makeHeader({ library: c.library, data: c.data, resultsPath, options: opts, root: session.root }),
+      c.log,
+    );
     c.onStart?.({
       total: examples.length,
       done: [...results],
@@ -132,6 +169,7 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
       concurrency: c.concurrency,
       samples: opts.samples,
       select: opts.select,
+      header,
     });
 
     const limiter = new RequestLimiter(c.concurrency);
@@ -199,7 +237,11 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
               if (!kept) deleteRun(folder, id);
               else
                 try {
-                  writeSummary(folder, id, { program, task: taskLabel(ex) });
+                  writeSummary(folder, id, {
+                    program,
+                    task: taskLabel(ex),
+                    evaluation: { results: relative(session.root, resultsPath) || basename(resultsPath), example: ex.id },
+                  });
                 } catch (e) {
                   c.log(`run history: ${path}: ${(e as Error).message}`);
                 }
@@ -228,6 +270,30 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
   } finally {
     await session.dispose();
   }
+}
+
+/**
+ * A new (or empty) results file begins with the header; one being resumed keeps its own, and when it was made by
+ * another library version, model or options, the log says so (the results would mix: a new results file is the fix).
+ */
+function writeOrCheckHeader(path: string, header: ResultsHeader, log: (line: string) => void): ResultsHeader | null {
+  const empty = !existsSync(path) || statSync(path).size === 0;
+  if (empty) {
+    try {
+      appendFileSync(path, `${JSON.stringify(header)}\n`);
+    } catch (e) {
+      throw new EvalDataError(`${path}: cannot write the results: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    return header;
+  }
+  const old = readHeader(path);
+  if (!old) return null;
+  const differences = [...(libraryChanged(old, header) ? ['the library changed'] : []), ...headerDifferences(old, header)];
+  if (differences.length)
+    log(
+      `${path} was begun by ${formatHeader(old)}; this run differs (${differences.join('; ')}): its results will mix with the old ones; use a new results file to compare them`,
+    );
+  return old;
 }
 
 /** A run id for an example's run not yet used in the folder nor by this evaluation (examples start in the same ms). */

@@ -1,7 +1,9 @@
 // What the results view of an evaluation shows ("ART: Evaluate Task" in VS Code), as plain data the webview only
 // draws: the accuracy per task for the chart (exact and substring match, in percent, with their Wilson intervals),
 // the summary, and one row per example with the trace of its run. Computed here so the shell holds no scoring.
+import { compareResults, formatP, pValueWords, type ChangedExample, type CompareMetric, type CompareSide } from './compare';
 import { formatSummary, summarise, summariseByTask, traceOfResult, type EvalResult, type EvalSummary } from './eval';
+import { formatHeader, headerDifferences, libraryChanged, loadResultsFile } from './header';
 
 export interface EvalReportTask {
   task: string;
@@ -94,4 +96,62 @@ export function evalReport(o: {
 export function progressLine(done: readonly EvalResult[], total: number): string {
   const right = done.filter(r => r.exact).length;
   return `${done.length}/${total} done${done.length ? ` · exact ${right}/${done.length} = ${percent(right, done.length).toFixed(1)}%` : ''}`;
+}
+
+/** What the comparison view of two evaluations shows ("ART: Compare Evaluations"), as plain data the page draws. */
+export interface ComparisonReport {
+  metric: CompareMetric;
+  /** The results files as the shell names them, and their headers in one line each. */
+  names: [string, string];
+  headers: [string, string];
+  /** What differs besides the library (another model, options), and whether the library changed (undefined: unknown). */
+  differences: string[];
+  libraryChanged?: boolean;
+  a: CompareSide;
+  b: CompareSide;
+  difference: number;
+  differenceInterval: [number, number];
+  pValue: number;
+  /** The p-value formatted, and in plain words. */
+  p: string;
+  pWords: string;
+  bothRight: number;
+  bothWrong: number;
+  onlyA: number;
+  onlyB: number;
+  /** The changed examples, their traces absolute paths. */
+  fixed: ChangedExample[];
+  broken: ChangedExample[];
+}
+
+/** Two results files compared (an EvalDataError when one cannot be read). */
+export function comparisonReport(pathA: string, pathB: string, names: [string, string], metric: CompareMetric = 'exact'): ComparisonReport {
+  const [a, b] = [loadResultsFile(pathA), loadResultsFile(pathB)];
+  const c = compareResults(a.results, b.results, metric);
+  const absolute = (e: ChangedExample): ChangedExample => ({
+    ...e,
+    ...(e.traceA !== undefined ? { traceA: traceOfResult(pathA, { trace: e.traceA }) } : {}),
+    ...(e.traceB !== undefined ? { traceB: traceOfResult(pathB, { trace: e.traceB }) } : {}),
+  });
+  const changed = libraryChanged(a.header, b.header);
+  return {
+    metric,
+    names,
+    headers: [formatHeader(a.header), formatHeader(b.header)],
+    differences: headerDifferences(a.header, b.header),
+    ...(changed !== undefined ? { libraryChanged: changed } : {}),
+    a: c.a,
+    b: c.b,
+    difference: c.difference,
+    differenceInterval: c.differenceInterval,
+    pValue: c.pValue,
+    p: formatP(c.pValue),
+    pWords: pValueWords(c),
+    bothRight: c.bothRight,
+    bothWrong: c.bothWrong,
+    onlyA: c.onlyA.length,
+    onlyB: c.onlyB.length,
+    fixed: c.fixed.map(absolute),
+    broken: c.broken.map(absolute),
+  };
 }

@@ -3,9 +3,10 @@
 // question goes (e.g. `Q: %s` then `A:`). The prompt ends where the model starts its chain of thought; the text of
 // the `%s` line before `%s` (`Q:`), written again, ends the run. Its recorded answer (`NAME.answer.txt`) is the
 // question on the first line, then what the model wrote; the word after each trigger (without a closing full stop or comma) is the tool's output, a slot
-// the tool fills again when it is replayed.
+// the tool fills again when it is replayed. The run's answer is read the way the examples state it (their last
+// sentences' common start, `So the answer is`; see answerMarkerOf).
 import { ContinuationScript, triggerParts } from '../replay/script';
-import type { MultiToolRunSpec } from '../protocols/multitoolProtocol';
+import { answerMarkerOf, type MultiToolRunSpec } from '../protocols/multitoolProtocol';
 
 export class CotPromptError extends Error {}
 
@@ -30,8 +31,19 @@ export function fillCotPrompt(text: string, question: string): CotPrompt {
   return {
     prompt,
     tail: prompt.slice(lineStart),
-    spec: { prompt, endMarkers: lead ? [`\n${lead}`] : [] },
+    spec: { prompt, endMarkers: lead ? [`\n${lead}`] : [], answerMarker: answerMarkerOf(exampleAnswers(src.slice(0, lineStart), lead)) },
   };
+}
+
+/** The examples' answers in the prompt before the question: each block from a `lead` line (`Q:`) to the next, its last line. */
+function exampleAnswers(before: string, lead: string): string[] {
+  if (!lead) return [];
+  const blocks = before.split('\n').reduce<string[][]>((acc, line) => {
+    if (line.trim().startsWith(lead)) acc.push([]);
+    else if (acc.length && line.trim()) acc[acc.length - 1].push(line);
+    return acc;
+  }, []);
+  return blocks.flatMap(b => (b.length ? [b[b.length - 1]] : []));
 }
 
 /** A recorded answer: the question (first line) and the model's continuation as a replay script. */

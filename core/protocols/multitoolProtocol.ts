@@ -14,6 +14,55 @@ export interface MultiToolRunSpec {
   prompt: string;
   /** Texts that end the run when the model writes them (e.g. `\nQ:` before another question). Default none. */
   endMarkers?: string[];
+  /**
+   * The words before the answer, as the prompt's examples state it (`So the answer is`; see answerMarkerOf). The
+   * answer is what follows its last occurrence, else the CoT convention's `the answer is`. Default the convention.
+   */
+  answerMarker?: string;
+}
+
+/** The chain-of-thought convention: "... So the answer is 53." */
+export const CONVENTIONAL_ANSWER_MARKER = 'the answer is';
+
+/**
+ * The words the prompt's examples put before their answer: the longest common start (word by word, case folded) of
+ * the last sentence of each example's answer, when there are at least two and it leaves each sentence a word to
+ * answer with (`So the answer is 53.`, `So the answer is 89.` → `So the answer is`); else the convention.
+ */
+export function answerMarkerOf(exampleAnswers: readonly string[]): string {
+  const finals = exampleAnswers
+    .map(
+      a =>
+        a
+          .trim()
+          .split(/(?<=[.!?])\s+(?=\S)/)
+          .pop() ?? '',
+    )
+    .filter(Boolean)
+    .map(s => s.split(/\s+/));
+  if (finals.length < 2) return CONVENTIONAL_ANSWER_MARKER;
+  let n = 0;
+  while (finals.every(w => n < w.length - 1 && w[n].toLowerCase() === finals[0][n].toLowerCase())) n++;
+  const marker = finals[0].slice(0, n).join(' ').replace(/[:,]$/, '');
+  return marker.length >= 3 ? marker : CONVENTIONAL_ANSWER_MARKER;
+}
+
+/**
+ * The answer a chain of thought states: what follows the last `marker` (case folded; a `:` after it skipped) up to
+ * the end of its sentence or line, or, the marker absent, the convention's; null when the text states none.
+ */
+export function statedAnswer(written: string, marker: string = CONVENTIONAL_ANSWER_MARKER): string | null {
+  for (const m of marker.toLowerCase() === CONVENTIONAL_ANSWER_MARKER ? [marker] : [marker, CONVENTIONAL_ANSWER_MARKER]) {
+    const at = written.toLowerCase().lastIndexOf(m.toLowerCase());
+    if (at < 0) continue;
+    const rest = written.slice(at + m.length).replace(/^\s*:?[ \t]*/, '');
+    const line = rest.split('\n')[0];
+    // The sentence ends at a full stop followed by a space or the end (not the one in 3.5).
+    const end = /[.!?](\s|$)/.exec(line);
+    const answer = (end ? line.slice(0, end.index) : line).trim();
+    if (answer) return answer;
+  }
+  return null;
 }
 
 const TRIGGER = /<<([^<>\n]{1,64})>>/g;
@@ -70,6 +119,7 @@ export class MultiToolProtocol implements RunProtocol {
   readonly prompt: string;
   readonly header = '';
   private readonly endMarkers: string[];
+  private readonly answerMarker: string;
   readonly traceConfig: Record<string, unknown>;
 
   constructor(
@@ -78,7 +128,8 @@ export class MultiToolProtocol implements RunProtocol {
   ) {
     this.prompt = spec.prompt;
     this.endMarkers = (spec.endMarkers ?? []).filter(m => m);
-    this.traceConfig = { endMarkers: this.endMarkers };
+    this.answerMarker = spec.answerMarker?.trim() || CONVENTIONAL_ANSWER_MARKER;
+    this.traceConfig = { endMarkers: this.endMarkers, answerMarker: this.answerMarker };
   }
 
   stops(): string[] {
@@ -130,12 +181,9 @@ export class MultiToolProtocol implements RunProtocol {
     });
   }
 
+  /** The answer as the prompt's examples state it (see statedAnswer); null when the text states none. */
   answer(written: string): string | null {
-    const lines = written
-      .split('\n')
-      .map(l => l.trim())
-      .filter(Boolean);
-    return lines.length ? lines[lines.length - 1] : null;
+    return statedAnswer(written, this.answerMarker);
   }
 
   private boundary(written: string, t: Trigger, n: number): Boundary {

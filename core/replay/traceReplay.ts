@@ -85,8 +85,10 @@ export function protocolFromTrace(records: TraceRecord[], tools: ToolLookup): Ru
       const c = run.config as { agent: CompiledAgent; question: string; preamble?: string };
       return new AgentProtocol({ agent: c.agent, question: c.question, preamble: c.preamble }, tools);
     }
-    case 'multitool':
-      return new MultiToolProtocol({ prompt: run.prompt, endMarkers: (run.config as { endMarkers?: string[] }).endMarkers }, tools);
+    case 'multitool': {
+      const c = run.config as { endMarkers?: string[]; answerMarker?: string };
+      return new MultiToolProtocol({ prompt: run.prompt, endMarkers: c.endMarkers, answerMarker: c.answerMarker }, tools);
+    }
   }
 }
 

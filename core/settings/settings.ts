@@ -51,6 +51,11 @@ export const SETTINGS = {
     scope: 'resource',
     description: 'Write a .gitignore in the runs folder that keeps the run history out of git (turn off to commit runs).',
   }),
+  'evaluation.concurrency': setting(z.number().int().min(1).max(64).default(4), {
+    scope: 'resource',
+    description:
+      '"ART: Evaluate Task": examples run at once, and the bound on requests in flight to the endpoint (halved while it answers 429), as art eval --concurrency.',
+  }),
 };
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -75,6 +75,8 @@ export interface RunSummary {
   /** Where a replay left its recording and went on with the live model. */
   live?: BranchPoint & { why?: string };
   branches: RecordedBranch[];
+  /** A run of an evaluation: its results file (as the shell names it) and the example's id; listed under the evaluation. */
+  evaluation?: { results: string; example: string };
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -86,7 +88,11 @@ function artTaskName(header: string): string | undefined {
 }
 
 /** A summary of a run from its trace records alone (program and task are then unknown unless given). */
-export function summarize(id: string, records: LooseRecord[], known: Partial<Pick<RunSummary, 'program' | 'task' | 'parent'>> = {}): RunSummary {
+export function summarize(
+  id: string,
+  records: LooseRecord[],
+  known: Partial<Pick<RunSummary, 'program' | 'task' | 'parent' | 'evaluation'>> = {},
+): RunSummary {
   const run = records.find(r => r.t === 'run');
   const end = [...records].reverse().find(r => r.t === 'end');
   const kind = (str(run?.kind) as RunKind | undefined) ?? 'unknown';
@@ -150,6 +156,7 @@ export function summarize(id: string, records: LooseRecord[], known: Partial<Pic
     startedAt,
     ...(endedAt !== undefined ? { endedAt, durationMs: Math.max(0, endedAt - startedAt) } : {}),
     ...(known.parent ? { parent: known.parent } : {}),
+    ...(known.evaluation ? { evaluation: known.evaluation } : {}),
     ...(liveRecord ? { live: { callId: num(liveRecord.callId), why: str(liveRecord.why) } } : {}),
     branches,
   };
@@ -199,7 +206,7 @@ export function parentOf(folder: string, program: string | undefined, records: L
 }
 
 /** Writes run `id`'s summary from its trace and what the shell knows; returns it. */
-export function writeSummary(folder: string, id: string, known: Partial<Pick<RunSummary, 'program' | 'task'>> = {}): RunSummary {
+export function writeSummary(folder: string, id: string, known: Partial<Pick<RunSummary, 'program' | 'task' | 'evaluation'>> = {}): RunSummary {
   const files = runFiles(folder, id);
   const { records } = readRecords(readFileSync(files.trace, 'utf8'));
   const s = summarize(id, records, { ...known, parent: parentOf(folder, known.program, records) });
@@ -237,7 +244,7 @@ export function listRuns(folder: string): HistoryEntry[] {
       let summary = old;
       if (!old || statSync(files.summary).mtimeMs < statSync(files.trace).mtimeMs) {
         const { records } = readRecords(readFileSync(files.trace, 'utf8'));
-        summary = summarize(id, records, { program: old?.program, task: old?.task, parent: old?.parent });
+        summary = summarize(id, records, { program: old?.program, task: old?.task, parent: old?.parent, evaluation: old?.evaluation });
       }
       out.push({ summary: summary!, trace: files.trace });
     } catch {
@@ -256,10 +263,12 @@ export interface HistoryNode {
 export interface HistoryGroup {
   title: string;
   program?: string;
+  /** The results file, when the group is an evaluation's runs (one per example, labelled by its id). */
+  evaluation?: string;
   runs: HistoryNode[];
 }
 
-/** The runs as the Runs view shows them: grouped by program title, runs started from another under it. */
+/** The runs as the Runs view shows them: grouped by program title (an evaluation's by its results file), runs started from another under it. */
 export function historyTree(entries: HistoryEntry[]): HistoryGroup[] {
   const byId = new Map(entries.map(e => [e.summary.id, { entry: e, children: [] as HistoryNode[] }]));
   const roots: HistoryNode[] = [];
@@ -271,9 +280,16 @@ export function historyTree(entries: HistoryEntry[]): HistoryGroup[] {
   const groups = new Map<string, HistoryGroup>();
   for (const node of roots) {
     const s = node.entry.summary;
-    const key = `${s.program ?? ''}\u0000${s.title}`;
+    // An evaluation's runs under the evaluation (its results file), not each under its task among the other runs.
+    const key = s.evaluation ? `\u0001${s.evaluation.results}` : `${s.program ?? ''}\u0000${s.title}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { title: s.title, program: s.program, runs: [] }));
+    if (!g)
+      groups.set(
+        key,
+        (g = s.evaluation
+          ? { title: `Evaluation ${basename(s.evaluation.results)}`, program: s.program, evaluation: s.evaluation.results, runs: [] }
+          : { title: s.title, program: s.program, runs: [] }),
+      );
     g.runs.push(node);
   }
   return [...groups.values()];

@@ -5,6 +5,7 @@
 // (counted at the server).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -20,7 +21,9 @@ const examples = arithmeticExamples();
 
 const art = (args: string[]) => runCli(args, { cwd: work });
 
-const readLines = (path: string) =>
+/** The results in a results file (its first line, the header, left out). */
+const readLines = (path: string) => readAll(path).filter(l => l.kind !== 'art-evaluation');
+const readAll = (path: string) =>
   existsSync(path)
     ? readFileSync(path, 'utf8')
         .split('\n')
@@ -46,6 +49,12 @@ describe('art eval', () => {
     assert.equal(r.code, 0, r.stderr);
     const lines = readLines(out);
     assert.deepEqual(lines.map(l => l.id).sort(), examples.map(e => e.id).sort());
+    // The first line says what produced the results.
+    const header = readAll(out)[0];
+    assert.equal(header.kind, 'art-evaluation');
+    assert.equal(header.library.sha256, createHash('sha256').update(readFileSync(LIBRARY)).digest('hex'));
+    assert.deepEqual([header.model, header.endpoint, header.options.select, header.options.samples], ['scripted', server.baseURL, 'same-file', 1]);
+    assert.equal(header.options.task, 'Elementary Math');
     const pages = lines.find(l => l.id === 'pages');
     assert.equal(pages.answer, '6');
     assert.equal(pages.exact, false);
@@ -117,6 +126,24 @@ describe('art eval', () => {
     for (const id of done) assert.equal(atServer[id], 1, `${id} finished before the stop and ran again: ${JSON.stringify(atServer)}`);
     assert.match(second.stdout, /exact match: +5\/6/);
     assert.equal(readdirSync(runs).filter(f => f.endsWith('.jsonl')).length, 6);
+  });
+
+  test('--new starts a new results file beside the old one, kept; art compare pairs the two', async () => {
+    server.reset();
+    const out = join(work, 'all.jsonl');
+    const before = readFileSync(out, 'utf8');
+    const r = await art(['eval', ...base(), '--out', out, '--new', '--runs', join(work, 'runs-new')]);
+    assert.equal(r.code, 0, r.stderr);
+    const fresh = join(work, 'all-2.jsonl');
+    assert.match(r.stderr, /6 examples, 0 already in .*all-2\.jsonl, 6 to run/);
+    assert.equal(readFileSync(out, 'utf8'), before, 'the old results are untouched');
+    assert.equal(readLines(fresh).length, 6);
+    const c = await art(['compare', out, fresh, '--json']);
+    assert.equal(c.code, 0, c.stderr);
+    const j = JSON.parse(c.stdout);
+    assert.deepEqual([j.a.n, j.a.correct, j.b.correct, j.fixed, j.broken, j.pValue, j.onlyA, j.onlyB], [6, 5, 5, [], [], 1, 0, 0]);
+    assert.deepEqual(j.headerDifferences, []);
+    assert.equal(j.a.header.library.sha256, j.b.header.library.sha256);
   });
 
   test('a dataset line that is not an example is one line naming the file and line', async () => {

@@ -33,7 +33,7 @@ describe('debug adapter over stdio: a MultiTool-CoT prompt', () => {
       ['Calculator', 'After giving 38 books away, it keeps 270 - 38', '232'],
     ]);
     assert.equal(end.body.reason, 'finished');
-    assert.match(end.body.answer, /So the answer is 232\.$/);
+    assert.equal(end.body.answer, '232');
     await c.close();
   });
 });

@@ -11,7 +11,7 @@ import { parseArt } from '../../../core/art/parse';
 import { summariseByTask, traceOfResult, type EvalResult } from '../../../core/evaluation/eval';
 import { defaultResultsPath, evaluate, exampleWithoutTask, libraryTasks, LaunchError, type EvaluationStart } from '../../../core/evaluation/evaluate';
 import { evalReport, progressLine } from '../../../core/evaluation/report';
-import { readRecords } from '../../../core/trace/history';
+import { historyTree, listRuns, readRecords } from '../../../core/trace/history';
 import { ScriptedServer } from '../../support/scriptedServer';
 import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, ARITHMETIC_TASK, arithmeticScripts, runsAtServer } from '../../support/arithmeticModel';
 
@@ -137,7 +137,18 @@ describe('evaluate against the scripted server', () => {
       const summary = JSON.parse(readFileSync(trace.replace(/\.jsonl$/, '.json'), 'utf8'));
       assert.match(summary.program, /examples\/library\.art$/);
       assert.deepEqual([summary.title, summary.status], [ARITHMETIC_TASK, 'finished']);
+      assert.deepEqual(summary.evaluation, { results: 'all.results.jsonl', example: r.id }, 'the run names its evaluation and example');
     }
+    // In the Runs view: one group, the evaluation, its runs labelled by the examples' ids.
+    const groups = historyTree(listRuns(runs));
+    assert.deepEqual(
+      groups.map(g => [g.title, g.evaluation, g.runs.length]),
+      [['Evaluation all.results.jsonl', 'all.results.jsonl', 6]],
+    );
+    assert.deepEqual(groups[0].runs.map(n => n.entry.summary.evaluation?.example).sort(), end.results.map(r => r.id).sort());
+    // The results file begins with its header; evaluated again with nothing left to run, it keeps it.
+    assert.equal(starts[0].header?.kind, 'art-evaluation');
+    assert.equal(readFileSync(end.resultsPath, 'utf8').split('\n')[0], JSON.stringify(starts[0].header));
   });
 
   test('stopped, the evaluation keeps no result or trace of an example cut short; the next runs only those left', async () => {

@@ -21,6 +21,7 @@ describe('settings declaration', () => {
       'debug.streamToEditor',
       'diagnostics.debounceMs',
       'diagnostics.enable',
+      'evaluation.concurrency',
       'runs.folder',
       'runs.gitignore',
       'server.trace',
@@ -34,6 +35,9 @@ describe('settings declaration', () => {
     }
     assert.equal(settingDefault('runs.folder'), DEFAULT_RUNS_FOLDER);
     assert.equal(settingDefault('diagnostics.debounceMs'), 150);
+    assert.equal(settingDefault('evaluation.concurrency'), 4, "as art eval's --concurrency");
+    assert.deepEqual(settingBounds('evaluation.concurrency'), { minimum: 1, maximum: 64 });
+    assert.equal(settingValue('evaluation.concurrency', 500), 64);
   });
 
   test('the debounce is bounded 0 to 5000 ms, and a value outside is clamped, not refused', () => {

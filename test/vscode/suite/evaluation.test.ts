@@ -45,7 +45,7 @@ describe('Evaluate Task and its results view', function () {
     existsSync(results().fsPath)
       ? readFileSync(results().fsPath, 'utf8')
           .split('\n')
-          .filter(l => l.trim())
+          .filter(l => l.trim() && !l.includes('"kind":"art-evaluation"'))
       : [];
 
   it('cancelled half-way it keeps the finished examples; run again it resumes; the view draws the chart and the table', async () => {
@@ -70,6 +70,7 @@ describe('Evaluate Task and its results view', function () {
       library(),
       data(),
       ARITHMETIC_TASK,
+      'resume',
     );
     assert.ok(second, 'the second evaluation ran');
     assert.equal(second.end.stopped, false);
@@ -121,5 +122,33 @@ describe('Evaluate Task and its results view', function () {
     assert.equal(state.call?.output?.trim(), '8', JSON.stringify(state.call));
     assert.equal(server.requests.length, before, 'a replay asks the endpoint nothing');
     await vscode.debug.stopDebugging(session);
+  });
+
+  it('run again as a new evaluation: a new results file beside the old, the comparison offered and drawn', async () => {
+    const api = await artStudio();
+    const before = readFileSync(results().fsPath, 'utf8');
+    server.reset();
+    const third = await vscode.commands.executeCommand<Awaited<ReturnType<typeof api.runner.evaluations.run>>>(
+      'art.evaluateTask',
+      library(),
+      data(),
+      ARITHMETIC_TASK,
+      'new',
+    );
+    assert.ok(third, 'the new evaluation ran');
+    const fresh = workspaceUri('evaluation/arithmetic.library-2.results.jsonl').fsPath;
+    assert.equal(third.end.resultsPath, fresh);
+    assert.equal(readFileSync(results().fsPath, 'utf8'), before, 'the earlier results file is untouched');
+    assert.deepEqual(
+      [api.runner.evaluations.offered?.previous, api.runner.evaluations.offered?.latest],
+      [results().fsPath, fresh],
+      'the comparison with the previous evaluation is offered',
+    );
+    const drawn = new Promise(resolve => subscriptions.push(api.runner.comparisons.onDidDraw(resolve)));
+    const report = await vscode.commands.executeCommand<any>('art.compareEvaluations', results().fsPath, fresh);
+    assert.deepEqual([report.a.n, report.a.correct, report.b.correct, report.fixed.length, report.broken.length], [6, 5, 5, 0, 0]);
+    assert.match(report.pWords, /no example changed/);
+    assert.deepEqual(report.differences, []);
+    assert.deepEqual(await drawn, { fixed: 0, broken: 0, p: '1.0000' });
   });
 });

@@ -1,0 +1,50 @@
+// `art compare A.results.jsonl B.results.jsonl [--json] [--metric exact|substring]`: two evaluations paired by
+// example id (core/evaluation/compare.ts): each side's accuracy on the examples both have, the difference with its
+// paired interval, the examples fixed and broken, McNemar's exact p-value, and what produced each file (its header),
+// with a warning when the two differ in more than the library. Exit 0; a file that cannot be read is one line.
+import { parseArgs } from 'node:util';
+import { COMPARE_METRICS, compareResults, comparisonJson, formatComparison, type CompareMetric } from '../evaluation/compare';
+import { EvalDataError } from '../evaluation/eval';
+import { formatHeader, headerDifferences, libraryChanged, loadResultsFile } from '../evaluation/header';
+import { CliError } from './files';
+
+export const COMPARE_USAGE = 'usage: art compare A.results.jsonl B.results.jsonl [--json] [--metric exact|substring]';
+
+export function compareCommand(argv: string[], io: { out: (s: string) => void; err: (s: string) => void }): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean' }, metric: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    io.out(
+      `${COMPARE_USAGE}\n\nPairs two evaluations' results by example id and reports each side's accuracy, the difference, the examples\nfixed (wrong in A, right in B) and broken (right in A, wrong in B), and McNemar's exact p-value.\n  --metric exact|substring  the score compared (default exact)\n  --json                    one JSON object`,
+    );
+    return 0;
+  }
+  if (positionals.length !== 2) throw new CliError(`art compare: give two results files\n${COMPARE_USAGE}`);
+  const metric = (values.metric ?? 'exact') as CompareMetric;
+  if (!COMPARE_METRICS.includes(metric)) throw new CliError(`art compare: --metric: expected exact or substring, not "${values.metric}"`);
+  const [pathA, pathB] = positionals;
+  let files;
+  try {
+    files = [loadResultsFile(pathA), loadResultsFile(pathB)];
+  } catch (e) {
+    if (e instanceof EvalDataError) throw new CliError(`art compare: ${e.message}`);
+    throw e;
+  }
+  const [a, b] = files;
+  const c = compareResults(a.results, b.results, metric);
+  const differences = headerDifferences(a.header, b.header);
+  if (values.json) {
+    io.out(JSON.stringify({ ...comparisonJson(c, [pathA, pathB], [a.header, b.header]), headerDifferences: differences }, null, 2));
+    return 0;
+  }
+  const changed = libraryChanged(a.header, b.header);
+  io.out(`A ${pathA}\n  ${formatHeader(a.header)}\nB ${pathB}\n  ${formatHeader(b.header)}`);
+  if (changed === false) io.out('the library is the same in both (same content)');
+  if (differences.length) io.err(`art compare: warning: the evaluations differ in more than the library: ${differences.join('; ')}`);
+  io.out('');
+  io.out(formatComparison(c, [pathA, pathB]));
+  return 0;
+}

@@ -3,6 +3,7 @@
 // and the stepping session (debug_start, debug_continue with and without an override, debug_step_back, debug_stop,
 // every session stopped when the client goes). Results are read from their structured content, checked against the
 // tool's output schema by the client, and their text.
+import { loadResultsFile } from '../../core/evaluation/header';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -314,10 +315,9 @@ describe('art mcp evaluate (in process)', () => {
     const r = data(await call(c, 'evaluate', args(out)));
     assert.equal(r.done, n);
     assert.ok(r.already >= 1 && r.already < n, `the cancelled call finished some examples, not all: ${r.already}`);
-    const lines = readFileSync(out, 'utf8')
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l) as { id: string });
+    // The results file: its header (what produced it), then one line per example.
+    const { header, results: lines } = loadResultsFile(out);
+    assert.ok(header, 'the results file starts with its header');
     assert.equal(lines.length, n, 'one line per example');
     assert.equal(new Set(lines.map(l => l.id)).size, n);
     const runs = runsAtServer(server);

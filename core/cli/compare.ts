@@ -26,6 +26,27 @@ export function compareCommand(argv: string[], io: { out: (s: string) => void; e
   const metric = (values.metric ?? 'exact') as CompareMetric;
   if (!COMPARE_METRICS.includes(metric)) throw new CliError(`art compare: --metric: expected exact or substring, not "${values.metric}"`);
   const [pathA, pathB] = positionals;
+  const r = compareFiles(pathA, pathB, metric);
+  if (values.json) {
+    io.out(JSON.stringify(r.json, null, 2));
+    return 0;
+  }
+  if (r.warning) io.err(`art compare: warning: ${r.warning}`);
+  io.out(r.text);
+  return 0;
+}
+
+export interface FileComparison {
+  /** What `--json` prints: the comparison, both headers and their differences. */
+  json: ReturnType<typeof comparisonJson> & { headerDifferences: string[] };
+  /** What `art compare` prints: both headers, then the comparison. */
+  text: string;
+  /** Set when the evaluations differ in more than the library (another model, other options). */
+  warning?: string;
+}
+
+/** Two results files compared (`art compare`, the MCP tool `compare`); a CliError names a file that cannot be read. */
+export function compareFiles(pathA: string, pathB: string, metric: CompareMetric = 'exact'): FileComparison {
   let files;
   try {
     files = [loadResultsFile(pathA), loadResultsFile(pathB)];
@@ -36,15 +57,12 @@ export function compareCommand(argv: string[], io: { out: (s: string) => void; e
   const [a, b] = files;
   const c = compareResults(a.results, b.results, metric);
   const differences = headerDifferences(a.header, b.header);
-  if (values.json) {
-    io.out(JSON.stringify({ ...comparisonJson(c, [pathA, pathB], [a.header, b.header]), headerDifferences: differences }, null, 2));
-    return 0;
-  }
-  const changed = libraryChanged(a.header, b.header);
-  io.out(`A ${pathA}\n  ${formatHeader(a.header)}\nB ${pathB}\n  ${formatHeader(b.header)}`);
-  if (changed === false) io.out('the library is the same in both (same content)');
-  if (differences.length) io.err(`art compare: warning: the evaluations differ in more than the library: ${differences.join('; ')}`);
-  io.out('');
-  io.out(formatComparison(c, [pathA, pathB]));
-  return 0;
+  const lines = [`A ${pathA}\n  ${formatHeader(a.header)}\nB ${pathB}\n  ${formatHeader(b.header)}`];
+  if (libraryChanged(a.header, b.header) === false) lines.push('the library is the same in both (same content)');
+  lines.push('', formatComparison(c, [pathA, pathB]));
+  return {
+    json: { ...comparisonJson(c, [pathA, pathB], [a.header, b.header]), headerDifferences: differences },
+    text: lines.join('\n'),
+    warning: differences.length ? `the evaluations differ in more than the library: ${differences.join('; ')}` : undefined,
+  };
 }

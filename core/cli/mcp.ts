@@ -9,6 +9,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { checkFiles, checkSummary, formatDiagnostic } from './check';
 import { constraintOf } from './constrain';
+import { compareFiles } from './compare';
+import { COMPARE_METRICS } from '../evaluation/compare';
 import { NOT_FOR_TEST, programLine, testLibraries } from './test';
 import { NOT_FOR_EVAL } from './eval';
 import { NOT_FOR_PROMPT } from './prompt';
@@ -39,6 +41,8 @@ import {
 import { CliError } from './files';
 import { version as VERSION } from '../../package.json';
 
+/** One side of a comparison: its file, the examples both have, how many it got right, and what produced it. */
+const compareSide = z.looseObject({ file: z.string(), n: z.number(), correct: z.number(), accuracy: z.number() });
 export function mcpUsage(): string {
   return `usage: art mcp
 A Model Context Protocol server over stdio for MCP clients (VS Code, Claude Code, ...): its tools are check, run,
@@ -466,6 +470,48 @@ function registerConstrain(server: McpServer, ctx: McpContext): void {
         async () => {
           const c = constraintOf(pathIn(ctx, args.spec), { agent: args.agent, state: args.state });
           return toolResult(`regex:\n${c.regex}\n\ngbnf:\n${c.gbnf}`, { ...c });
+        },
+      ),
+  );
+
+  server.registerTool(
+    'compare',
+    {
+      title: 'Compare two evaluations',
+      description:
+        "Two evaluations' results files paired by example id, as `art compare` prints them: each side's accuracy on the examples both have (with its Wilson interval), the difference with its paired interval, the examples fixed (wrong in A, right in B) and broken, McNemar's exact two-sided p-value, the examples only one side has, and what produced each file (a warning when they differ in more than the library).",
+      inputSchema: {
+        a: filePath('The earlier results file (.results.jsonl), A'),
+        b: filePath('The later results file (.results.jsonl), B'),
+        metric: z.enum(COMPARE_METRICS).optional().describe('The score compared: exact (default) or substring match.'),
+      },
+      outputSchema: {
+        metric: z.enum(COMPARE_METRICS),
+        a: compareSide,
+        b: compareSide,
+        difference: z.number().describe("B's accuracy minus A's, on the examples both have"),
+        differenceInterval: z.tuple([z.number(), z.number()]).describe('Its 95% paired interval'),
+        fixed: z.array(z.string()).describe('Ids wrong in A, right in B'),
+        broken: z.array(z.string()).describe('Ids right in A, wrong in B'),
+        bothRight: z.number(),
+        bothWrong: z.number(),
+        pValue: z.number().describe("McNemar's exact two-sided p-value on the discordant pairs"),
+        onlyA: z.number(),
+        onlyB: z.number(),
+        onlyAIds: z.array(z.string()),
+        onlyBIds: z.array(z.string()),
+        examples: z.array(z.looseObject({ id: z.string() })).describe('The fixed and broken examples with their inputs and answers'),
+        headerDifferences: z.array(z.string()).describe('How the two evaluations differ in more than the library'),
+      },
+    },
+    async args =>
+      guarded(
+        'compare',
+        ctx,
+        () => [],
+        async () => {
+          const r = compareFiles(pathIn(ctx, args.a), pathIn(ctx, args.b), args.metric ?? 'exact');
+          return toolResult(r.warning ? `warning: ${r.warning}\n${r.text}` : r.text, { ...r.json });
         },
       ),
   );

@@ -3,6 +3,7 @@
 // and the stepping session (debug_start, debug_continue with and without an override, debug_step_back, debug_stop,
 // every session stopped when the client goes). Results are read from their structured content, checked against the
 // tool's output schema by the client, and their text.
+import { acceptancePair } from '../support/evalResults';
 import { loadResultsFile } from '../../core/evaluation/header';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,6 +69,7 @@ describe('art mcp tools (in process)', () => {
       'test',
       'evaluate',
       'show_prompt',
+      'compare',
       'constrain',
       'debug_start',
       'debug_continue',
@@ -189,6 +191,29 @@ describe('art mcp tools (in process)', () => {
     const bad = await call(c, 'constrain', { spec: 'examples/agents/react.agent', state: 'nope' });
     assert.equal(bad.isError, true);
     assert.match(text(bad), /has no state "nope" in its behavior: use one of Ques, /);
+  });
+
+  test("compare: two evaluations paired by id (the issue's example: 0.60 and 0.70, 15 fixed, 5 broken, p = 0.0414, one only in B)", async () => {
+    const [ra, rb] = acceptancePair();
+    const write = (name: string, results: unknown[]) => {
+      const path = join(work, name);
+      writeFileSync(path, results.map(r => JSON.stringify(r)).join('\n') + '\n');
+      return path;
+    };
+    const a = write('compare-a.results.jsonl', ra);
+    const b = write('compare-b.results.jsonl', rb);
+    const r = await call(c, 'compare', { a, b });
+    const d = data(r);
+    assert.equal(d.a.accuracy, 0.6);
+    assert.equal(d.b.accuracy, 0.7);
+    assert.equal(d.fixed.length, 15);
+    assert.equal(d.broken.length, 5);
+    assert.equal(d.pValue.toFixed(4), '0.0414');
+    assert.equal(d.onlyB, 1);
+    assert.match(text(r), /15 fixed/);
+    const missing = await call(c, 'compare', { a, b: join(work, 'nope.results.jsonl') });
+    assert.equal(missing.isError, true);
+    assert.match(text(missing), /nope\.results\.jsonl/);
   });
 
   test('a stepping session: pauses at each tool, steps back, and an override departs the replay with the reason', async () => {

@@ -9,6 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { checkFiles, checkSummary, formatDiagnostic } from './check';
 import { constraintOf } from './constrain';
+import { END_REASONS } from '../engine/types';
 import { compareFiles } from './compare';
 import { COMPARE_METRICS } from '../evaluation/compare';
 import { NOT_FOR_TEST, programLine, testLibraries } from './test';
@@ -135,7 +136,7 @@ function registerRun(server: McpServer, ctx: McpContext): void {
         'Run a program of a task library (.art), an agent spec (.agent), a MultiTool-CoT prompt or a trace (.jsonl) to its end, as `art run` does: returns the program written and the answer. Replays the recorded program (tools run again, no endpoint) unless an endpoint (baseURL and model) or mode "generate" is given; the key comes from the environment variable apiKeyEnv names. Cancelling the request stops the run.',
       inputSchema: { file: filePath('The file to run'), ...runOptionShape(NOT_FOR_MCP_RUN) },
       outputSchema: {
-        status: z.enum(['finished', 'stopped', 'incomplete', 'limit', 'departed', 'error']),
+        status: z.enum(END_REASONS),
         answer: z.string().nullable(),
         program: z.string(),
         error: z.string().optional(),

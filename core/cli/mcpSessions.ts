@@ -10,7 +10,7 @@ import { prepareRun } from '../launch/launch';
 import { parseRunOptions } from '../launch/options';
 import type { PreparedRun } from '../launch/session';
 import { apiKeyFromEnv } from '../launch/apiKey';
-import type { PauseInfo, RunResult } from '../engine/types';
+import { END_REASONS, type PauseInfo, type RunResult } from '../engine/types';
 import { CliError } from './files';
 import {
   NOT_FOR_MCP_RUN,
@@ -73,7 +73,7 @@ export interface SessionStop {
 
 export const STOP_SHAPE = {
   session: z.string(),
-  status: z.enum(['paused', 'finished', 'stopped', 'incomplete', 'limit', 'departed', 'error']),
+  status: z.enum(['paused', ...END_REASONS]),
   reason: z.string().optional(),
   description: z.string().optional(),
   step: z.number().optional(),

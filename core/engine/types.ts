@@ -131,21 +131,15 @@ export interface PauseInfo {
   description: string;
 }
 
-export type EndReason =
-  | 'finished'
-  /** `runner.stop()` */
-  | 'stopped'
-  /** The model stopped before the program or agent was complete. */
-  | 'incomplete'
-  /** maxRequests or maxCalls reached. */
-  | 'limit'
-  /** A replay left its recording (an override, an edit) and there is no model to go on with. */
-  | 'departed'
-  /** `noProgressLimit` requests in a row added nothing (empty replies, the same text or monitor correction again). */
-  | 'no-progress'
-  /** The model's reply does not continue the program (a refusal, prose, a step that does not parse); not written into it. */
-  | 'malformed'
-  | 'error';
+/**
+ * Why a run ended: `finished`; `stopped` (`runner.stop()`); `incomplete` (the model stopped before the program or
+ * agent was complete); `limit` (maxRequests or maxCalls reached); `departed` (a replay left its recording, an override
+ * or an edit, and there is no model to go on with); `no-progress` (`noProgressLimit` requests in a row added nothing:
+ * empty replies, the same text or monitor correction again); `malformed` (the model's reply does not continue the
+ * program: a refusal, prose, a step that does not parse; not written into it); `error`.
+ */
+export const END_REASONS = ['finished', 'stopped', 'incomplete', 'limit', 'departed', 'no-progress', 'malformed', 'error'] as const;
+export type EndReason = (typeof END_REASONS)[number];
 
 export interface RunResult {
   reason: EndReason;

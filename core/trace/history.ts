@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Usage } from '../model/types';
-import type { RunKind } from '../engine/types';
+import type { EndReason, RunKind } from '../engine/types';
 import { readJsonLines } from '../common/jsonLines';
 
 /** A trace record as read here: any JSON object with a string `t`. */
@@ -48,7 +48,8 @@ export interface RecordedBranch extends BranchPoint {
   label?: string;
 }
 
-export type RunStatus = 'finished' | 'stopped' | 'incomplete' | 'limit' | 'departed' | 'no-progress' | 'malformed' | 'error' | 'unfinished';
+/** How a kept run ended (its `end` record's reason), or `unfinished` when its trace has none. */
+export type RunStatus = EndReason | 'unfinished';
 
 export interface RunSummary {
   version: 1;

@@ -3,6 +3,7 @@
 // and the stepping session (debug_start, debug_continue with and without an override, debug_step_back, debug_stop,
 // every session stopped when the client goes). Results are read from their structured content, checked against the
 // tool's output schema by the client, and their text.
+import { REFUSAL, ZOO_LIBRARY, ZOO_PROGRAM, ZooServer } from '../support/modelZoo';
 import { acceptancePair } from '../support/evalResults';
 import { loadResultsFile } from '../../core/evaluation/header';
 import { after, before, describe, test } from 'node:test';
@@ -145,6 +146,21 @@ describe('art mcp tools (in process)', () => {
     assert.equal(d.answer, 'the key is [redacted]');
     assert.ok(!JSON.stringify(r).includes(SECRET), 'the key is in no part of the result');
     assert.equal(server.requests.length, 1, 'the endpoint was called');
+  });
+
+  test('run: a live run whose model refuses ends "malformed" with the reason, as a result, not a schema error', async () => {
+    const zoo = await new ZooServer('refusal').start();
+    try {
+      const library = join(work, 'zoo.art');
+      writeFileSync(library, ZOO_LIBRARY);
+      const r = await call(c, 'run', { file: library, task: String(ZOO_PROGRAM), baseURL: zoo.baseURL, model: 'zoo', api: 'chat' });
+      const d = data(r);
+      assert.equal(d.status, 'malformed');
+      assert.ok(!d.program.includes(REFUSAL), 'the refusal is not written into the program');
+      assert.match(d.error ?? '', /sorry/i);
+    } finally {
+      await zoo.close();
+    }
   });
 
   test('test: per program pass/fail with recorded and computed outputs, and "N passed, N failed"', async () => {

@@ -25,6 +25,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ContinuationScript, roughTokens } from '../../core/replay/script';
 import { StopScanner } from '../../core/model/stops';
+import { readBody } from './scriptedServer';
 
 export const HABITS = [
   'plain',
@@ -303,14 +304,4 @@ export class ZooServer {
 function multiByteCut(bytes: Buffer): number {
   for (let i = 0; i < bytes.length; i++) if (bytes[i] >= 0xc0) return i + 1;
   return -1;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let data = '';
-    req.setEncoding('utf8');
-    req.on('data', c => (data += c));
-    req.on('end', () => resolve(data));
-    req.on('error', reject);
-  });
 }

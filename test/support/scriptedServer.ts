@@ -469,7 +469,8 @@ function json(res: ServerResponse, status: number, payload: unknown, headers: Re
   res.end(JSON.stringify(payload));
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** The body of a request as text (rejects when the client goes before sending all of it). */
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let data = '';
     req.setEncoding('utf8');

@@ -122,6 +122,7 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
   try {
     if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
     const apiKey = (await c.apiKey?.(o.apiKeyEnv)) || undefined;
+    file.redact([apiKey]);
     session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log });
     return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });
   } finally {

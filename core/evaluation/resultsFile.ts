@@ -21,6 +21,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { Redactor } from '../common/redact';
 import { EvalDataError, readResults, type EvalResult } from './eval';
 
 /** What a lock file holds. */
@@ -83,6 +84,8 @@ export class ResultsFile {
   private readonly lock: string;
   private readonly holder: LockHolder;
   private readonly releaseOnExit = () => this.release();
+  /** Set by `redact`: the secrets no line may hold. */
+  private redactor = new Redactor([]);
 
   private constructor(
     readonly path: string,
@@ -141,9 +144,14 @@ export class ResultsFile {
     }
   }
 
+  /** Every form of these secrets (the key) is left out of the lines appended from now on (core/common/redact.ts). */
+  redact(secrets: readonly (string | undefined)[]): void {
+    this.redactor = new Redactor(secrets);
+  }
+
   /** Appends a result as one line; throws an EvalDataError naming the file when it cannot be written (a full disk). */
   append(r: EvalResult): void {
-    const bytes = Buffer.from(`${JSON.stringify(r)}\n`);
+    const bytes = Buffer.from(`${this.redactor.redact(JSON.stringify(r))}\n`);
     try {
       for (let at = 0; at < bytes.length;) at += writeSync(this.fd, bytes, at, bytes.length - at);
     } catch (e) {

@@ -21,7 +21,6 @@ import {
   ExitedEvent,
   InitializedEvent,
   InvalidatedEvent,
-  LoggingDebugSession,
   OutputEvent,
   Source,
   StackFrame,
@@ -57,6 +56,7 @@ import { SourceMap, lineAt } from './sourceMap';
 import { typedText } from '../../core/common/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 import { plural, tokenUsage } from '../../core/common/counts';
+import { CheckedDebugSession } from './checkedSession';
 
 /** Thread k's frame ids are (k - 1) * FRAME_STRIDE + id (its variable references: variables.ts). */
 const FRAME_STRIDE = 100_000;
@@ -75,7 +75,7 @@ export interface ArtDebugSessionOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export class ArtDebugSession extends LoggingDebugSession {
+export class ArtDebugSession extends CheckedDebugSession {
   /** The run, or the samples of a self-consistency run (thread k is runs[k - 1]). */
   private runs: PreparedRun[] = [];
   private running: Promise<unknown> | undefined;

@@ -62,6 +62,8 @@ export function readDataset(path: string): EvalExample[] {
   }
   const out: EvalExample[] = [];
   const seen = new Set<string>();
+  // A byte-order mark (some editors save UTF-8 with one) is not part of the first example.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   text.split('\n').forEach((raw, i) => {
     const line = i + 1;
     if (!raw.trim()) return;
@@ -76,6 +78,10 @@ export function readDataset(path: string): EvalExample[] {
       throw new EvalDataError(`${path}:${line}: the example needs an "input" string`);
     if (typeof o.target !== 'string' && typeof o.target !== 'number')
       throw new EvalDataError(`${path}:${line}: the example needs a "target" (a string)`);
+    if (o.id !== undefined && typeof o.id !== 'string' && !(typeof o.id === 'number' && Number.isFinite(o.id)))
+      throw new EvalDataError(
+        `${path}:${line}: "id" must be a string or a number, not ${o.id === null ? 'null' : Array.isArray(o.id) ? 'a list' : typeof o.id}`,
+      );
     const id = o.id === undefined ? String(line) : String(o.id);
     if (seen.has(id)) throw new EvalDataError(`${path}:${line}: the id ${JSON.stringify(id)} is used twice: give each example its own "id"`);
     seen.add(id);

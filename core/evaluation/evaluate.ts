@@ -4,7 +4,7 @@
 // runEval under one request limiter (halved on a 429). Each example's run writes its trace into the run history (a
 // runs folder, core/trace/history.ts) with its summary, and its result names that trace; an example the stop cut
 // short leaves neither a result nor a trace, so running the same evaluation again redoes exactly the unfinished ones.
-import { appendFileSync, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { programTitle, type ArtDocument } from '../art/ast';
 import { parseArt } from '../art/parse';
@@ -22,6 +22,7 @@ import { taskOf } from '../prompt/prompt';
 import type { TaskSpec } from '../prompt/selection';
 import { bestCluster, chooseDemonstrations, folderLibraries, type LibraryFile } from '../prompt/taskSelection';
 import { TraceWriter } from '../trace/trace';
+import { ResultsFile } from './resultsFile';
 
 export { EvalDataError, LaunchError };
 
@@ -146,129 +147,175 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
     throw new LaunchError(
       `${c.data}:${missing.line}: the example has no "description": give one per example, or ${c.optionLabel?.('task') ?? 'task'} to use a task of the library`,
     );
-  const apiKey = (await c.apiKey?.(o.apiKeyEnv)) || undefined;
-  const session: RunSession = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log });
+  // The results file (locked against a second evaluation, its last line repaired) and the run history are checked
+  // writable before anything runs: a file that cannot be written is one line now, not an error after the first example.
+  const file = ResultsFile.open(resultsPath, c.log);
+  let session: RunSession | undefined;
   try {
-    // No endpoint is one error now, not one per example in the results.
-    session.endpointModel();
-    const done = readResults(resultsPath);
-    const todo = examples.filter(e => !done.has(e.id));
-    const results: EvalResult[] = examples.flatMap(e => (done.has(e.id) ? [done.get(e.id)!] : []));
-    const opts = session.options;
-    for (const p of [...session.tools.notes, ...session.tools.problems]) c.log(`tools: ${p}`);
-    const header = writeOrCheckHeader(
-      resultsPath,
-      makeHeader({ library: c.library, data: c.data, resultsPath, options: opts, root: session.root }),
-      c.log,
-    );
-    c.onStart?.({
-      total: examples.length,
-      done: [...results],
-      todo,
-      resultsPath,
-      concurrency: c.concurrency,
-      samples: opts.samples,
-      select: opts.select,
-      header,
-    });
-
-    const limiter = new RequestLimiter(c.concurrency);
-    // One client per run (the runner reports its own retries), all under the one limiter.
-    const newModel = () => limiter.wrap(session.endpointModel());
-    let libraries: LibraryFile[] = opts.select === 'same-file' ? [{ path: c.library, doc }] : folderLibraries(c.library, doc);
-    let strategy = opts.select;
-    const taskFor = (ex: { description?: string }): TaskSpec => ({
-      ...base,
-      input: '',
-      ...(ex.description !== undefined ? { description: ex.description, taskName: undefined } : {}),
-    });
-    if (strategy === 'best-cluster' && todo.length) {
-      // Once for the whole evaluation: each file of the folder tried on the first examples.
-      const labelled = examples.slice(0, c.selectExamples ?? 3);
-      c.log(`best-cluster: trying ${libraries.length} library file(s) on the first ${labelled.length} example(s)`);
-      const best = await bestCluster({
-        strategy,
-        libraries,
-        task: taskFor(examples[0] ?? {}),
-        labelled,
-        runnerOptions: session.runnerOptions(newModel()),
-        signal: c.signal,
-        explain: line => c.log(`best-cluster: ${line}`),
-      });
-      c.log(`best-cluster: ${best.path} (${best.correct}/${best.tried})`);
-      libraries = [best];
-      strategy = 'same-file';
-    }
-    const runIds = new Set<string>();
-    if (c.runs) prepareRunsFolder(c.runs.folder, c.runs.gitignore);
-    const program = relative(session.root, c.library) || basename(c.library);
-    const taskLabel = (ex: EvalExample) => ex.description ?? baseTitle;
-    const { stopped } = await runEval({
-      examples: todo,
-      concurrency: c.concurrency,
-      samples: opts.samples,
-      signal: c.signal,
-      taskOf: taskLabel,
-      makeRunner: async (ex, sample): Promise<EvalRun> => {
-        const task = { ...taskFor(ex), input: ex.input };
-        const model = newModel();
-        const demonstrations = await chooseDemonstrations({ strategy, libraries, task, model, signal: c.signal });
-        if (!c.runs)
-          return { runner: createArtRunner({ library: doc, task, demonstrations, inlineTriggers: o.inlineTriggers }, session.runnerOptions(model)) };
-        const folder = c.runs.folder;
-        const id = freshRunId(folder, runIds, c.library, opts.samples > 1 ? `${ex.id}-s${sample + 1}` : ex.id);
-        const path = runFiles(folder, id).trace;
-        let writer: TraceWriter;
-        try {
-          writer = new TraceWriter(path, apiKey ? [apiKey] : []);
-        } catch (e) {
-          throw new LaunchError(`${path}: cannot write the trace: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-        }
-        try {
-          const runner = createArtRunner(
-            { library: doc, task, demonstrations, inlineTriggers: o.inlineTriggers },
-            session.runnerOptions(model, writer),
-          );
-          return {
-            runner,
-            trace: relative(dirname(resultsPath), path).split('\\').join('/'),
-            ended: kept => {
-              writer.close();
-              if (!kept) deleteRun(folder, id);
-              else
-                try {
-                  writeSummary(folder, id, {
-                    program,
-                    task: taskLabel(ex),
-                    evaluation: { results: relative(session.root, resultsPath) || basename(resultsPath), example: ex.id },
-                  });
-                } catch (e) {
-                  c.log(`run history: ${path}: ${(e as Error).message}`);
-                }
-            },
-          };
-        } catch (e) {
-          writer.close();
-          deleteRun(folder, id);
-          throw e;
-        }
-      },
-      onResult: r => {
-        appendFileSync(resultsPath, `${JSON.stringify(r)}\n`);
-        results.push(r);
-        c.onResult?.(r);
-      },
-    });
-    const order = new Map(examples.map((e, i) => [e.id, i]));
-    return {
-      results: results.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0)),
-      total: examples.length,
-      resultsPath,
-      stopped,
-      rateLimited: limiter.rateLimited ? { count: limiter.rateLimited, limit: limiter.limit } : null,
-    };
+    if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
+    const apiKey = (await c.apiKey?.(o.apiKeyEnv)) || undefined;
+    file.redact([apiKey]);
+    session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log });
+    return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });
   } finally {
-    await session.dispose();
+    file.close();
+    await session?.dispose();
+  }
+}
+
+interface Prepared {
+  resultsPath: string;
+  examples: EvalExample[];
+  doc: ArtDocument;
+  o: RunOptions;
+  base: TaskSpec | undefined;
+  baseTitle: string | undefined;
+  apiKey: string | undefined;
+  session: RunSession;
+  file: ResultsFile;
+}
+
+async function evaluateIn(
+  c: EvaluationConfig,
+  { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file }: Prepared,
+): Promise<EvaluationEnd> {
+  // No endpoint is one error now, not one per example in the results.
+  session.endpointModel();
+  const done = file.done;
+  const todo = examples.filter(e => !done.has(e.id));
+  const results: EvalResult[] = examples.flatMap(e => (done.has(e.id) ? [done.get(e.id)!] : []));
+  const opts = session.options;
+  for (const p of [...session.tools.notes, ...session.tools.problems]) c.log(`tools: ${p}`);
+  const header = writeOrCheckHeader(file, makeHeader({ library: c.library, data: c.data, resultsPath, options: opts, root: session.root }), c.log);
+  c.onStart?.({
+    total: examples.length,
+    done: [...results],
+    todo,
+    resultsPath,
+    concurrency: c.concurrency,
+    samples: opts.samples,
+    select: opts.select,
+    header,
+  });
+
+  const limiter = new RequestLimiter(c.concurrency);
+  // One client per run (the runner reports its own retries), all under the one limiter.
+  const newModel = () => limiter.wrap(session.endpointModel());
+  let libraries: LibraryFile[] = opts.select === 'same-file' ? [{ path: c.library, doc }] : folderLibraries(c.library, doc);
+  let strategy = opts.select;
+  const taskFor = (ex: { description?: string }): TaskSpec => ({
+    ...base,
+    input: '',
+    ...(ex.description !== undefined ? { description: ex.description, taskName: undefined } : {}),
+  });
+  if (strategy === 'best-cluster' && todo.length) {
+    // Once for the whole evaluation: each file of the folder tried on the first examples.
+    const labelled = examples.slice(0, c.selectExamples ?? 3);
+    c.log(`best-cluster: trying ${libraries.length} library file(s) on the first ${labelled.length} example(s)`);
+    const best = await bestCluster({
+      strategy,
+      libraries,
+      task: taskFor(examples[0] ?? {}),
+      labelled,
+      runnerOptions: session.runnerOptions(newModel()),
+      signal: c.signal,
+      explain: line => c.log(`best-cluster: ${line}`),
+    });
+    c.log(`best-cluster: ${best.path} (${best.correct}/${best.tried})`);
+    libraries = [best];
+    strategy = 'same-file';
+  }
+  const runIds = new Set<string>();
+  // A results file that cannot be written (a full disk) stops the evaluation: the examples in flight run again next time.
+  let writeFailed: EvalDataError | undefined;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(c.signal?.reason);
+  c.signal?.addEventListener('abort', onAbort, { once: true });
+  if (c.signal?.aborted) onAbort();
+  const program = relative(session.root, c.library) || basename(c.library);
+  const taskLabel = (ex: EvalExample) => ex.description ?? baseTitle;
+  const { stopped } = await runEval({
+    examples: todo,
+    concurrency: c.concurrency,
+    samples: opts.samples,
+    signal: stop.signal,
+    taskOf: taskLabel,
+    makeRunner: async (ex, sample): Promise<EvalRun> => {
+      const task = { ...taskFor(ex), input: ex.input };
+      const model = newModel();
+      const demonstrations = await chooseDemonstrations({ strategy, libraries, task, model, signal: c.signal });
+      if (!c.runs)
+        return { runner: createArtRunner({ library: doc, task, demonstrations, inlineTriggers: o.inlineTriggers }, session.runnerOptions(model)) };
+      const folder = c.runs.folder;
+      const id = freshRunId(folder, runIds, c.library, opts.samples > 1 ? `${ex.id}-s${sample + 1}` : ex.id);
+      const path = runFiles(folder, id).trace;
+      let writer: TraceWriter;
+      try {
+        writer = new TraceWriter(path, apiKey ? [apiKey] : []);
+      } catch (e) {
+        throw new LaunchError(`${path}: cannot write the trace: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+      try {
+        const runner = createArtRunner(
+          { library: doc, task, demonstrations, inlineTriggers: o.inlineTriggers },
+          session.runnerOptions(model, writer),
+        );
+        return {
+          runner,
+          trace: relative(dirname(resultsPath), path).split('\\').join('/'),
+          ended: kept => {
+            writer.close();
+            if (!kept) deleteRun(folder, id);
+            else
+              try {
+                writeSummary(folder, id, {
+                  program,
+                  task: taskLabel(ex),
+                  evaluation: { results: relative(session.root, resultsPath) || basename(resultsPath), example: ex.id },
+                });
+              } catch (e) {
+                c.log(`run history: ${path}: ${(e as Error).message}`);
+              }
+          },
+        };
+      } catch (e) {
+        writer.close();
+        deleteRun(folder, id);
+        throw e;
+      }
+    },
+    onResult: r => {
+      if (writeFailed) return;
+      try {
+        file.append(r);
+      } catch (e) {
+        writeFailed = e as EvalDataError;
+        stop.abort(writeFailed);
+        return;
+      }
+      results.push(r);
+      c.onResult?.(r);
+    },
+  });
+  c.signal?.removeEventListener('abort', onAbort);
+  if (writeFailed) throw writeFailed;
+  const order = new Map(examples.map((e, i) => [e.id, i]));
+  return {
+    results: results.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0)),
+    total: examples.length,
+    resultsPath,
+    stopped,
+    rateLimited: limiter.rateLimited ? { count: limiter.rateLimited, limit: limiter.limit } : null,
+  };
+}
+
+/** The run history's folder, made where it is missing; one line naming it when it cannot be. */
+function prepareHistory(folder: string, gitignore: boolean): void {
+  try {
+    prepareRunsFolder(folder, gitignore);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new EvalDataError(`${folder}: cannot write the run history there (${code}): make that folder writable, or give another runs folder`);
   }
 }
 
@@ -276,14 +323,10 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
  * A new (or empty) results file begins with the header; one being resumed keeps its own, and when it was made by
  * another library version, model or options, the log says so (the results would mix: a new results file is the fix).
  */
-function writeOrCheckHeader(path: string, header: ResultsHeader, log: (line: string) => void): ResultsHeader | null {
-  const empty = !existsSync(path) || statSync(path).size === 0;
-  if (empty) {
-    try {
-      appendFileSync(path, `${JSON.stringify(header)}\n`);
-    } catch (e) {
-      throw new EvalDataError(`${path}: cannot write the results: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
+function writeOrCheckHeader(file: ResultsFile, header: ResultsHeader, log: (line: string) => void): ResultsHeader | null {
+  const path = file.path;
+  if (statSync(path).size === 0) {
+    file.append(header);
     return header;
   }
   const old = readHeader(path);

@@ -5,6 +5,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { FileLanguage } from '../common/language';
 import type { CachedModel } from '../replay/cache';
 import { OpenAIModel } from '../model/openai';
+import { redactedModel } from './redactedModel';
 import type { ModelClient } from '../model/types';
 import type { RetryPolicy } from '../model/retry';
 import { Constrainer } from '../protocols/constraints';
@@ -124,7 +125,7 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
     root,
     tools,
     // One SDK client for the session's runs (`art eval` makes one model per run): each gets a sibling of the first.
-    endpointModel: () => (shared ??= endpointModel(base())).sibling(),
+    endpointModel: () => redactedModel((shared ??= openEndpoint(base())).sibling(), [config.apiKey]),
     runnerOptions: (model, trace) => runnerOptions(base(trace), model),
     dispose: () => tools.dispose(),
   };
@@ -172,8 +173,15 @@ export function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
   };
 }
 
-/** The endpoint's model (a LaunchError when baseURL or model is missing). */
-export function endpointModel(b: Base): OpenAIModel {
+/**
+ * The endpoint's model (a LaunchError when baseURL or model is missing), its output redacted of the key: an
+ * endpoint that echoes it has it neither shown nor recorded (core/launch/redactedModel.ts).
+ */
+export function endpointModel(b: Base): ModelClient {
+  return redactedModel(openEndpoint(b), [b.config.apiKey]);
+}
+
+function openEndpoint(b: Base): OpenAIModel {
   const o = b.options;
   if (!o.baseURL) throw new LaunchError('no endpoint: give the base URL of an OpenAI-compatible API (baseURL / --base-url), or run in replay mode');
   if (!o.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');

@@ -3,15 +3,23 @@
 // tools are listed once, and each becomes an ART tool named by the entry's mapping or `prefix` + the MCP name.
 // Input convention: a tool whose input schema has one parameter receives the input text as that parameter; any
 // other tool needs the input to be a JSON object of arguments (an empty input is `{}` for a tool without parameters).
+// The server runs tied to the host (./containment.ts: it and whatever it starts die with the host, killed with -9
+// too), and closing it ends it for sure: its standard input is closed, then it is killed. A server whose tools are
+// named without starting it (a `tools` mapping, or a `prefix`) is started lazily, by the first step that calls one of
+// its tools (lazyMcpServer), so a server that never answers costs nothing to a run that does not use it.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { normalizeName } from '../art/ast';
 import { capText, errorMessage, fail, ok } from './common';
+import { containedCommand, detectContainment, findProgram } from './containment';
 import type { McpServerConfig } from './toolsFile';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
 import { resolveCwd, userInfo, userToolEnv, userToolInput } from './userTools';
 
 const CALL_TIMEOUT_MS = 60_000;
 const START_TIMEOUT_MS = 20_000;
+/** How long a closed server has to exit by itself before it is killed. */
+const CLOSE_GRACE_MS = 1000;
 const MAX_OUTPUT = 1024 * 1024;
 
 export interface McpConnection {
@@ -53,25 +61,38 @@ export async function connectMcpServer(
   cfg: McpServerConfig,
   opts: { workspaceRoot: string; fileName: string; index: number },
 ): Promise<McpConnection> {
-  const label = cfg.name ?? `tools[${opts.index}] (${cfg.command[0]})`;
-  const transport = new StdioClientTransport({
-    command: cfg.command[0],
-    args: cfg.command.slice(1),
-    cwd: resolveCwd(opts.workspaceRoot, cfg.cwd),
-    env: userToolEnv(cfg.env),
-    stderr: 'pipe',
-  });
+  const label = mcpLabel(cfg, opts.index);
+  const cwd = resolveCwd(opts.workspaceRoot, cfg.cwd);
+  const env = userToolEnv(cfg.env);
+  const program = findProgram(cfg.command[0], cwd, env);
+  // A program that is not there is started as it is, so that the error is spawn's own.
+  const line = program
+    ? containedCommand(await detectContainment(), program, cfg.command.slice(1))
+    : { command: cfg.command[0], args: cfg.command.slice(1) };
+  const transport = new StdioClientTransport({ command: line.command, args: line.args, cwd, env, stderr: 'pipe' });
   let stderrTail = '';
   transport.stderr?.on('data', (b: Buffer) => {
     stderrTail = (stderrTail + b.toString('utf8')).slice(-2000);
   });
   const client = new Client({ name: 'art-studio', version: '0.1.0' });
+  let pid: number | null = null;
   const close = async () => {
-    await client.close().catch(() => undefined);
+    pid ??= transport.pid;
+    // The SDK closes standard input and waits on timers that do not hold the process: bounded here, then killed.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([client.close().catch(() => undefined), new Promise(r => (timer = setTimeout(r, CLOSE_GRACE_MS)))]);
+    clearTimeout(timer);
+    if (pid !== null)
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
   };
   let listed: McpToolDescription[];
   try {
     await client.connect(transport, { timeout: START_TIMEOUT_MS });
+    pid = transport.pid;
     listed = [];
     let cursor: string | undefined;
     do {
@@ -139,6 +160,73 @@ function mcpTool(name: string, t: McpToolDescription, cfg: McpServerConfig, clie
         if (/timed out|timeout/i.test(msg)) return fail(`[${name}] timed out after ${timeout / 1000} s`, { timedOut: true });
         return fail(`[${name}] the MCP call failed: ${msg}`);
       }
+    },
+  };
+}
+
+function mcpLabel(cfg: McpServerConfig, index: number): string {
+  return cfg.name ?? `tools[${index}] (${cfg.command[0]})`;
+}
+
+/** An MCP server started by the first call of one of its tools (see lazyMcpServer). */
+export interface LazyMcpServer {
+  label: string;
+  /** Its tool named `name` (as a step names it), if it can offer one by that name: started when it first runs. */
+  toolFor(name: string): Tool | undefined;
+  /** The tools its `tools` mapping names (none with a prefix: those are found by toolFor). */
+  readonly named: Tool[];
+  close(): Promise<void>;
+}
+
+/**
+ * A server whose tools are named without starting it: by its `tools` mapping, or by a non-empty `prefix` (any step
+ * name that begins with it). Undefined for a server that must be started to know its tools' names.
+ */
+export function lazyMcpServer(cfg: McpServerConfig, opts: { workspaceRoot: string; fileName: string; index: number }): LazyMcpServer | undefined {
+  const prefix = cfg.prefix ? normalizeName(cfg.prefix) : '';
+  if (!cfg.tools && !prefix) return undefined;
+  const label = mcpLabel(cfg, opts.index);
+  let started: Promise<McpConnection> | undefined;
+  let closed = false;
+  const connect = () => (started ??= connectMcpServer(cfg, opts));
+  const tools = new Map<string, Tool>();
+  const toolFor = (name: string): Tool | undefined => {
+    const key = normalizeName(name);
+    const mapped = cfg.tools ? Object.values(cfg.tools).find(n => normalizeName(n) === key) : undefined;
+    if (!mapped && !(prefix && key.startsWith(prefix) && key.length > prefix.length)) return undefined;
+    let tool = tools.get(key);
+    if (!tool) {
+      const shown = mapped ?? name;
+      tool = {
+        info: userInfo(shown, undefined, `A tool of the MCP server ${label}, started when a step first calls it.`),
+        async run(input: ToolInput, ctx: ToolContext): Promise<ToolResult> {
+          if (closed) return fail(`[${shown}] the MCP server ${label} was stopped`);
+          let c: McpConnection;
+          try {
+            c = await connect();
+          } catch (e) {
+            return fail(`[${shown}] ${errorMessage(e)}`);
+          }
+          const t = c.tools.find(x => normalizeName(x.info.name) === key);
+          if (!t)
+            return fail(
+              `[${shown}] the MCP server ${label} has no such tool (it offers ${c.tools.map(x => `"${x.info.name}"`).join(', ') || 'none'}; fix the step or "prefix" in ${opts.fileName})`,
+            );
+          return t.run(input, ctx);
+        },
+      };
+      tools.set(key, tool);
+    }
+    return tool;
+  };
+  return {
+    label,
+    toolFor,
+    named: cfg.tools ? Object.values(cfg.tools).map(n => toolFor(n)!) : [],
+    async close() {
+      closed = true;
+      const c = await started?.catch(() => undefined);
+      await c?.close();
     },
   };
 }

@@ -1,7 +1,9 @@
 // Starting a tool process with a deadline: its own process group (so a timeout kills everything it started),
 // capped stdout/stderr (past the cap the process is stopped), an optional extra pipe on fd 3 for a side channel,
-// and an explicit environment. Used by the Python sandbox and by user `command` tools. Never throws.
+// and an explicit environment; with `contain`, tied to the host so that it and what it starts die with it
+// (./containment.ts). Used by the Python sandbox and by user `command` tools. Never throws.
 import { spawn } from 'node:child_process';
+import { containedCommand, findProgram, type Containment } from './containment';
 
 export interface ProcessRequest {
   command: string;
@@ -16,6 +18,8 @@ export interface ProcessRequest {
   signal?: AbortSignal;
   /** Open fd 3 as a pipe and collect what the process writes there. */
   sideChannel?: boolean;
+  /** Run it tied to the host (see detectContainment): it and its children die with the host process. */
+  contain?: Containment;
 }
 
 export interface ProcessResult {
@@ -41,9 +45,21 @@ export function runProcess(req: ProcessRequest): Promise<ProcessResult> {
       resolve({ ...empty, stoppedFor: 'cancelled', startError: null, durationMs: 0 });
       return;
     }
+    let command = req.command;
+    let args = req.args;
+    if (req.contain && req.contain.level !== 'none') {
+      // Through a wrapper a missing program would be the wrapper's failure: found first, as spawn finds it.
+      const program = findProgram(req.command, req.cwd, req.env);
+      if (!program) {
+        const startError = Object.assign(new Error(`spawn ${req.command} ENOENT`), { code: 'ENOENT' }) as NodeJS.ErrnoException;
+        resolve({ ...empty, stoppedFor: null, startError, durationMs: Date.now() - started });
+        return;
+      }
+      ({ command, args } = containedCommand(req.contain, program, req.args));
+    }
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(req.command, req.args, {
+      child = spawn(command, args, {
         cwd: req.cwd,
         env: req.env,
         stdio: req.sideChannel ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],

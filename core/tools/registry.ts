@@ -11,7 +11,7 @@ import { createCalculatorTool } from './calculator';
 import { createLlmTools } from './codegen';
 import { fail } from './common';
 import { createLookupTool } from './lookup';
-import { connectMcpServer, type McpConnection } from './mcpTools';
+import { connectMcpServer, lazyMcpServer, type LazyMcpServer, type McpConnection } from './mcpTools';
 import { createCodeExecuteTool, createExecuteTool } from './python';
 import { createReactTools } from './react';
 import { detectIsolation, isolationNote, type IsolationLevel, type SandboxLimits } from './sandbox';
@@ -77,6 +77,7 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
   const fileName = relative(root, toolsPath).startsWith('..') ? toolsPath : relative(root, toolsPath) || TOOLS_FILE_NAME;
   const problems: string[] = [];
   const connections: McpConnection[] = [];
+  const lazy: LazyMcpServer[] = [];
 
   const loaded = await loadToolsFile(toolsPath, { displayName: fileName, required: opts.toolsFile !== undefined });
   problems.push(...loaded.errors, ...(loaded.warnings ?? []));
@@ -94,6 +95,13 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
       if (entry.kind === 'command') userTools.push(createCommandTool(entry, { workspaceRoot: root, fileName }));
       else if (entry.kind === 'http') userTools.push(createHttpTool(entry));
       else {
+        // Started by the first step that calls one of its tools, where its tools are named without starting it.
+        const later = lazyMcpServer(entry, { workspaceRoot: root, fileName, index });
+        if (later) {
+          lazy.push(later);
+          userTools.push(...later.named);
+          continue;
+        }
         try {
           const c = await connectMcpServer(entry, { workspaceRoot: root, fileName, index });
           connections.push(c);
@@ -141,14 +149,22 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
     if (!folded.has(normalizeName(info.name))) folded.set(normalizeName(info.name), tool);
   }
 
+  /** A tool of a server started lazily whose prefix the name begins with (the first such server). */
+  const lazyTool = (name: string): Tool | undefined => {
+    for (const server of lazy) {
+      const t = server.toolFor(name);
+      if (t) return opts.trusted ? t : untrusted(t.info);
+    }
+    return undefined;
+  };
   const catalogInfos = [...BUILTIN_TOOLS, ...userTools.map(t => t.info), ...userInfos];
   return {
-    get: name => exact.get(foldSpaces(name)) ?? folded.get(normalizeName(name)),
+    get: name => exact.get(foldSpaces(name)) ?? folded.get(normalizeName(name)) ?? lazyTool(name),
     catalog: () => new ToolCatalog(catalogInfos),
     problems,
     notes: [isolationNote(isolation, opts.allowUnisolatedCode)],
     async dispose() {
-      await Promise.all(connections.splice(0).map(c => c.close()));
+      await Promise.all([...connections.splice(0).map(c => c.close()), ...lazy.splice(0).map(c => c.close())]);
     },
   };
 }

@@ -5,6 +5,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { isAbsolute, resolve } from 'node:path';
 import type { ToolInfo } from '../art/knownTools';
 import { capText, deadline, errorMessage, fail, ok, stoppedResult } from './common';
+import { detectContainment } from './containment';
 import { runProcess } from './process';
 import { SCRIPT_FLAG, describeTool, type CommandToolConfig, type HttpToolConfig } from './toolsFile';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
@@ -58,6 +59,7 @@ export function createCommandTool(cfg: CommandToolConfig, opts: { workspaceRoot:
       const cwd = resolveCwd(opts.workspaceRoot, cfg.cwd);
       const timeoutMs = ctx.timeoutMs ?? cfg.timeoutMs ?? COMMAND_TIMEOUT_MS;
       const r = await runProcess({
+        contain: await detectContainment(),
         command: program,
         args,
         cwd,

@@ -1,27 +1,29 @@
 // The run trace: one JSON object per line (JSONL) for every prompt, completion chunk, cut, tool call (input,
 // output, override, error, duration), monitor correction, pause, edit, retry and token count: the writer and the
-// reader (core/replay/traceReplay.ts runs a trace again). No keys are ever given to the runner, and the writer
-// scrubs any secret it is told of as a second guard.
+// reader (core/replay/traceReplay.ts runs a trace again). No keys are ever given to the runner, an endpoint's
+// output reaches it redacted (core/launch/redactedModel.ts), and the writer redacts every form of any secret it is told of
+// (core/common/redact.ts) from each line as a second guard.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { traceRecordProblem, type TraceRecord, type TraceSink } from './schema';
 import { readJsonLines } from '../common/jsonLines';
+import { Redactor } from '../common/redact';
 
 /** Appends records to a JSONL file as they happen (synchronously, so a crash loses nothing written before it). */
 export class TraceWriter implements TraceSink {
   private fd: number | null;
+  private readonly redactor: Redactor;
 
   constructor(
     readonly path: string,
-    private readonly secrets: string[] = [],
+    secrets: readonly string[] = [],
   ) {
     this.fd = openSync(path, 'w');
+    this.redactor = new Redactor(secrets);
   }
 
   write(record: TraceRecord): void {
     if (this.fd === null) return;
-    let line = JSON.stringify(record);
-    for (const s of this.secrets) if (s && s.length >= 4) line = line.split(s).join('***');
-    writeSync(this.fd, `${line}\n`);
+    writeSync(this.fd, `${this.redactor.redact(JSON.stringify(record))}\n`);
   }
 
   close(): void {

@@ -5,12 +5,13 @@
 // (counted at the server).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ScriptedServer } from '../support/scriptedServer';
-import { runCli, runCliProcess } from '../support/cli';
+import { CLI, runCli, runCliProcess } from '../support/cli';
 import { until } from '../support/until';
 import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts, runsAtServer } from '../support/arithmeticModel';
 
@@ -20,6 +21,27 @@ const work = mkdtempSync(join(tmpdir(), 'art-cli-eval-'));
 const examples = arithmeticExamples();
 
 const art = (args: string[]) => runCli(args, { cwd: work });
+/** `art ARGS` as a child process, for what only a process shows: its pid (the lock's holder) and another user (as root). */
+function artProcess(
+  args: string[],
+  onStart?: (child: ReturnType<typeof spawn>) => void,
+  as?: { uid: number; gid: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: work, env: { ...process.env }, ...as });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', d => (stdout += d));
+    child.stderr.on('data', d => (stderr += d));
+    child.on('error', reject);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', code => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    onStart?.(child);
+  });
+}
 
 /** The results in a results file (its first line, the header, left out). */
 const readLines = (path: string) => readAll(path).filter(l => l.kind !== 'art-evaluation');
@@ -144,6 +166,118 @@ describe('art eval', () => {
     assert.deepEqual([j.a.n, j.a.correct, j.b.correct, j.fixed, j.broken, j.pValue, j.onlyA, j.onlyB], [6, 5, 5, [], [], 1, 0, 0]);
     assert.deepEqual(j.headerDifferences, []);
     assert.equal(j.a.header.library.sha256, j.b.header.library.sha256);
+  });
+
+  test('a second evaluation over the same results file stops at once, naming the one writing them; no example runs twice', async () => {
+    server.reset();
+    server.tokenDelayMs = 10;
+    const out = join(work, 'locked.jsonl');
+    const runs = join(work, 'runs-locked');
+    let second: Awaited<ReturnType<typeof art>> | undefined;
+    let firstPid = 0;
+    const first = await artProcess(['eval', ...base(), '--out', out, '--concurrency', '1', '--runs', runs], child => {
+      firstPid = child.pid!;
+      void until(() => existsSync(`${out}.lock`), { what: 'the first evaluation to take the lock', timeoutMs: 30_000 }).then(async () => {
+        second = await art(['eval', ...base(), '--out', out, '--concurrency', '1', '--runs', runs]);
+      });
+    });
+    server.tokenDelayMs = 0;
+    await until(() => second !== undefined, { what: 'the second evaluation to end', timeoutMs: 30_000 });
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(second!.code, 2, second!.stderr);
+    assert.match(
+      second!.stderr,
+      new RegExp(
+        `^art eval: .*locked\\.jsonl: another evaluation \\(pid ${firstPid}, started \\d{4}-[^)]+\\) is writing these results \\(lock .*locked\\.jsonl\\.lock\\): wait for it to end, or write the results elsewhere\n$`,
+      ),
+    );
+    assert.deepEqual(
+      readLines(out)
+        .map(l => l.id)
+        .sort(),
+      examples.map(e => e.id).sort(),
+      'each example once in the results',
+    );
+    assert.deepEqual(Object.values(runsAtServer(server)), [1, 1, 1, 1, 1, 1]);
+    assert.ok(!existsSync(`${out}.lock`), 'the lock is given back');
+  });
+
+  test('the lock of an evaluation that is gone (killed with -9) is taken over, and said so', async () => {
+    server.reset();
+    const out = join(work, 'stale.jsonl');
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise(r => dead.on('exit', r));
+    writeFileSync(`${out}.lock`, JSON.stringify({ pid: dead.pid, started: '2020-01-01T00:00:00.000Z', nonce: 'gone' }));
+    const r = await art(['eval', ...base(), '--out', out, '--runs', join(work, 'runs-stale')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `stale\\.jsonl\\.lock: took over the lock of an evaluation that is no longer running \\(pid ${dead.pid}, started 2020-01-01T00:00:00\\.000Z\\)`,
+      ),
+    );
+    assert.equal(readLines(out).length, 6);
+    assert.ok(!existsSync(`${out}.lock`), 'the lock is given back');
+  });
+
+  test('a last line cut short is removed on resume: the next result starts its own line, and the example runs once more only', async () => {
+    const full = readFileSync(join(work, 'all.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const out = join(work, 'torn.jsonl');
+    const cut = JSON.parse(full[3]).id as string;
+    writeFileSync(out, `${full.slice(0, 3).join('\n')}\n${full[3].slice(0, 60)}`);
+    server.reset();
+    const r = await art(['eval', ...base(), '--out', out, '--runs', join(work, 'runs-torn')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      /torn\.jsonl: the last line was cut short \(60 bytes, a write stopped by a kill or a full disk\): removed; its example runs again\n/,
+    );
+    assert.match(r.stderr, /6 examples, 3 already in .*, 3 to run/);
+    const lines = readLines(out); // every line parses
+    assert.deepEqual(lines.map(l => l.id).sort(), examples.map(e => e.id).sort());
+    assert.equal(runsAtServer(server)[cut], 1);
+    server.reset();
+    const again = await art(['eval', ...base(), '--out', out, '--runs', join(work, 'runs-torn')]);
+    assert.match(again.stderr, /6 already in .*, 0 to run/);
+    assert.ok(!/cut short/.test(again.stderr), again.stderr);
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('a results file, its folder or a runs folder that cannot be written is one line naming it, before any request', async () => {
+    // As root every file is writable: the command runs as nobody then.
+    const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    const dir = join(work, 'readonly');
+    mkdirSync(join(dir, 'ro'), { recursive: true });
+    chmodSync(work, 0o755);
+    chmodSync(dir, 0o777);
+    const full = readFileSync(join(work, 'all.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const file = join(dir, 'file.jsonl');
+    writeFileSync(file, `${full.slice(0, 3).join('\n')}\n`);
+    chmodSync(file, 0o444);
+    chmodSync(join(dir, 'ro'), 0o555);
+    server.reset();
+    const cases: [string[], RegExp][] = [
+      [
+        ['--out', file, '--runs', join(dir, 'runs')],
+        /^art eval: .*file\.jsonl: cannot write the results \(EACCES\): make the file and its folder writable, or write the results elsewhere\n$/,
+      ],
+      [
+        ['--out', join(dir, 'ro', 'r.jsonl'), '--runs', join(dir, 'runs')],
+        /^art eval: .*readonly\/ro: cannot create the lock file of the results there \(EACCES\): make the folder writable, or write the results elsewhere\n$/,
+      ],
+      [
+        ['--out', join(dir, 'r.jsonl'), '--runs', join(dir, 'ro', 'runs')],
+        /^art eval: .*readonly\/ro\/runs: cannot write the run history there \(EACCES\): make that folder writable, or give another runs folder\n$/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = await artProcess(['eval', ...base(), '--progress', 'none', ...args], undefined, as);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr.replace(/^\[art\] .*\n/gm, ''), message);
+      assert.ok(!r.stderr.includes('internal error'), r.stderr);
+    }
+    assert.equal(server.requests.length, 0, 'no example ran');
+    assert.ok(!existsSync(join(dir, 'r.jsonl.lock')), 'the lock is given back');
   });
 
   test('a dataset line that is not an example is one line naming the file and line', async () => {

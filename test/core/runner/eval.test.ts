@@ -1,13 +1,26 @@
 // The evaluation core (core/evaluation/eval.ts), the shared request limiter (core/model/limiter.ts) and the task
 // selection strategies that ask the model (core/prompt/taskSelection.ts), against the scripted server.
 import { describe, test } from 'node:test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { parseArt } from '../../../core/art/parse';
 import { RequestLimiter } from '../../../core/model/limiter';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/replay/script';
 import { createArtRunner } from '../../../core/engine/create';
-import { normaliseAnswer, runEval, scoreAnswer, vote, wilson, type EvalResult, type EvalRun } from '../../../core/evaluation/eval';
+import {
+  EvalDataError,
+  normaliseAnswer,
+  readDataset,
+  runEval,
+  scoreAnswer,
+  vote,
+  wilson,
+  type EvalResult,
+  type EvalRun,
+} from '../../../core/evaluation/eval';
 import { describeWhy } from '../../../core/prompt/promptReport';
 import type { Runner } from '../../../core/engine/runner';
 import type { RunResult, Snapshot } from '../../../core/engine/types';
@@ -42,6 +55,40 @@ Q1: [calculator] 4 * 5
 Q2: [EOQ]
 Ans: 20
 `;
+
+describe('eval dataset', () => {
+  const dataset = (text: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'art-dataset-')), 'data.jsonl');
+    writeFileSync(path, text);
+    return path;
+  };
+
+  test('a byte-order mark before the first example is not part of it', () => {
+    const examples = readDataset(dataset('\uFEFF{"input": "2+2?", "target": "4"}\n{"input": "3+3?", "target": 6, "id": 7}\n'));
+    assert.deepEqual(
+      examples.map(e => [e.id, e.input, e.target]),
+      [
+        ['1', '2+2?', '4'],
+        ['7', '3+3?', '6'],
+      ],
+    );
+  });
+
+  test('an id that is not a string or a number is refused at its line (it was recorded as "[object Object]")', () => {
+    for (const [id, kind] of [
+      ['{"a": 1}', 'object'],
+      ['[1]', 'a list'],
+      ['null', 'null'],
+      ['true', 'boolean'],
+    ]) {
+      const path = dataset(`{"input": "a", "target": "b"}\n{"id": ${id}, "input": "2+2?", "target": "4"}\n`);
+      assert.throws(
+        () => readDataset(path),
+        (e: Error) => e instanceof EvalDataError && e.message === `${path}:2: "id" must be a string or a number, not ${kind}`,
+      );
+    }
+  });
+});
 
 describe('eval scoring', () => {
   test('exact match folds case, spaces, quotes and a final period; substring is the reference\'s "label in prediction"', () => {

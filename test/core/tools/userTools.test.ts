@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
 import { describeTool, parseToolsFile, toolsFileJsonSchema } from '../../../core/tools/toolsFile';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { processesWith } from '../../support/processes';
+import { until } from '../../support/until';
 import { REPO, ctx } from './helpers';
 
 const SECRET = 'sk-user-tool-secret-42';
@@ -184,9 +188,12 @@ describe('MCP tools', () => {
       assert.equal(!broken.ok ? broken.error : '', '[mcp broken] the broken tool always fails');
       const env = await reg.get('mcp env')!.run({ instruction: 'x' }, ctx());
       assert.deepEqual(env.ok && env.output, 'secret=absent');
-      const info = reg.catalog().get('mcp reverse');
-      assert.equal(info?.origin, 'user');
-      assert.equal(info?.description, 'Reverses a text.');
+      const missing = await reg.get('mcp nothing-like-it')!.run({ instruction: 'x' }, ctx());
+      assert.match(
+        !missing.ok ? missing.error : '',
+        /^\[mcp nothing-like-it\] the MCP server test server has no such tool \(it offers "mcp reverse", "mcp add", "mcp broken", "mcp env"; fix the step or "prefix" in \.art-tools\.json\)$/,
+      );
+      assert.equal(reg.get('reverse'), undefined, 'a name without the prefix is not its tool');
     } finally {
       await reg.dispose();
     }
@@ -201,12 +208,14 @@ describe('MCP tools', () => {
     try {
       assert.equal(((await reg.get('flip')!.run({ instruction: 'ab' }, ctx())) as { output: string }).output, 'ba');
       assert.equal(reg.get('add'), undefined);
-      assert.equal(reg.problems.length, 2);
+      // A server that must start to name its tools is started with the run; one whose tools are named, by its first call.
+      assert.equal(reg.problems.length, 1);
+      assert.match(reg.problems[0], /^\.art-tools\.json: the MCP server no server did not start: .*\(fix "command" in \.art-tools\.json\)$/);
+      const nope = await reg.get('nope tool')!.run({ instruction: 'x' }, ctx());
       assert.match(
-        reg.problems[0],
-        /^\.art-tools\.json: the MCP server bad map has no tool "nope" \(fix "tools": it offers "reverse", "add", "broken", "env"\)$/,
+        !nope.ok ? nope.error : '',
+        /^\[nope tool\] \.art-tools\.json: the MCP server bad map has no tool "nope" \(fix "tools": it offers "reverse", "add", "broken", "env"\)$/,
       );
-      assert.match(reg.problems[1], /^\.art-tools\.json: the MCP server no server did not start: .*\(fix "command" in \.art-tools\.json\)$/);
     } finally {
       await reg.dispose();
     }
@@ -354,6 +363,54 @@ describe('tool file safety and descriptions (issue 8, item 8; issue 7, item 5)',
       for (const e of entries) assert.deepEqual(reg.get(e.name)!.info, describeTool(e, e.name));
     } finally {
       await reg.dispose();
+    }
+  });
+
+  test('a server whose tools are named starts with the first call, not with the run; closing it ends it and what it started (setsid too)', async () => {
+    const marker = `${3300 + Math.random()}`.slice(0, 9);
+    const started = join(workspace, `started-${marker}`);
+    // A server that also leaves a child in a session of its own behind.
+    const command = ['sh', '-c', `setsid sleep ${marker} & echo started > ${started}; exec "$0" "$1"`, process.execPath, MCP_SERVER];
+    const reg = await registryWith([{ kind: 'mcp', name: 'lazy', command, prefix: 'lazy ' }]);
+    try {
+      assert.deepEqual(reg.problems, []);
+      assert.ok(!existsSync(started), 'the server started before any step called it');
+      const r = await reg.get('lazy reverse')!.run({ instruction: 'abc' }, ctx());
+      assert.deepEqual(r.ok && r.output, 'cba');
+      assert.ok(existsSync(started));
+      assert.equal(processesWith(`sleep\0${marker}`).length, 1);
+    } finally {
+      await reg.dispose();
+    }
+    await until(() => processesWith(`sleep\0${marker}`).length === 0, { what: 'the setsid child of the server to end with it', timeoutMs: 5000 });
+  });
+});
+
+describe('tool processes and the host', () => {
+  test('a command tool and the child it started with setsid die with a host killed with -9', async () => {
+    const marker = `${3400 + Math.random()}`.slice(0, 9);
+    const dir = await mkdtemp(join(tmpdir(), 'art-host-'));
+    await writeFile(
+      join(dir, '.art-tools.json'),
+      JSON.stringify({ tools: [{ kind: 'command', name: 'slow', command: ['sh', '-c', `setsid sleep ${marker} & exec sleep ${marker}`] }] }),
+    );
+    const script = join(dir, 'host.ts');
+    await writeFile(
+      script,
+      `import { createToolRegistry } from ${JSON.stringify(join(REPO, 'core/tools/registry.ts'))};\n` +
+        `void createToolRegistry({ workspaceRoot: ${JSON.stringify(dir)}, trusted: true }).then(r => r.get('slow')!.run({ instruction: 'x' }, { signal: new AbortController().signal, timeoutMs: 60000 }));\n`,
+    );
+    const host = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO, stdio: 'ignore' });
+    try {
+      await until(() => processesWith(`sleep\0${marker}`).length === 2, { what: 'the tool and its setsid child to run', timeoutMs: 15_000 });
+      host.kill('SIGKILL');
+      await until(() => processesWith(`sleep\0${marker}`).length === 0, {
+        what: 'the processes of the tool to end with the killed host',
+        timeoutMs: 5000,
+      });
+    } finally {
+      host.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -2,6 +2,7 @@
 // to parseRunOptions so the CLI's rules, such as replay when no endpoint is given, still apply), a tool's result
 // (a text summary and the structured content its output schema describes), errors as results with isError, and the
 // key kept out of every result.
+import { Redactor } from '../common/redact';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -81,11 +82,12 @@ export function toolError(message: string, secrets: readonly (string | undefined
   return { content: [{ type: 'text', text: redact(message, keys) }], isError: true };
 }
 
-/** Every occurrence of a secret in the strings of `value` replaced by `[redacted]`. */
+/** Every form of a secret (core/common/redact.ts: the key, its body, a masked form) in the strings of `value` redacted. */
 export function redact<T>(value: T, secrets: readonly string[]): T {
   if (!secrets.length) return value;
+  const redactor = new Redactor(secrets);
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return secrets.reduce((s, k) => s.split(k).join('[redacted]'), v);
+    if (typeof v === 'string') return redactor.redact(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;

@@ -221,10 +221,11 @@ describe('art eval', () => {
   });
 
   test('a last line cut short is removed on resume: the next result starts its own line, and the example runs once more only', async () => {
-    const full = readFileSync(join(work, 'all.jsonl'), 'utf8').split('\n').filter(Boolean);
+    // The results so far: its header (what produced it), three whole results and the first 60 bytes of a fourth.
+    const [header, ...full] = readFileSync(join(work, 'all.jsonl'), 'utf8').split('\n').filter(Boolean);
     const out = join(work, 'torn.jsonl');
     const cut = JSON.parse(full[3]).id as string;
-    writeFileSync(out, `${full.slice(0, 3).join('\n')}\n${full[3].slice(0, 60)}`);
+    writeFileSync(out, `${[header, ...full.slice(0, 3)].join('\n')}\n${full[3].slice(0, 60)}`);
     server.reset();
     const r = await art(['eval', ...base(), '--out', out, '--runs', join(work, 'runs-torn')]);
     assert.equal(r.code, 0, r.stderr);
@@ -250,9 +251,9 @@ describe('art eval', () => {
     mkdirSync(join(dir, 'ro'), { recursive: true });
     chmodSync(work, 0o755);
     chmodSync(dir, 0o777);
-    const full = readFileSync(join(work, 'all.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const [header, ...full] = readFileSync(join(work, 'all.jsonl'), 'utf8').split('\n').filter(Boolean);
     const file = join(dir, 'file.jsonl');
-    writeFileSync(file, `${full.slice(0, 3).join('\n')}\n`);
+    writeFileSync(file, `${[header, ...full.slice(0, 3)].join('\n')}\n`);
     chmodSync(file, 0o444);
     chmodSync(join(dir, 'ro'), 0o555);
     server.reset();

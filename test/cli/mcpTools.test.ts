@@ -3,6 +3,7 @@
 // and the stepping session (debug_start, debug_continue with and without an override, debug_step_back, debug_stop,
 // every session stopped when the client goes). Results are read from their structured content, checked against the
 // tool's output schema by the client, and their text.
+import { REDACTED } from '../../core/common/redact';
 import { REFUSAL, ZOO_LIBRARY, ZOO_PROGRAM, ZooServer } from '../support/modelZoo';
 import { acceptancePair } from '../support/evalResults';
 import { loadResultsFile } from '../../core/evaluation/header';
@@ -143,7 +144,7 @@ describe('art mcp tools (in process)', () => {
     const d = data(r);
     assert.equal(d.mode, 'generate');
     assert.equal(d.status, 'finished');
-    assert.equal(d.answer, 'the key is [redacted]');
+    assert.equal(d.answer, `the key is ${REDACTED}`);
     assert.ok(!JSON.stringify(r).includes(SECRET), 'the key is in no part of the result');
     assert.equal(server.requests.length, 1, 'the endpoint was called');
   });

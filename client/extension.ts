@@ -8,6 +8,7 @@ import { activateRunner, type RunnerApi } from './runner/activate';
 import type { LibraryTests } from './testing/libraryTests';
 import { readSettings } from './settings';
 import { ArtStatusBar } from './statusBar';
+import { registerLanguageModelTools } from './lm/tools';
 
 /** What activate() returns: used by the integration tests and by other extensions. */
 export interface ArtStudioApi {
@@ -72,6 +73,8 @@ export function activate(context: vscode.ExtensionContext): ArtStudioApi {
 
   // The runner: the inline `art` debug adapter, its configurations, CodeLenses, trace view and commands.
   const runner = activateRunner(context, { client: languageClient, log, settings: readSettings });
+  // The language model tools of the editor's agent mode (client/lm/tools.ts), acting on the same runner.
+  context.subscriptions.push(registerLanguageModelTools({ runner, log }));
 
   timings.activateMs = performance.now() - started;
   log.info(`Activated in ${timings.activateMs.toFixed(1)} ms; starting the language server`);

@@ -758,6 +758,11 @@ export class ArtDebugSession extends CheckedDebugSession {
             tracePath: run?.tracePath,
             corrections: r?.protocol.kind === 'agent' ? (r.snapshot().monitorCorrections ?? []) : undefined,
           };
+          if (r && p) {
+            body.pause = { reason: p.reason, description: p.description, step: p.step?.number, label: p.step?.label };
+            body.canStepBack = r.checkpointList().length > 1;
+            body.textOnResume = r.textOnResume();
+          }
           response.body = body;
           break;
         }

@@ -104,6 +104,12 @@ export namespace StateRequest {
     tracePath?: string;
     /** Agents: the decoding monitor's corrections still in the text (offsets in `text`). */
     corrections?: MonitorCorrection[];
+    /** While paused: why (the runner's reason and description) and the step paused at (ART's k of `Qk`, its label). */
+    pause?: { reason: string; description: string; step?: number; label?: string };
+    /** While paused: whether there is an earlier pause (or the run's start) to step back to. */
+    canStepBack?: boolean;
+    /** While paused: the text as the run goes on from here (the paused call's output, or its override, appended). */
+    textOnResume?: string;
   }
 }
 

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { optionSettings, RUN_OPTIONS } from '../../core/launch/options';
 import { editorSettings, SETTINGS } from '../../core/settings/settings';
+import { LM_TOOLS } from '../../client/lm/names';
 
 const root = join(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -153,5 +154,18 @@ describe('package.json manifest', () => {
     for (const o of Object.values(RUN_OPTIONS) as { setting?: { key: string } }[])
       if (o.setting) assert.ok(props[`art.${o.setting.key}`], `art.${o.setting.key}`);
     for (const key of ['art.search.rerank', 'art.python.timeoutMs', 'art.python.memoryMb', 'art.lookup.wordList']) assert.ok(props[key], key);
+  });
+
+  test('declares the language model tools the extension registers, each only in a trusted workspace, with a schema', () => {
+    const tools: { name: string; toolReferenceName: string; when: string; modelDescription: string; inputSchema: { type: string } }[] =
+      pkg.contributes.languageModelTools;
+    assert.deepEqual(tools.map(t => t.name).sort(), Object.values(LM_TOOLS).sort());
+    for (const t of tools) {
+      assert.equal(t.when, 'isWorkspaceTrusted', `${t.name}: no tool acts in an untrusted workspace`);
+      assert.equal(t.inputSchema.type, 'object', t.name);
+      assert.match(t.toolReferenceName, /^art[A-Z]\w+$/, t.name);
+      assert.ok(t.modelDescription.length > 80, `${t.name}: the model reads its description to choose it`);
+    }
+    assert.equal(new Set(tools.map(t => t.toolReferenceName)).size, tools.length, 'reference names are unique');
   });
 });

@@ -1,6 +1,6 @@
 // Runs the same integration suite with @vscode/test-electron, on a machine that can download VS Code desktop
 // (not these build machines: use run-integration.mjs there). Not part of scripts/test-all.mjs.
-// Usage: node test/vscode/run-electron.mjs [--vscode-version stable|insiders|1.91.0]
+// Usage: node test/vscode/run-electron.mjs [--vscode-version stable|insiders|1.104.0]
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runTests } from '@vscode/test-electron';

@@ -22,6 +22,7 @@ export async function run(): Promise<void> {
   await import('./evaluation.test');
   await import('./showPrompt.test');
   await import('./samples.test');
+  await import('./lmTools.test');
 
   console.log(`ART Studio integration suite (VS Code ${vscode.version})`);
   const { passes, failures } = await new Promise<{ passes: number; failures: number }>(resolve => {

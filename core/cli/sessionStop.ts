@@ -1,0 +1,49 @@
+// Where a stepping session stands (paused at a tool call or ended) and its text: the answer of `art mcp`'s debug
+// tools (core/cli/mcpSessions.ts) and of the editor's language model tools on a debug session (client/lm/). Plain data.
+import type { RunResult } from '../engine/types';
+
+/** Where a session stands: paused at a tool call (or step), or ended. */
+export interface SessionStop {
+  session: string;
+  /** `paused`, or how the run ended (`finished`, `departed`, `stopped`, `error`, ...). */
+  status: 'paused' | RunResult['reason'];
+  /** Why it paused: `after-tool`, `tool-error`, `before-tool`, `step`, ... */
+  reason?: string;
+  description?: string;
+  /** The step the pause is at (ART's k of `Qk`) and its label. */
+  step?: number;
+  label?: string;
+  /** The tool paused at: its input, the previous step's answer it reads (the code `code execute` runs), its output. */
+  tool?: string;
+  input?: string;
+  previousAnswer?: string;
+  output?: string;
+  /** The output set in place of the tool's (what the model then sees). */
+  override?: string;
+  /** At a pause: the tool's error. At the end: why the run did not finish (a replay's departure says what changed). */
+  error?: string;
+  /** The program so far: the task's header, then what the model and the tools wrote (at a pause, the paused tool's output too). */
+  program: string;
+  /** At the end: the answer (null when there is none). */
+  answer?: string | null;
+  /** The pauses the session can step back to. */
+  canStepBack?: boolean;
+  notes?: string[];
+}
+
+/** The text of a stop: where it paused (the tool, its output) or how it ended, then the program so far. */
+export function describeStop(s: SessionStop): string {
+  const head =
+    s.status === 'paused'
+      ? [
+          `session ${s.session} paused: ${s.description ?? s.reason}${s.step !== undefined ? ` (step ${s.step})` : ''}`,
+          ...(s.tool !== undefined ? [`tool: ${s.tool}`, `input: ${s.input ?? ''}`] : []),
+          ...(s.error !== undefined ? [`error: ${s.error}`] : s.output !== undefined ? [`output: ${s.output}`] : []),
+          ...(s.override !== undefined ? [`override: ${s.override}`] : []),
+        ]
+      : [
+          `session ${s.session} ended: ${s.status}${s.answer != null ? `; answer: ${s.answer}` : ''}`,
+          ...(s.error !== undefined ? [`why: ${s.error}`] : []),
+        ];
+  return `${head.join('\n')}\n\nprogram so far:\n${s.program}`;
+}

@@ -1,0 +1,136 @@
+// A ModelClient over a chat model that takes messages and streams text, and nothing more: no stop sequences, no
+// log-probabilities, no assistant prefill, no system role (VS Code's Language Model API, `vscode.lm`, is such a
+// model; client/lm/vscodeModel.ts adapts it to ChatBackend). A program is continued as the chat path of openai.ts
+// continues it: an instruction to reply with only the exact continuation, then the text so far, in user messages;
+// the reply is made a bare continuation (chatReply.ts) and the stop sequences are applied here (stops.ts), the
+// backend's stream given up at the first one. A completion is also cut at the same local budget as openai.ts's.
+// The runner's own guards (checked continuations, the no-progress stop) apply to this model as to any other.
+import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from './types';
+import { ChatReplyNormalizer, type ReplyPiece, type ReplyRepair } from './chatReply';
+import { CHAT_CONTINUE_SYSTEM_PROMPT, localBudgetChars } from './openai';
+import { StopScanner } from './stops';
+import { abortError } from './retry';
+
+/** One message to a chat backend: VS Code's Language Model API has user and assistant messages only. */
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  text: string;
+}
+
+/** A chat model as the caller has it: an identity for traces and a streamed reply to messages. */
+export interface ChatBackend {
+  /** `vscode-lm:copilot/gpt-4o`, ...: never a key. */
+  readonly id: string;
+  /** Streams the reply's text; stops (and ends the request) when `signal` aborts. */
+  send(messages: ChatMessage[], opts: { maxTokens?: number; temperature?: number; signal: AbortSignal }): AsyncIterable<string>;
+}
+
+/**
+ * Why the features that read token log-probabilities are unavailable with such a model: said once, by the caller
+ * that offers the model (the debugger's console, the evaluation's log).
+ */
+export const NO_LOGPROBS_NOTE =
+  'the model gives no token log-probabilities: search passages are not reranked by negative log-likelihood, llm selection is not scored by log-probability, and alternatives are ranked by vote, not by NLL';
+
+/** The messages that ask for the continuation of `text`: the instruction, then the text, as user messages. */
+export function continuationMessages(text: string): ChatMessage[] {
+  return [
+    { role: 'user', text: CHAT_CONTINUE_SYSTEM_PROMPT },
+    { role: 'user', text },
+  ];
+}
+
+export class ChatContinuationModel implements ModelClient {
+  readonly honoursStop = false;
+
+  constructor(private readonly backend: ChatBackend) {}
+
+  get id(): string {
+    return this.backend.id;
+  }
+
+  async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
+    if (req.signal?.aborted) throw abortError(req.signal);
+    const ctrl = new AbortController();
+    const onAbort = () => ctrl.abort(req.signal?.reason);
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    const scanner = new StopScanner(req.stop);
+    const reply = new ChatReplyNormalizer(req.prompt);
+    const budget = localBudgetChars(req.maxTokens);
+    let received = '';
+    let reasoning = '';
+    const repairs: ReplyRepair[] = [];
+    let finishReason: string | undefined;
+    const release = (text: string): { out: string; done: boolean } => {
+      const { release: out, stopped } = scanner.push(text);
+      const room = budget - received.length;
+      if (out.length > room) {
+        finishReason = 'length';
+        const kept = out.slice(0, Math.max(0, room));
+        received += kept;
+        return { out: kept, done: true };
+      }
+      received += out;
+      if (stopped) finishReason = 'stop';
+      return { out, done: stopped };
+    };
+    const extras = (p: ReplyPiece): CompletionChunk | null => {
+      if (!p.reasoning && !p.repairs.length) return null;
+      reasoning += p.reasoning;
+      repairs.push(...p.repairs);
+      return { text: '', ...(p.reasoning ? { reasoning: p.reasoning } : {}), ...(p.repairs.length ? { repairs: p.repairs } : {}) };
+    };
+    try {
+      let done = false;
+      const parts = this.backend.send(continuationMessages(req.prompt), {
+        maxTokens: req.maxTokens,
+        temperature: req.temperature,
+        signal: ctrl.signal,
+      });
+      for await (const part of parts) {
+        if (req.signal?.aborted) throw abortError(req.signal);
+        const p = reply.push(part);
+        const x = extras(p);
+        if (x) yield x;
+        const r = release(p.text);
+        if (r.out) yield { text: r.out };
+        if (r.done) {
+          done = true;
+          break;
+        }
+      }
+      if (req.signal?.aborted) throw abortError(req.signal);
+      if (!done) {
+        const p = reply.end();
+        const x = extras(p);
+        if (x) yield x;
+        const r = release(p.text);
+        if (r.out) yield { text: r.out };
+        done = r.done;
+      }
+      const rest = done ? '' : scanner.flush();
+      if (rest) {
+        received += rest;
+        yield { text: rest };
+      }
+      return {
+        text: received,
+        finishReason: finishReason ?? 'stop',
+        ...(reasoning ? { reasoning } : {}),
+        ...(repairs.length ? { repairs } : {}),
+      };
+    } finally {
+      req.signal?.removeEventListener('abort', onAbort);
+      // The backend's request never outlives the completion (a stop sequence, the budget, the consumer gone).
+      ctrl.abort();
+    }
+  }
+
+  async complete(req: CompletionRequest): Promise<CompletionResult> {
+    const it = this.stream(req);
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return r.value;
+    }
+  }
+}

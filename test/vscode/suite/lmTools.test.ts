@@ -1,0 +1,147 @@
+// The language model tools of the editor's agent mode (client/lm/tools.ts), invoked as an agent invokes them
+// (vscode.lm.invokeTool) during a debug session: the agent reads the pause the person sees, continues, steps back,
+// overrides the paused tool's output and continues to the end, and each step shows in the session itself (its
+// `art/state`). The tools that run code ask first (prepareInvocation): outside a chat the workbench asks in a modal
+// dialog, which an extension test host answers itself (it logs "Dialog requested during smoke test" and confirms).
+import * as assert from 'node:assert/strict';
+import { after, before, describe, it } from 'mocha';
+import * as vscode from 'vscode';
+import { artStudio, disposeAndStopDebugging, open, until, workspaceUri, writeWorkspaceFile } from './helpers';
+
+const LIBRARY = `Description: (Elementary Math) Solve the following middle-school arithmetic problems, writing out intermediate arithmetic calculations as python code. Store your result as a variable named 'ans'.
+Input: Janet's ducks lay 16 eggs per day. She eats three for breakfast and bakes muffins with four. She sells the remainder for $2 per egg. How much in dollars does she make every day?
+Q1: [generate python code] Write down the arithmetic or algebra equations as python code, storing the answer as 'ans'
+#1:
+sold_eggs = 16 - 3 - 4
+ans = sold_eggs * 2
+print(ans)
+Q2: [code execute] Execute the python code in #1 and get the value of "ans"
+#2: 18
+Q3: [EOQ]
+Ans: 18
+----
+Description: %s
+Input: %s
+Q1:
+`;
+
+const TOOLS = [
+  'art_check',
+  'art_show_prompt',
+  'art_debug_state',
+  'art_debug_set_output',
+  'art_debug_continue',
+  'art_debug_step_back',
+  'art_run_tests',
+  'art_evaluate',
+];
+
+/** Invokes a tool as an agent would (no chat: no invocation token) and returns its text. */
+async function invoke(name: string, input: object = {}): Promise<string> {
+  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+  return result.content.map(p => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+}
+
+describe('language model tools (vscode.lm) on the editor and a debug session', function () {
+  this.timeout(90_000);
+  const file = 'lm-ducks.art';
+  const subscriptions: vscode.Disposable[] = [];
+  const stops: { threadId: number; description: string }[] = [];
+
+  before(async () => {
+    await writeWorkspaceFile(file, LIBRARY);
+    subscriptions.push(
+      vscode.debug.registerDebugAdapterTrackerFactory('art', {
+        createDebugAdapterTracker: () => ({
+          onDidSendMessage: (m: { type: string; event?: string; body?: any }) => {
+            if (m.type === 'event' && m.event === 'stopped') stops.push(m.body);
+          },
+        }),
+      }),
+    );
+    await artStudio();
+  });
+
+  after(async () => {
+    await disposeAndStopDebugging(subscriptions);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('registers every tool package.json declares', async () => {
+    assert.equal(typeof vscode.lm.registerTool, 'function', 'this VS Code has vscode.lm.registerTool');
+    const names = await until(() => {
+      const got = vscode.lm.tools.filter(t => t.name.startsWith('art_')).map(t => t.name);
+      return got.length === TOOLS.length && got;
+    }, 'the art_ tools in vscode.lm.tools');
+    assert.deepEqual([...names].sort(), [...TOOLS].sort());
+    const check = vscode.lm.tools.find(t => t.name === 'art_check')!;
+    assert.ok(check.tags.includes('art'));
+    assert.match(check.description, /problems/);
+  });
+
+  it('art_check reads the diagnostics of the active document and of a named one', async () => {
+    await open('broken.art');
+    const broken = await invoke('art_check');
+    assert.match(broken, /^broken\.art: \d+ errors?/);
+    assert.match(broken, /broken\.art:\d+:\d+ error /);
+    assert.equal(await invoke('art_check', { file: 'clean.art' }), 'clean.art: no problems');
+    await assert.rejects(invoke('art_check', { file: 'notes.md' }), /not an ART file/);
+  });
+
+  it('steps a debug session: reads the pause, continues, steps back, overrides the output, continues to the end', async () => {
+    await open(file);
+    const started = new Promise<vscode.DebugSession>(resolve => subscriptions.push(vscode.debug.onDidStartDebugSession(resolve)));
+    const ended = new Promise<void>(resolve => subscriptions.push(vscode.debug.onDidTerminateDebugSession(() => resolve())));
+    await assert.rejects(invoke('art_debug_state'), /no ART debug session/);
+    assert.ok(
+      await vscode.debug.startDebugging(vscode.workspace.workspaceFolders![0], {
+        type: 'art',
+        request: 'launch',
+        name: 'lm tools',
+        program: workspaceUri(file).fsPath,
+        task: 0,
+        mode: 'replay',
+      }),
+    );
+    const session = await started;
+    await until(() => stops[0], 'the first stop');
+    const state = async () => session.customRequest('art/state', {});
+
+    // The pause the person sees, as the agent reads it.
+    const first = await invoke('art_debug_state');
+    assert.match(first, /^session lm tools paused: .*generate python code.* \(step 1\)\ntool: generate python code\n/);
+    assert.match(first, /\noutput: \n?sold_eggs = 16 - 3 - 4/);
+
+    // Continue: the code really runs; the answer is the next pause.
+    const second = await invoke('art_debug_continue');
+    assert.match(second, /paused: .*\[code execute\].* \(step 2\)\ntool: code execute\ninput: Execute the python code/);
+    assert.match(second, /\noutput: 18\n/);
+    assert.equal(stops.length, 2, 'the session stopped again, as the person sees it');
+
+    // Step back to the first pause, then forward again.
+    const back = await invoke('art_debug_step_back');
+    assert.match(back, /tool: generate python code/);
+    assert.equal((await state()).call.tool, 'generate python code');
+    assert.match(await invoke('art_debug_continue'), /tool: code execute/);
+
+    // Override the output: the session's paused call has it (the Variables view shows it).
+    const set = await invoke('art_debug_set_output', { output: '42' });
+    assert.match(set, /\noverride: 42\n/);
+    assert.equal((await state()).call.override, '42');
+
+    // Continue to the end: the override departs from the recording, and with no model the replay stops there.
+    const end = await invoke('art_debug_continue');
+    assert.match(end, /^session lm tools ended: departed\nwhy: .*departed from its recording/);
+    assert.match(end, /\n#2: 42\n$/);
+    await ended;
+    await assert.rejects(invoke('art_debug_continue'), /no ART debug session/);
+  });
+
+  it('art_run_tests runs the programs of a library in the Test Explorer', async () => {
+    const out = await invoke('art_run_tests', { file });
+    assert.equal(out, '1 passed, 0 failed');
+    const api = await artStudio();
+    const item = [...api.tests.outcomes.entries()].find(([id]) => id.endsWith(`${file}#0`));
+    assert.equal(item?.[1].passed, true, 'the Test Explorer has the outcome');
+  });
+});

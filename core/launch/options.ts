@@ -107,9 +107,17 @@ export const RUN_OPTIONS = {
     cli: { flag: 'model', arg: 'M' },
     setting: { key: 'model.name', scope: 'resource', default: '', description: 'Model name sent to the endpoint.' },
   }),
-  api: option(z.enum(['completions', 'chat']).default('completions'), {
-    description: 'The completions API (stop sequences honoured) or the chat API (the partial program is continued in a message).',
-    cli: { flag: 'api', arg: 'completions|chat' },
+  api: option(z.enum(['completions', 'chat', 'tools']).default('completions'), {
+    description:
+      'The completions API (stop sequences honoured), the chat API (the partial program is continued in a message) or, for ART programs, chat function calling ("tools": each tool is offered as a function; a call becomes the step Qk: [tool] instruction and its output goes back as a tool message).',
+    manifest: {
+      enumDescriptions: [
+        'The completions API: the model continues the program text; stop sequences honoured.',
+        'The chat API: the program so far in a message, the reply made a bare continuation.',
+        'ART programs over chat function calling: the tools offered as functions, a call written as a tool step, its output sent back as a tool message.',
+      ],
+    },
+    cli: { flag: 'api', arg: 'completions|chat|tools' },
   }),
   apiKeyEnv: option(
     z

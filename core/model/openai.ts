@@ -14,6 +14,10 @@
 //   Reasoning (`<think>` blocks, `reasoning_content`/`reasoning` fields) is given as chunks' `reasoning`, never as
 //   text; the reasoning tokens of the usage are counted where the endpoint reports them.
 //
+// - `tools`: the chat API with the tool library offered as functions (toolsApi.ts): the model's part of the text so
+//   far becomes assistant turns and `tool` messages, and a function call the model streams is given as the text
+//   of a tool step (the program language writes it: ToolProgram.callText), so the caller sees text only.
+//
 // Whatever the API, stop sequences are also applied here (text is released only when no stop can start in it,
 // and the request is aborted at the first stop), so an endpoint that ignores `stop` (set `honoursStop: false`)
 // still never hands text past a stop to the caller.
@@ -35,6 +39,16 @@ import { DEFAULT_RETRY, StreamInterruptedError, abortError, backoffDelay, isAbor
 import { StopScanner } from './stops';
 import { ChatReplyNormalizer, type ReplyPiece, type ReplyRepair } from './chatReply';
 import { sameOriginFetch } from './fetch';
+import {
+  FunctionNames,
+  TOOLS_SYSTEM_PROMPT,
+  ToolCallAccumulator,
+  instructionOf,
+  toolDefinitions,
+  toolMessages,
+  type StreamedCall,
+  type ToolProgram,
+} from './toolsApi';
 
 export interface OpenAIModelOptions {
   /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:8000/v1`. */
@@ -42,7 +56,9 @@ export interface OpenAIModelOptions {
   model: string;
   /** The caller reads it from SecretStorage or an environment variable; absent for local servers. */
   apiKey?: string;
-  api?: 'completions' | 'chat';
+  api?: 'completions' | 'chat' | 'tools';
+  /** Tools API: the tools offered and how the program language reads and writes calls (toolsApi.ts). */
+  toolProgram?: ToolProgram;
   /** Whether the endpoint honours `stop`; when false, stops are not sent and are applied by aborting. Default true. */
   honoursStop?: boolean;
   /** Chat API: put the text so far in a final assistant message for the server to continue (see above). */
@@ -111,6 +127,7 @@ export class OpenAIModel implements ModelClient {
   private readonly retry: RetryPolicy;
   private readonly secrets: string[];
   private readonly retryListeners = new Set<(info: RetryInfo) => void>();
+  private readonly names: FunctionNames | undefined;
 
   /** `client`: the SDK client of a sibling (see `sibling`); a new one otherwise. */
   constructor(
@@ -119,6 +136,8 @@ export class OpenAIModel implements ModelClient {
   ) {
     this.honoursStop = opts.honoursStop ?? true;
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    if (opts.api === 'tools' && !opts.toolProgram) throw new ModelError('the tools API needs the tools to offer (toolProgram)');
+    this.names = opts.toolProgram ? new FunctionNames(opts.toolProgram.tools) : undefined;
     this.secrets = [opts.apiKey, ...Object.values(opts.headers ?? {}), ...Object.values(opts.query ?? {})].filter(
       (s): s is string => !!s && s.length >= 4,
     );
@@ -242,6 +261,21 @@ export class OpenAIModel implements ModelClient {
               break;
             }
           }
+          if (ev.call) {
+            // A function call: what the reply held back, then the call written as program text; the request ends.
+            const tail = reply ? reply.end() : null;
+            const x = tail ? extras(tail) : null;
+            if (x) yield x;
+            const r = tail ? release(tail.text) : { out: '', done: false };
+            if (r.out) yield { text: r.out };
+            if (!r.done) {
+              const c = release(this.callText(req.prompt + received, ev.call));
+              if (c.out) yield { text: c.out };
+              finishReason ??= 'tool_calls';
+            }
+            done = true;
+            break;
+          }
           if (ev.finishReason) finishReason = ev.finishReason;
         }
         if (!finishReason) throw new StreamInterruptedError('the stream ended before the model finished');
@@ -283,7 +317,26 @@ export class OpenAIModel implements ModelClient {
   }
 
   private get isChat(): boolean {
-    return this.opts.api === 'chat';
+    return this.opts.api === 'chat' || this.opts.api === 'tools';
+  }
+
+  /** A function call as program text continuing `text` (tools API). */
+  private callText(text: string, call: StreamedCall): string {
+    const program = this.opts.toolProgram!;
+    return program.callText(text, this.names!.toolOf(call.name), instructionOf(call.arguments));
+  }
+
+  /** The messages of a chat request for `text`, and with the tools API the tools offered. */
+  private chatRequest(text: string): Pick<OpenAI.Chat.ChatCompletionCreateParams, 'messages' | 'tools' | 'tool_choice'> & { tooled: boolean } {
+    const program = this.opts.api === 'tools' ? this.opts.toolProgram : undefined;
+    const dialogue = program?.dialogue(text);
+    if (!program || !dialogue) return { messages: this.chatMessages(text), tooled: false };
+    return {
+      messages: toolMessages(this.opts.chatSystemPrompt ?? TOOLS_SYSTEM_PROMPT, dialogue, this.names!),
+      tools: toolDefinitions(program.tools, this.names!),
+      tool_choice: 'auto',
+      tooled: true,
+    };
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
@@ -321,12 +374,13 @@ export class OpenAIModel implements ModelClient {
             out.push(applyStops({ text: c.text, finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.token_logprobs }, req.stop));
           if (r.usage && out[0]) out[0].usage = usageOf(r.usage);
         } else {
+          const { tooled: _tooled, ...chat } = this.chatRequest(req.prompt);
           const r = await this.client.chat.completions.create(
             {
               ...this.opts.extraBody,
               ...req.extraBody,
               model: this.opts.model,
-              messages: this.chatMessages(req.prompt),
+              ...chat,
               n,
               stop: this.stopParam(req.stop),
               max_tokens: maxTokens,
@@ -338,6 +392,9 @@ export class OpenAIModel implements ModelClient {
           );
           for (const c of [...r.choices].sort((a, b) => a.index - b.index)) {
             const reply = normaliseReply(req.prompt, c.message.content ?? '', reasoningOf(c.message));
+            const call = c.message.tool_calls?.find(t => t.type === 'function');
+            if (call?.type === 'function' && this.names)
+              reply.text += this.callText(req.prompt + reply.text, { name: call.function.name, arguments: call.function.arguments });
             out.push(applyStops({ ...reply, finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.content?.map(t => t.logprob) }, req.stop));
           }
           if (r.usage && out[0]) out[0].usage = usageOf(r.usage);
@@ -402,12 +459,13 @@ export class OpenAIModel implements ModelClient {
         }
       })();
     }
+    const { tooled, ...chat } = this.chatRequest(prompt);
     const s = await this.client.chat.completions.create(
       {
         ...this.opts.extraBody,
         ...req.extraBody,
         model: this.opts.model,
-        messages: this.chatMessages(prompt),
+        ...chat,
         stop: this.stopParam(req.stop),
         max_tokens: maxTokens,
         temperature: req.temperature,
@@ -418,16 +476,22 @@ export class OpenAIModel implements ModelClient {
       { signal },
     );
     return (async function* () {
+      const calls = tooled ? new ToolCallAccumulator() : null;
       for await (const c of s) {
         const choice = c.choices?.[0];
+        const deltas = choice?.delta?.tool_calls;
+        const call = (calls && deltas?.length ? calls.push(deltas) : null) ?? (calls && choice?.finish_reason ? calls.finish() : null);
         yield {
           text: choice?.delta?.content ?? '',
           reasoning: choice?.delta ? reasoningOf(choice.delta) : undefined,
           finishReason: choice?.finish_reason ?? undefined,
           logprobs: choice?.logprobs?.content?.map(t => t.logprob) ?? undefined,
           usage: c.usage ? usageOf(c.usage) : undefined,
+          call: call ?? undefined,
         };
       }
+      const last = calls?.finish();
+      if (last) yield { text: '', call: last };
     })();
   }
 
@@ -532,6 +596,8 @@ interface StreamEvent {
   finishReason?: string;
   logprobs?: number[];
   usage?: Usage;
+  /** Tools API: a function call, whole. */
+  call?: StreamedCall;
 }
 
 /** A base URL fit to show: no user info, no query (Azure keys can sit there), no trailing slash. */

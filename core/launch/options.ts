@@ -10,6 +10,7 @@ import { SELECT_STRATEGIES } from '../prompt/selection';
 import { DEFAULT_WORD_LIST } from '../tools/lookup';
 import { TOOLS_FILE_NAME } from '../tools/toolsFile';
 import { DEFAULT_MAX_TOKENS } from '../model/types';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../model/bounds';
 import { DEFAULT_NO_PROGRESS_LIMIT } from '../engine/progress';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
 import { withoutUndefined } from '../common/text';
@@ -151,6 +152,19 @@ export const RUN_OPTIONS = {
       description: 'Maximum tokens the model may generate per request.',
     },
   }),
+  requestTimeoutMs: option(
+    z
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .default(DEFAULT_REQUEST_TIMEOUT_MS),
+    {
+      description:
+        'The longest one model request may take, from its start to its last byte (retries and resumed streams included), in milliseconds; a request past it is stopped and the run ends with one line saying so.',
+      expect: 'a whole number of milliseconds between 1 and 2147483647',
+      cli: { flag: 'request-timeout-ms', arg: 'MS' },
+    },
+  ),
   noProgressLimit: option(count(1).default(DEFAULT_NO_PROGRESS_LIMIT), {
     description:
       'Requests in a row that add nothing to the program (an empty reply, only a restatement of the text so far, the same text or monitor correction as the request before) after which the run ends (no-progress).',

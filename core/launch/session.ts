@@ -180,5 +180,13 @@ export function endpointModel(b: Base): OpenAIModel {
   if (!o.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');
   // The tools API offers the tool library (built-in and workspace tools) as functions.
   const toolProgram = o.api === 'tools' ? artToolProgram(b.tools.catalog().all()) : undefined;
-  return new OpenAIModel({ baseURL: o.baseURL, model: o.model, apiKey: b.config.apiKey, api: o.api, toolProgram, retry: b.config.retry });
+  return new OpenAIModel({
+    baseURL: o.baseURL,
+    model: o.model,
+    apiKey: b.config.apiKey,
+    api: o.api,
+    toolProgram,
+    requestTimeoutMs: o.requestTimeoutMs,
+    retry: b.config.retry,
+  });
 }

@@ -30,15 +30,19 @@
 //
 // Bounds, whatever the endpoint does: a completion stops at a local budget of LOCAL_CHARS_PER_TOKEN characters per
 // requested token (max tokens × 4 characters a token × 2 for margin, plus 1,000; 4,096 tokens when none is
-// requested) and ends with finish reason `length`, so a server that streams forever is cut off; an error body kept
+// requested) and ends with finish reason `length`, so a server that streams forever is cut off; so do more events
+// than that number of characters (whatever they carry: empty deltas, logprobs alone) and more reasoning; logprobs
+// are kept only when asked for. Only progress resets the idle timer, and a request (retries included) ends at
+// `requestTimeoutMs` with one line saying so. Bodies are bounded while they are read (bounds.ts): an error body kept
 // in a message is cut at MAX_ERROR_BODY_CHARS (the rest counted, never stored); a single SSE line over
-// MAX_EVENT_BYTES fails the request with one line saying so (the `openai` package's line decoder would take minutes).
-import OpenAI, { APIError, APIUserAbortError } from 'openai';
+// MAX_EVENT_BYTES and a response over MAX_BODY_BYTES (a stream in all, or a whole non-streamed reply) fail the
+// request with one line saying so.
+import OpenAI, { APIError } from 'openai';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from './types';
 import { DEFAULT_RETRY, StreamInterruptedError, abortError, backoffDelay, isAbortError, retryReason, sleep, type RetryPolicy } from './retry';
 import { StopScanner } from './stops';
 import { ChatReplyNormalizer, type ReplyPiece, type ReplyRepair } from './chatReply';
-import { sameOriginFetch } from './fetch';
+import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_ERROR_BODY_CHARS, RequestTimeoutError, ResponseTooLargeError, boundedFetch, idle } from './bounds';
 import {
   FunctionNames,
   TOOLS_SYSTEM_PROMPT,
@@ -77,8 +81,10 @@ export interface OpenAIModelOptions {
   maxTokens?: number;
   /** Time to wait for the response to start, per attempt. Default 60 s. */
   timeoutMs?: number;
-  /** Longest silence allowed between two chunks of a stream before it is treated as dropped. Default 60 s. */
+  /** Longest time without progress (text, reasoning, a call, the finish) before a stream is treated as dropped. Default 60 s. */
   idleTimeoutMs?: number;
+  /** The longest one request may take, from its start to its last byte, retries included. Default 5 minutes. */
+  requestTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   /** Called before each retry (the runner shows it and writes it to the trace). */
   onRetry?: (info: RetryInfo) => void;
@@ -98,10 +104,7 @@ export interface RetryInfo {
 export const LOCAL_CHARS_PER_TOKEN = 8;
 const DEFAULT_BUDGET_TOKENS = 4096;
 export const localBudgetChars = (maxTokens: number | undefined) => (maxTokens ?? DEFAULT_BUDGET_TOKENS) * LOCAL_CHARS_PER_TOKEN + 1000;
-/** Longest error body kept in a message or a trace. */
-export const MAX_ERROR_BODY_CHARS = 2048;
-/** Longest single line (SSE event) of a response accepted. */
-export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
+export { MAX_BODY_BYTES, MAX_ERROR_BODY_CHARS, MAX_EVENT_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './bounds';
 
 export const CHAT_CONTINUE_SYSTEM_PROMPT =
   'You continue documents. Reply with only the exact continuation of the given text, starting precisely where it ' +
@@ -185,6 +188,30 @@ export class OpenAIModel implements ModelClient {
   }
 
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
+    const t = this.deadline(req);
+    try {
+      return yield* this.streamAttempts({ ...req, signal: t.signal });
+    } catch (err) {
+      throw t.timedOut() ? this.toModelError(new RequestTimeoutError(t.ms), 0) : err;
+    } finally {
+      t.dispose();
+    }
+  }
+
+  /** The request's deadline (requestTimeoutMs): a signal that aborts at it or with the caller's. */
+  private deadline(req: CompletionRequest): { signal: AbortSignal; ms: number; timedOut(): boolean; dispose(): void } {
+    const ms = this.opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), ms);
+    return {
+      signal: req.signal ? AbortSignal.any([req.signal, ctrl.signal]) : ctrl.signal,
+      ms,
+      timedOut: () => ctrl.signal.aborted && !req.signal?.aborted,
+      dispose: () => clearTimeout(timer),
+    };
+  }
+
+  private async *streamAttempts(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
     const maxTokens = req.maxTokens ?? this.opts.maxTokens;
     const budget = localBudgetChars(maxTokens);
     let received = '';
@@ -195,6 +222,8 @@ export class OpenAIModel implements ModelClient {
     const logprobs: number[] = [];
     let reasoning = '';
     const repairs: ReplyRepair[] = [];
+    // Every event counts, whatever it carries (empty deltas, logprobs alone): at most one per budgeted character.
+    let events = 0;
     for (;;) {
       if (req.signal?.aborted) throw abortError(req.signal);
       const ctrl = new AbortController();
@@ -231,16 +260,27 @@ export class OpenAIModel implements ModelClient {
       };
       try {
         const remaining = maxTokens === undefined ? undefined : Math.max(1, maxTokens - chunks);
-        const events = await this.openStream(req, req.prompt + received, remaining, ctrl.signal);
+        const stream = await this.openStream(req, req.prompt + received, remaining, ctrl.signal);
         let done = false;
-        for await (const ev of idle(events, this.opts.idleTimeoutMs ?? 60_000, ctrl)) {
+        for await (const ev of idle(stream, this.opts.idleTimeoutMs ?? 60_000, ctrl, isProgress)) {
+          if (++events > budget || reasoning.length > budget) {
+            finishReason = 'length';
+            this.reportLimit(
+              events > budget
+                ? `the endpoint sent more than ${budget} events (the local budget for ${maxTokens ?? DEFAULT_BUDGET_TOKENS} tokens): the completion was cut there`
+                : `the endpoint sent more than the local budget of ${budget} characters of reasoning: the completion was cut there`,
+            );
+            done = true;
+            break;
+          }
           if (ev.usage) {
             usage.promptTokens += ev.usage.promptTokens;
             usage.completionTokens += ev.usage.completionTokens;
             if (ev.usage.reasoningTokens !== undefined) usage.reasoningTokens = (usage.reasoningTokens ?? 0) + ev.usage.reasoningTokens;
             sawUsage = true;
           }
-          if (ev.logprobs) logprobs.push(...ev.logprobs);
+          // Kept only when asked for, and no more than the budget.
+          if (req.logprobs && ev.logprobs && logprobs.length < budget) logprobs.push(...ev.logprobs.slice(0, budget - logprobs.length));
           if (ev.reasoning) {
             reasoning += ev.reasoning;
             yield { text: '', reasoning: ev.reasoning };
@@ -349,6 +389,17 @@ export class OpenAIModel implements ModelClient {
 
   /** `n` samples of one prompt in one request (self-consistency); stop sequences applied to each. */
   async completeMany(req: CompletionRequest, n: number): Promise<CompletionResult[]> {
+    const t = this.deadline(req);
+    try {
+      return await this.completeManyAttempts({ ...req, signal: t.signal }, n);
+    } catch (err) {
+      throw t.timedOut() ? this.toModelError(new RequestTimeoutError(t.ms), 0) : err;
+    } finally {
+      t.dispose();
+    }
+  }
+
+  private async completeManyAttempts(req: CompletionRequest, n: number): Promise<CompletionResult[]> {
     const maxTokens = req.maxTokens ?? this.opts.maxTokens;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -488,6 +539,7 @@ export class OpenAIModel implements ModelClient {
           logprobs: choice?.logprobs?.content?.map(t => t.logprob) ?? undefined,
           usage: c.usage ? usageOf(c.usage) : undefined,
           call: call ?? undefined,
+          callPiece: !!deltas?.length,
         };
       }
       const last = calls?.finish();
@@ -507,6 +559,11 @@ export class OpenAIModel implements ModelClient {
       const said = capText((err.error as { message?: string } | undefined)?.message ?? err.message);
       const hint = status === 401 ? ' (check the API key)' : status === 404 ? ` (check the base URL and the model name "${this.opts.model}")` : '';
       message = `The ${where} answered ${status}${hint}${after}: ${said}`;
+    } else if (err instanceof RequestTimeoutError) {
+      message = `The ${where}: ${err.message}`;
+    } else if (err instanceof ResponseTooLargeError || (err as Error)?.cause instanceof ResponseTooLargeError) {
+      const e = err instanceof ResponseTooLargeError ? err : ((err as Error).cause as Error);
+      message = `The ${where} sent ${e.message}`;
     } else if (err instanceof StreamInterruptedError) {
       message = `The ${where} stream broke off${after}: ${capText(err.message)}`;
     } else {
@@ -529,66 +586,8 @@ export function capText(text: string, max = MAX_ERROR_BODY_CHARS + 200): string 
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} characters cut)`;
 }
 
-/**
- * fetch for the `openai` client with bounded bodies: an error body is kept up to MAX_ERROR_BODY_CHARS (the rest is
- * read, counted up to 64 MB, and dropped), and a body with a single line over MAX_EVENT_BYTES fails with a clear
- * error instead of being buffered whole. Redirects are followed only within the endpoint's origin (fetch.ts).
- */
-async function boundedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const res = await sameOriginFetch(input, init);
-  if (!res.body) return res;
-  if (!res.ok) {
-    const reader = res.body.getReader();
-    const kept: Uint8Array[] = [];
-    let keptBytes = 0;
-    let total = 0;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.length;
-        if (keptBytes < MAX_ERROR_BODY_CHARS) {
-          kept.push(value.subarray(0, MAX_ERROR_BODY_CHARS - keptBytes));
-          keptBytes += Math.min(value.length, MAX_ERROR_BODY_CHARS - keptBytes);
-        }
-        if (total > 64 * 1024 * 1024) {
-          await reader.cancel().catch(() => undefined);
-          break;
-        }
-      }
-    } catch {
-      /* a broken error body: what was read is enough */
-    }
-    let text = Buffer.concat(kept).toString('utf8');
-    if (total > keptBytes) text += `… (${total > 64 * 1024 * 1024 ? 'over 64 MB' : `${total - keptBytes} bytes`} cut)`;
-    // A JSON error body cut short is no longer JSON: the message is the text itself.
-    const headers = new Headers(res.headers);
-    headers.delete('content-length');
-    if (total > keptBytes) headers.set('content-type', 'text/plain');
-    return new Response(text, { status: res.status, statusText: res.statusText, headers });
-  }
-  let line = 0;
-  const bounded = res.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        let start = 0;
-        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, start)) {
-          line += i - start;
-          if (line > MAX_EVENT_BYTES) break;
-          line = 0;
-          start = i + 1;
-        }
-        if (line <= MAX_EVENT_BYTES) line += chunk.length - start;
-        if (line > MAX_EVENT_BYTES) {
-          controller.error(new Error(`the endpoint sent a single event over ${MAX_EVENT_BYTES / (1024 * 1024)} MB`));
-          return;
-        }
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  return new Response(bounded, { status: res.status, statusText: res.statusText, headers: res.headers });
-}
+/** Whether an event moves the stream on (resets the idle timer): text, reasoning, a call's pieces, the finish. */
+const isProgress = (ev: StreamEvent) => !!(ev.text || ev.reasoning || ev.call || ev.callPiece || ev.finishReason);
 
 interface StreamEvent {
   text: string;
@@ -598,6 +597,8 @@ interface StreamEvent {
   usage?: Usage;
   /** Tools API: a function call, whole. */
   call?: StreamedCall;
+  /** Tools API: the event carried a piece of a call. */
+  callPiece?: boolean;
 }
 
 /** A base URL fit to show: no user info, no query (Azure keys can sit there), no trailing slash. */
@@ -645,44 +646,4 @@ function applyStops(r: CompletionResult, stop: string[] | undefined): Completion
   const s = new StopScanner(stop);
   const { release, stopped } = s.push(r.text);
   return stopped ? { ...r, text: release, finishReason: 'stop' } : r;
-}
-
-/**
- * Iterates `events`, failing with StreamInterruptedError when nothing arrives for `ms` (a stalled connection) or
- * when the transport breaks; a cancellation by the caller passes through as an abort.
- */
-async function* idle<T>(events: AsyncIterable<T>, ms: number, ctrl: AbortController): AsyncGenerator<T> {
-  const it = events[Symbol.asyncIterator]();
-  let finished = false;
-  try {
-    for (;;) {
-      let timer: NodeJS.Timeout | undefined;
-      const stalled = new Promise<'stalled'>(resolve => {
-        timer = setTimeout(() => resolve('stalled'), ms);
-      });
-      let r: IteratorResult<T> | 'stalled';
-      try {
-        r = await Promise.race([it.next(), stalled]);
-      } catch (err) {
-        if (isAbortError(err) || err instanceof APIUserAbortError || ctrl.signal.aborted) throw err;
-        if (err instanceof APIError && err.status !== undefined) throw err;
-        throw new StreamInterruptedError(err instanceof Error ? err.message : String(err));
-      } finally {
-        clearTimeout(timer);
-      }
-      if (r === 'stalled') {
-        ctrl.abort();
-        throw new StreamInterruptedError(`no data for ${Math.round(ms / 1000)} s`);
-      }
-      if (r.done) {
-        finished = true;
-        return;
-      }
-      yield r.value;
-    }
-  } finally {
-    // Abort first: a pending read would otherwise keep `return()` waiting on the socket.
-    if (!finished) ctrl.abort();
-    void Promise.resolve(it.return?.()).catch(() => undefined);
-  }
 }

@@ -33,6 +33,12 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
     throw e;
   }
   const mode = o.mode;
+  if (o.api === 'tools' && (language === 'agent' || language === 'multitool') && mode === 'generate') {
+    await session.dispose();
+    throw new LaunchError(
+      `api "tools" runs ART programs (.art): run ${language === 'agent' ? 'an agent' : 'a MultiTool-CoT prompt'} with api "completions" or "chat"`,
+    );
+  }
   // Reranking scores passages with the model's log-probabilities; the replay model has none.
   if (o.rerank && mode === 'replay' && language !== 'trace')
     config.log?.('search reranking is unavailable in replay mode (the recorded text has no log-probabilities): search keeps the BM25 order');

@@ -10,6 +10,7 @@ import { SELECT_STRATEGIES } from '../prompt/selection';
 import { DEFAULT_WORD_LIST } from '../tools/lookup';
 import { TOOLS_FILE_NAME } from '../tools/toolsFile';
 import { DEFAULT_MAX_TOKENS } from '../model/types';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../model/bounds';
 import { DEFAULT_NO_PROGRESS_LIMIT } from '../engine/progress';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
 import { withoutUndefined } from '../common/text';
@@ -107,9 +108,17 @@ export const RUN_OPTIONS = {
     cli: { flag: 'model', arg: 'M' },
     setting: { key: 'model.name', scope: 'resource', default: '', description: 'Model name sent to the endpoint.' },
   }),
-  api: option(z.enum(['completions', 'chat']).default('completions'), {
-    description: 'The completions API (stop sequences honoured) or the chat API (the partial program is continued in a message).',
-    cli: { flag: 'api', arg: 'completions|chat' },
+  api: option(z.enum(['completions', 'chat', 'tools']).default('completions'), {
+    description:
+      'The completions API (stop sequences honoured), the chat API (the partial program is continued in a message) or, for ART programs, chat function calling ("tools": each tool is offered as a function; a call becomes the step Qk: [tool] instruction and its output goes back as a tool message).',
+    manifest: {
+      enumDescriptions: [
+        'The completions API: the model continues the program text; stop sequences honoured.',
+        'The chat API: the program so far in a message, the reply made a bare continuation.',
+        'ART programs over chat function calling: the tools offered as functions, a call written as a tool step, its output sent back as a tool message.',
+      ],
+    },
+    cli: { flag: 'api', arg: 'completions|chat|tools' },
   }),
   apiKeyEnv: option(
     z
@@ -143,6 +152,19 @@ export const RUN_OPTIONS = {
       description: 'Maximum tokens the model may generate per request.',
     },
   }),
+  requestTimeoutMs: option(
+    z
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .default(DEFAULT_REQUEST_TIMEOUT_MS),
+    {
+      description:
+        'The longest one model request may take, from its start to its last byte (retries and resumed streams included), in milliseconds; a request past it is stopped and the run ends with one line saying so.',
+      expect: 'a whole number of milliseconds between 1 and 2147483647',
+      cli: { flag: 'request-timeout-ms', arg: 'MS' },
+    },
+  ),
   noProgressLimit: option(count(1).default(DEFAULT_NO_PROGRESS_LIMIT), {
     description:
       'Requests in a row that add nothing to the program (an empty reply, only a restatement of the text so far, the same text or monitor correction as the request before) after which the run ends (no-progress).',

@@ -9,6 +9,7 @@ import { redactedModel } from './redactedModel';
 import type { ModelClient } from '../model/types';
 import type { RetryPolicy } from '../model/retry';
 import { Constrainer } from '../protocols/constraints';
+import { artToolProgram } from '../protocols/artTools';
 import type { Runner } from '../engine/runner';
 import type { RunnerOptions } from '../engine/runnerOptions';
 import type { TraceRecord, TraceSink } from '../trace/schema';
@@ -185,5 +186,15 @@ function openEndpoint(b: Base): OpenAIModel {
   const o = b.options;
   if (!o.baseURL) throw new LaunchError('no endpoint: give the base URL of an OpenAI-compatible API (baseURL / --base-url), or run in replay mode');
   if (!o.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');
-  return new OpenAIModel({ baseURL: o.baseURL, model: o.model, apiKey: b.config.apiKey, api: o.api, retry: b.config.retry });
+  // The tools API offers the tool library (built-in and workspace tools) as functions.
+  const toolProgram = o.api === 'tools' ? artToolProgram(b.tools.catalog().all()) : undefined;
+  return new OpenAIModel({
+    baseURL: o.baseURL,
+    model: o.model,
+    apiKey: b.config.apiKey,
+    api: o.api,
+    toolProgram,
+    requestTimeoutMs: o.requestTimeoutMs,
+    retry: b.config.retry,
+  });
 }

@@ -14,6 +14,10 @@
 //   Reasoning (`<think>` blocks, `reasoning_content`/`reasoning` fields) is given as chunks' `reasoning`, never as
 //   text; the reasoning tokens of the usage are counted where the endpoint reports them.
 //
+// - `tools`: the chat API with the tool library offered as functions (toolsApi.ts): the model's part of the text so
+//   far becomes assistant turns and `tool` messages, and a function call the model streams is given as the text
+//   of a tool step (the program language writes it: ToolProgram.callText), so the caller sees text only.
+//
 // Whatever the API, stop sequences are also applied here (text is released only when no stop can start in it,
 // and the request is aborted at the first stop), so an endpoint that ignores `stop` (set `honoursStop: false`)
 // still never hands text past a stop to the caller.
@@ -26,15 +30,29 @@
 //
 // Bounds, whatever the endpoint does: a completion stops at a local budget of LOCAL_CHARS_PER_TOKEN characters per
 // requested token (max tokens × 4 characters a token × 2 for margin, plus 1,000; 4,096 tokens when none is
-// requested) and ends with finish reason `length`, so a server that streams forever is cut off; an error body kept
+// requested) and ends with finish reason `length`, so a server that streams forever is cut off; so do more events
+// than that number of characters (whatever they carry: empty deltas, logprobs alone) and more reasoning; logprobs
+// are kept only when asked for. Only progress resets the idle timer, and a request (retries included) ends at
+// `requestTimeoutMs` with one line saying so. Bodies are bounded while they are read (bounds.ts): an error body kept
 // in a message is cut at MAX_ERROR_BODY_CHARS (the rest counted, never stored); a single SSE line over
-// MAX_EVENT_BYTES fails the request with one line saying so (the `openai` package's line decoder would take minutes).
-import OpenAI, { APIError, APIUserAbortError } from 'openai';
+// MAX_EVENT_BYTES and a response over MAX_BODY_BYTES (a stream in all, or a whole non-streamed reply) fail the
+// request with one line saying so.
+import OpenAI, { APIError } from 'openai';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from './types';
 import { DEFAULT_RETRY, StreamInterruptedError, abortError, backoffDelay, isAbortError, retryReason, sleep, type RetryPolicy } from './retry';
 import { StopScanner } from './stops';
 import { ChatReplyNormalizer, type ReplyPiece, type ReplyRepair } from './chatReply';
-import { sameOriginFetch } from './fetch';
+import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_ERROR_BODY_CHARS, RequestTimeoutError, ResponseTooLargeError, boundedFetch, idle } from './bounds';
+import {
+  FunctionNames,
+  TOOLS_SYSTEM_PROMPT,
+  ToolCallAccumulator,
+  instructionOf,
+  toolDefinitions,
+  toolMessages,
+  type StreamedCall,
+  type ToolProgram,
+} from './toolsApi';
 
 export interface OpenAIModelOptions {
   /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:8000/v1`. */
@@ -42,7 +60,9 @@ export interface OpenAIModelOptions {
   model: string;
   /** The caller reads it from SecretStorage or an environment variable; absent for local servers. */
   apiKey?: string;
-  api?: 'completions' | 'chat';
+  api?: 'completions' | 'chat' | 'tools';
+  /** Tools API: the tools offered and how the program language reads and writes calls (toolsApi.ts). */
+  toolProgram?: ToolProgram;
   /** Whether the endpoint honours `stop`; when false, stops are not sent and are applied by aborting. Default true. */
   honoursStop?: boolean;
   /** Chat API: put the text so far in a final assistant message for the server to continue (see above). */
@@ -61,8 +81,10 @@ export interface OpenAIModelOptions {
   maxTokens?: number;
   /** Time to wait for the response to start, per attempt. Default 60 s. */
   timeoutMs?: number;
-  /** Longest silence allowed between two chunks of a stream before it is treated as dropped. Default 60 s. */
+  /** Longest time without progress (text, reasoning, a call, the finish) before a stream is treated as dropped. Default 60 s. */
   idleTimeoutMs?: number;
+  /** The longest one request may take, from its start to its last byte, retries included. Default 5 minutes. */
+  requestTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   /** Called before each retry (the runner shows it and writes it to the trace). */
   onRetry?: (info: RetryInfo) => void;
@@ -82,10 +104,7 @@ export interface RetryInfo {
 export const LOCAL_CHARS_PER_TOKEN = 8;
 const DEFAULT_BUDGET_TOKENS = 4096;
 export const localBudgetChars = (maxTokens: number | undefined) => (maxTokens ?? DEFAULT_BUDGET_TOKENS) * LOCAL_CHARS_PER_TOKEN + 1000;
-/** Longest error body kept in a message or a trace. */
-export const MAX_ERROR_BODY_CHARS = 2048;
-/** Longest single line (SSE event) of a response accepted. */
-export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
+export { MAX_BODY_BYTES, MAX_ERROR_BODY_CHARS, MAX_EVENT_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './bounds';
 
 export const CHAT_CONTINUE_SYSTEM_PROMPT =
   'You continue documents. Reply with only the exact continuation of the given text, starting precisely where it ' +
@@ -111,6 +130,7 @@ export class OpenAIModel implements ModelClient {
   private readonly retry: RetryPolicy;
   private readonly secrets: string[];
   private readonly retryListeners = new Set<(info: RetryInfo) => void>();
+  private readonly names: FunctionNames | undefined;
 
   /** `client`: the SDK client of a sibling (see `sibling`); a new one otherwise. */
   constructor(
@@ -119,6 +139,8 @@ export class OpenAIModel implements ModelClient {
   ) {
     this.honoursStop = opts.honoursStop ?? true;
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    if (opts.api === 'tools' && !opts.toolProgram) throw new ModelError('the tools API needs the tools to offer (toolProgram)');
+    this.names = opts.toolProgram ? new FunctionNames(opts.toolProgram.tools) : undefined;
     this.secrets = [opts.apiKey, ...Object.values(opts.headers ?? {}), ...Object.values(opts.query ?? {})].filter(
       (s): s is string => !!s && s.length >= 4,
     );
@@ -166,6 +188,30 @@ export class OpenAIModel implements ModelClient {
   }
 
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
+    const t = this.deadline(req);
+    try {
+      return yield* this.streamAttempts({ ...req, signal: t.signal });
+    } catch (err) {
+      throw t.timedOut() ? this.toModelError(new RequestTimeoutError(t.ms), 0) : err;
+    } finally {
+      t.dispose();
+    }
+  }
+
+  /** The request's deadline (requestTimeoutMs): a signal that aborts at it or with the caller's. */
+  private deadline(req: CompletionRequest): { signal: AbortSignal; ms: number; timedOut(): boolean; dispose(): void } {
+    const ms = this.opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), ms);
+    return {
+      signal: req.signal ? AbortSignal.any([req.signal, ctrl.signal]) : ctrl.signal,
+      ms,
+      timedOut: () => ctrl.signal.aborted && !req.signal?.aborted,
+      dispose: () => clearTimeout(timer),
+    };
+  }
+
+  private async *streamAttempts(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
     const maxTokens = req.maxTokens ?? this.opts.maxTokens;
     const budget = localBudgetChars(maxTokens);
     let received = '';
@@ -176,6 +222,8 @@ export class OpenAIModel implements ModelClient {
     const logprobs: number[] = [];
     let reasoning = '';
     const repairs: ReplyRepair[] = [];
+    // Every event counts, whatever it carries (empty deltas, logprobs alone): at most one per budgeted character.
+    let events = 0;
     for (;;) {
       if (req.signal?.aborted) throw abortError(req.signal);
       const ctrl = new AbortController();
@@ -212,16 +260,27 @@ export class OpenAIModel implements ModelClient {
       };
       try {
         const remaining = maxTokens === undefined ? undefined : Math.max(1, maxTokens - chunks);
-        const events = await this.openStream(req, req.prompt + received, remaining, ctrl.signal);
+        const stream = await this.openStream(req, req.prompt + received, remaining, ctrl.signal);
         let done = false;
-        for await (const ev of idle(events, this.opts.idleTimeoutMs ?? 60_000, ctrl)) {
+        for await (const ev of idle(stream, this.opts.idleTimeoutMs ?? 60_000, ctrl, isProgress)) {
+          if (++events > budget || reasoning.length > budget) {
+            finishReason = 'length';
+            this.reportLimit(
+              events > budget
+                ? `the endpoint sent more than ${budget} events (the local budget for ${maxTokens ?? DEFAULT_BUDGET_TOKENS} tokens): the completion was cut there`
+                : `the endpoint sent more than the local budget of ${budget} characters of reasoning: the completion was cut there`,
+            );
+            done = true;
+            break;
+          }
           if (ev.usage) {
             usage.promptTokens += ev.usage.promptTokens;
             usage.completionTokens += ev.usage.completionTokens;
             if (ev.usage.reasoningTokens !== undefined) usage.reasoningTokens = (usage.reasoningTokens ?? 0) + ev.usage.reasoningTokens;
             sawUsage = true;
           }
-          if (ev.logprobs) logprobs.push(...ev.logprobs);
+          // Kept only when asked for, and no more than the budget.
+          if (req.logprobs && ev.logprobs && logprobs.length < budget) logprobs.push(...ev.logprobs.slice(0, budget - logprobs.length));
           if (ev.reasoning) {
             reasoning += ev.reasoning;
             yield { text: '', reasoning: ev.reasoning };
@@ -241,6 +300,21 @@ export class OpenAIModel implements ModelClient {
               done = true;
               break;
             }
+          }
+          if (ev.call) {
+            // A function call: what the reply held back, then the call written as program text; the request ends.
+            const tail = reply ? reply.end() : null;
+            const x = tail ? extras(tail) : null;
+            if (x) yield x;
+            const r = tail ? release(tail.text) : { out: '', done: false };
+            if (r.out) yield { text: r.out };
+            if (!r.done) {
+              const c = release(this.callText(req.prompt + received, ev.call));
+              if (c.out) yield { text: c.out };
+              finishReason ??= 'tool_calls';
+            }
+            done = true;
+            break;
           }
           if (ev.finishReason) finishReason = ev.finishReason;
         }
@@ -283,7 +357,26 @@ export class OpenAIModel implements ModelClient {
   }
 
   private get isChat(): boolean {
-    return this.opts.api === 'chat';
+    return this.opts.api === 'chat' || this.opts.api === 'tools';
+  }
+
+  /** A function call as program text continuing `text` (tools API). */
+  private callText(text: string, call: StreamedCall): string {
+    const program = this.opts.toolProgram!;
+    return program.callText(text, this.names!.toolOf(call.name), instructionOf(call.arguments));
+  }
+
+  /** The messages of a chat request for `text`, and with the tools API the tools offered. */
+  private chatRequest(text: string): Pick<OpenAI.Chat.ChatCompletionCreateParams, 'messages' | 'tools' | 'tool_choice'> & { tooled: boolean } {
+    const program = this.opts.api === 'tools' ? this.opts.toolProgram : undefined;
+    const dialogue = program?.dialogue(text);
+    if (!program || !dialogue) return { messages: this.chatMessages(text), tooled: false };
+    return {
+      messages: toolMessages(this.opts.chatSystemPrompt ?? TOOLS_SYSTEM_PROMPT, dialogue, this.names!),
+      tools: toolDefinitions(program.tools, this.names!),
+      tool_choice: 'auto',
+      tooled: true,
+    };
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
@@ -296,6 +389,17 @@ export class OpenAIModel implements ModelClient {
 
   /** `n` samples of one prompt in one request (self-consistency); stop sequences applied to each. */
   async completeMany(req: CompletionRequest, n: number): Promise<CompletionResult[]> {
+    const t = this.deadline(req);
+    try {
+      return await this.completeManyAttempts({ ...req, signal: t.signal }, n);
+    } catch (err) {
+      throw t.timedOut() ? this.toModelError(new RequestTimeoutError(t.ms), 0) : err;
+    } finally {
+      t.dispose();
+    }
+  }
+
+  private async completeManyAttempts(req: CompletionRequest, n: number): Promise<CompletionResult[]> {
     const maxTokens = req.maxTokens ?? this.opts.maxTokens;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -321,12 +425,13 @@ export class OpenAIModel implements ModelClient {
             out.push(applyStops({ text: c.text, finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.token_logprobs }, req.stop));
           if (r.usage && out[0]) out[0].usage = usageOf(r.usage);
         } else {
+          const { tooled: _tooled, ...chat } = this.chatRequest(req.prompt);
           const r = await this.client.chat.completions.create(
             {
               ...this.opts.extraBody,
               ...req.extraBody,
               model: this.opts.model,
-              messages: this.chatMessages(req.prompt),
+              ...chat,
               n,
               stop: this.stopParam(req.stop),
               max_tokens: maxTokens,
@@ -338,6 +443,9 @@ export class OpenAIModel implements ModelClient {
           );
           for (const c of [...r.choices].sort((a, b) => a.index - b.index)) {
             const reply = normaliseReply(req.prompt, c.message.content ?? '', reasoningOf(c.message));
+            const call = c.message.tool_calls?.find(t => t.type === 'function');
+            if (call?.type === 'function' && this.names)
+              reply.text += this.callText(req.prompt + reply.text, { name: call.function.name, arguments: call.function.arguments });
             out.push(applyStops({ ...reply, finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.content?.map(t => t.logprob) }, req.stop));
           }
           if (r.usage && out[0]) out[0].usage = usageOf(r.usage);
@@ -402,12 +510,13 @@ export class OpenAIModel implements ModelClient {
         }
       })();
     }
+    const { tooled, ...chat } = this.chatRequest(prompt);
     const s = await this.client.chat.completions.create(
       {
         ...this.opts.extraBody,
         ...req.extraBody,
         model: this.opts.model,
-        messages: this.chatMessages(prompt),
+        ...chat,
         stop: this.stopParam(req.stop),
         max_tokens: maxTokens,
         temperature: req.temperature,
@@ -418,16 +527,23 @@ export class OpenAIModel implements ModelClient {
       { signal },
     );
     return (async function* () {
+      const calls = tooled ? new ToolCallAccumulator() : null;
       for await (const c of s) {
         const choice = c.choices?.[0];
+        const deltas = choice?.delta?.tool_calls;
+        const call = (calls && deltas?.length ? calls.push(deltas) : null) ?? (calls && choice?.finish_reason ? calls.finish() : null);
         yield {
           text: choice?.delta?.content ?? '',
           reasoning: choice?.delta ? reasoningOf(choice.delta) : undefined,
           finishReason: choice?.finish_reason ?? undefined,
           logprobs: choice?.logprobs?.content?.map(t => t.logprob) ?? undefined,
           usage: c.usage ? usageOf(c.usage) : undefined,
+          call: call ?? undefined,
+          callPiece: !!deltas?.length,
         };
       }
+      const last = calls?.finish();
+      if (last) yield { text: '', call: last };
     })();
   }
 
@@ -443,6 +559,11 @@ export class OpenAIModel implements ModelClient {
       const said = capText((err.error as { message?: string } | undefined)?.message ?? err.message);
       const hint = status === 401 ? ' (check the API key)' : status === 404 ? ` (check the base URL and the model name "${this.opts.model}")` : '';
       message = `The ${where} answered ${status}${hint}${after}: ${said}`;
+    } else if (err instanceof RequestTimeoutError) {
+      message = `The ${where}: ${err.message}`;
+    } else if (err instanceof ResponseTooLargeError || (err as Error)?.cause instanceof ResponseTooLargeError) {
+      const e = err instanceof ResponseTooLargeError ? err : ((err as Error).cause as Error);
+      message = `The ${where} sent ${e.message}`;
     } else if (err instanceof StreamInterruptedError) {
       message = `The ${where} stream broke off${after}: ${capText(err.message)}`;
     } else {
@@ -465,66 +586,8 @@ export function capText(text: string, max = MAX_ERROR_BODY_CHARS + 200): string 
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} characters cut)`;
 }
 
-/**
- * fetch for the `openai` client with bounded bodies: an error body is kept up to MAX_ERROR_BODY_CHARS (the rest is
- * read, counted up to 64 MB, and dropped), and a body with a single line over MAX_EVENT_BYTES fails with a clear
- * error instead of being buffered whole. Redirects are followed only within the endpoint's origin (fetch.ts).
- */
-async function boundedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const res = await sameOriginFetch(input, init);
-  if (!res.body) return res;
-  if (!res.ok) {
-    const reader = res.body.getReader();
-    const kept: Uint8Array[] = [];
-    let keptBytes = 0;
-    let total = 0;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.length;
-        if (keptBytes < MAX_ERROR_BODY_CHARS) {
-          kept.push(value.subarray(0, MAX_ERROR_BODY_CHARS - keptBytes));
-          keptBytes += Math.min(value.length, MAX_ERROR_BODY_CHARS - keptBytes);
-        }
-        if (total > 64 * 1024 * 1024) {
-          await reader.cancel().catch(() => undefined);
-          break;
-        }
-      }
-    } catch {
-      /* a broken error body: what was read is enough */
-    }
-    let text = Buffer.concat(kept).toString('utf8');
-    if (total > keptBytes) text += `… (${total > 64 * 1024 * 1024 ? 'over 64 MB' : `${total - keptBytes} bytes`} cut)`;
-    // A JSON error body cut short is no longer JSON: the message is the text itself.
-    const headers = new Headers(res.headers);
-    headers.delete('content-length');
-    if (total > keptBytes) headers.set('content-type', 'text/plain');
-    return new Response(text, { status: res.status, statusText: res.statusText, headers });
-  }
-  let line = 0;
-  const bounded = res.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        let start = 0;
-        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, start)) {
-          line += i - start;
-          if (line > MAX_EVENT_BYTES) break;
-          line = 0;
-          start = i + 1;
-        }
-        if (line <= MAX_EVENT_BYTES) line += chunk.length - start;
-        if (line > MAX_EVENT_BYTES) {
-          controller.error(new Error(`the endpoint sent a single event over ${MAX_EVENT_BYTES / (1024 * 1024)} MB`));
-          return;
-        }
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  return new Response(bounded, { status: res.status, statusText: res.statusText, headers: res.headers });
-}
+/** Whether an event moves the stream on (resets the idle timer): text, reasoning, a call's pieces, the finish. */
+const isProgress = (ev: StreamEvent) => !!(ev.text || ev.reasoning || ev.call || ev.callPiece || ev.finishReason);
 
 interface StreamEvent {
   text: string;
@@ -532,6 +595,10 @@ interface StreamEvent {
   finishReason?: string;
   logprobs?: number[];
   usage?: Usage;
+  /** Tools API: a function call, whole. */
+  call?: StreamedCall;
+  /** Tools API: the event carried a piece of a call. */
+  callPiece?: boolean;
 }
 
 /** A base URL fit to show: no user info, no query (Azure keys can sit there), no trailing slash. */
@@ -579,44 +646,4 @@ function applyStops(r: CompletionResult, stop: string[] | undefined): Completion
   const s = new StopScanner(stop);
   const { release, stopped } = s.push(r.text);
   return stopped ? { ...r, text: release, finishReason: 'stop' } : r;
-}
-
-/**
- * Iterates `events`, failing with StreamInterruptedError when nothing arrives for `ms` (a stalled connection) or
- * when the transport breaks; a cancellation by the caller passes through as an abort.
- */
-async function* idle<T>(events: AsyncIterable<T>, ms: number, ctrl: AbortController): AsyncGenerator<T> {
-  const it = events[Symbol.asyncIterator]();
-  let finished = false;
-  try {
-    for (;;) {
-      let timer: NodeJS.Timeout | undefined;
-      const stalled = new Promise<'stalled'>(resolve => {
-        timer = setTimeout(() => resolve('stalled'), ms);
-      });
-      let r: IteratorResult<T> | 'stalled';
-      try {
-        r = await Promise.race([it.next(), stalled]);
-      } catch (err) {
-        if (isAbortError(err) || err instanceof APIUserAbortError || ctrl.signal.aborted) throw err;
-        if (err instanceof APIError && err.status !== undefined) throw err;
-        throw new StreamInterruptedError(err instanceof Error ? err.message : String(err));
-      } finally {
-        clearTimeout(timer);
-      }
-      if (r === 'stalled') {
-        ctrl.abort();
-        throw new StreamInterruptedError(`no data for ${Math.round(ms / 1000)} s`);
-      }
-      if (r.done) {
-        finished = true;
-        return;
-      }
-      yield r.value;
-    }
-  } finally {
-    // Abort first: a pending read would otherwise keep `return()` waiting on the socket.
-    if (!finished) ctrl.abort();
-    void Promise.resolve(it.return?.()).catch(() => undefined);
-  }
 }

@@ -6,6 +6,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { ToolInfo } from '../art/knownTools';
 import { capText, deadline, errorMessage, fail, ok, stoppedResult } from './common';
 import { detectContainment } from './containment';
+import { MAX_HTTP_BODY_BYTES, readBodyCapped } from './httpBody';
 import { runProcess } from './process';
 import { SCRIPT_FLAG, describeTool, type CommandToolConfig, type HttpToolConfig } from './toolsFile';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
@@ -112,7 +113,7 @@ export function createHttpTool(cfg: HttpToolConfig): Tool {
             { details: { status: res.status, location, durationMs: Date.now() - started } },
           );
         }
-        const body = await res.text();
+        const { text: body, over } = await readBodyCapped(res);
         const facts = { status: res.status, durationMs: Date.now() - started };
         if (!res.ok)
           return fail(`[${cfg.name}] ${cfg.url} answered HTTP ${res.status}${body.trim() ? `: ${body.trim().slice(0, 200)}` : ''}`, {
@@ -121,6 +122,10 @@ export function createHttpTool(cfg: HttpToolConfig): Tool {
         let output: string;
         if (/json/i.test(res.headers.get('content-type') ?? '')) {
           let reply: unknown;
+          if (over)
+            return fail(`[${cfg.name}] ${cfg.url} sent a JSON reply over ${MAX_HTTP_BODY_BYTES / 2 ** 20} MB: it was not read further`, {
+              details: facts,
+            });
           try {
             reply = JSON.parse(body);
           } catch {
@@ -134,7 +139,8 @@ export function createHttpTool(cfg: HttpToolConfig): Tool {
           else return fail(`[${cfg.name}] the JSON reply of ${cfg.url} has no "output" string`, { details: facts });
         } else output = body;
         const capped = capText(output.replace(/\s+$/, ''), MAX_OUTPUT);
-        return ok(capped.text, { ...facts, truncated: capped.truncated });
+        if (over && !capped.truncated) capped.text += `\n[output truncated at ${MAX_HTTP_BODY_BYTES / 2 ** 20} MB]`;
+        return ok(capped.text, { ...facts, truncated: capped.truncated || over });
       } catch (e) {
         if (d.signal.aborted) return stoppedResult(cfg.name, d);
         const cause = (e as { cause?: { code?: string; message?: string } }).cause;

@@ -127,3 +127,52 @@ describe('art run --api chat against the model zoo', () => {
     assert.match(r.stderr, /the run ended \(malformed\): [^\n]*"\[calculator\] 3 \+ 7" where the next step/);
   });
 });
+
+describe('art run --api tools against the zoo tool-call endpoint', () => {
+  const INPUT = 'Tom has 21 pens and buys 3 more. How many pens does he have?';
+  const PROGRAM = `Q1: [calculator] 21 + 3\n#1: 24\nQ2: [EOQ]\nAns: 24\n`;
+
+  test('a streamed call to calculator becomes Q1 / #1, the output goes back as a tool message, the run ends with the answer; the trace re-runs it', async () => {
+    const r = await run('tool-call', ['--api', 'tools', '--input', INPUT]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stdout.endsWith(`${PROGRAM}\nAnswer: 24\n`), r.stdout);
+    assert.equal(r.server.requests.length, 2);
+    const messages = r.server.requests[1].body.messages;
+    const id = messages[2].tool_calls[0].id;
+    assert.deepEqual(messages.at(-1), { role: 'tool', tool_call_id: id, content: '24' });
+    assert.ok(r.server.requests[0].body.tools.some((t: any) => t.function.name === 'calculator'));
+
+    // Re-run from the trace: every request is answered from it, none reaches the endpoint.
+    const again = await art([
+      'run',
+      LIBRARY,
+      '--task',
+      String(ZOO_PROGRAM),
+      '--input',
+      INPUT,
+      '--base-url',
+      r.server.baseURL,
+      '--model',
+      'zoo',
+      '--api',
+      'tools',
+      '--from',
+      r.trace,
+    ]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.ok(again.stdout.endsWith(`${PROGRAM}\nAnswer: 24\n`), again.stdout);
+    assert.equal(r.server.requests.length, 2);
+    // The trace itself runs (its completions and tool outputs replayed).
+    const replay = await art(['run', r.trace]);
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.ok(replay.stdout.includes(PROGRAM), replay.stdout);
+  });
+
+  test('api tools with an agent is refused in one line', async () => {
+    const agent = join(work, 'a.agent');
+    writeFileSync(agent, '(agent a (state q :text "Question:"))\n');
+    const r = await art(['run', agent, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'zoo', '--api', 'tools', '--input', 'x']);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /api "tools" runs ART programs \(\.art\)/);
+  });
+});

@@ -17,7 +17,9 @@
 //   split-bytes      the continuation with multi-byte characters split across network writes and across deltas
 //                    (a surrogate pair in two deltas)
 //   length           the first reply cut mid-step with finish reason `length`, the next ones restating the cut line
-//   tool-call        a streamed function call (`tool_calls` deltas with the arguments in pieces), no content
+//   tool-call        a streamed function call (`tool_calls` deltas with the arguments in pieces), no content: the
+//                    calculator on `{"instruction": "21 + 3"}` (or the call given); once the messages end with a
+//                    `tool` message, the rest of the program: `Qk: [EOQ]` and `Ans:` with the tool's output
 //
 // Stop sequences are applied to what the habit sends (a fence cut by `\n#` stays open), unless `honourStop` is off
 // or the habit is ignore-stop. Every request is recorded.
@@ -106,7 +108,7 @@ export class ZooServer {
 
   constructor(
     readonly habit: Habit,
-    private readonly opts: { honourStop?: boolean; tokenDelayMs?: number } = {},
+    private readonly opts: { honourStop?: boolean; tokenDelayMs?: number; call?: { name: string; arguments: string } } = {},
   ) {
     this.script = zooScript(habit === 'split-bytes' ? ZOO_WIDE_ANSWER : ZOO_ANSWER);
   }
@@ -144,7 +146,7 @@ export class ZooServer {
   }
 
   /** What the model sends for `prompt`: pieces in order, and the finish reason. */
-  reply(prompt: string): { pieces: Piece[]; finish: string; reasoningTokens?: number } {
+  reply(prompt: string, messages: { role?: string; content?: unknown }[] = []): { pieces: Piece[]; finish: string; reasoningTokens?: number } {
     const honest = this.honest(prompt);
     const lastLine = prompt.endsWith('\n')
       ? prompt.slice(prompt.lastIndexOf('\n', prompt.length - 2) + 1)
@@ -197,9 +199,15 @@ export class ZooServer {
         return { pieces: tokens(lastLine + honest), finish: 'stop' };
       }
       case 'tool-call': {
-        const args = JSON.stringify({ expression: '3 + 7' });
+        const last = messages.at(-1);
+        if (last?.role === 'tool') {
+          const k = messages.filter(m => m.role === 'tool').length + 1;
+          return { pieces: tokens(`Q${k}: [EOQ]\nAns: ${String(last.content)}`), finish: 'stop' };
+        }
+        const call = this.opts.call ?? { name: 'calculator', arguments: JSON.stringify({ instruction: '21 + 3' }) };
+        const args = call.arguments;
         const pieces: Piece[] = [
-          { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'calculator', arguments: '' } }] },
+          { tool_calls: [{ index: 0, id: `call_${this.requests.length}`, type: 'function', function: { name: call.name, arguments: '' } }] },
           ...[args.slice(0, 5), args.slice(5, 12), args.slice(12)].map(a => ({ tool_calls: [{ index: 0, function: { arguments: a } }] })),
         ];
         return { pieces, finish: 'tool_calls' };
@@ -220,7 +228,7 @@ export class ZooServer {
     const stop: string[] = body.stop == null ? [] : Array.isArray(body.stop) ? body.stop : [body.stop];
     const rec: ZooRequest = { path, body, prompt, stop, sent: '', finishReason: '' };
     this.requests.push(rec);
-    const { pieces, finish, reasoningTokens } = this.reply(prompt);
+    const { pieces, finish, reasoningTokens } = this.reply(prompt, isChat && Array.isArray(body.messages) ? body.messages : []);
     const honour = (this.opts.honourStop ?? true) && this.habit !== 'ignore-stop';
     const scanner = new StopScanner(honour ? stop : []);
     const id = `zoo-${this.requests.length}`;

@@ -61,6 +61,8 @@ import { plural, tokenUsage } from '../../core/common/counts';
 /** Thread k's frame ids are (k - 1) * FRAME_STRIDE + id (its variable references: variables.ts). */
 const FRAME_STRIDE = 100_000;
 /** Thread k's program as generated (when it is not the file's own program) is `source` reference k. */
+/** Runs started by every session of this process: each run's document gets a name no other run has. */
+let runsStarted = 0;
 /** How long launch waits for `configurationDone` (breakpoints) before it starts anyway. */
 const CONFIGURATION_WAIT_MS = 2000;
 /** Coalesces streamed text into one output/custom event per interval. */
@@ -73,6 +75,12 @@ export interface ArtDebugSessionOptions {
   isTrusted?: () => boolean;
   /** Environment the key variable is read from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The URI scheme of the documents the client shows a run's program in (VS Code: `art-run`, served from the
+   * `art/text` events). Given, a stack frame of generated text names that document; without it, the adapter serves
+   * the text itself (a `source` reference), as any DAP client can show.
+   */
+  documentScheme?: string;
 }
 
 export class ArtDebugSession extends LoggingDebugSession {
@@ -96,6 +104,8 @@ export class ArtDebugSession extends LoggingDebugSession {
   private lastRecords: TraceRecord[] | undefined;
   /** The step number each stack frame of the last stackTrace of each thread stands for (restartFrame). */
   private readonly frameSteps = new Map<number, number>();
+  /** The document URI of each thread's program in this run (with a document scheme), by thread. */
+  private readonly documents = new Map<number, string>();
 
   constructor(private readonly options: ArtDebugSessionOptions = {}) {
     super();
@@ -233,22 +243,35 @@ export class ArtDebugSession extends LoggingDebugSession {
     this.console.reset();
     this.sentText.clear();
     this.frameSteps.clear();
+    this.documents.clear();
     const run = runs[0];
+    const number = ++runsStarted;
+    if (this.options.documentScheme) {
+      const name = (args.name?.trim() || run.title).replace(/[\\/:*?"<>|#%]+/g, ' ').trim() || 'run';
+      const ext = run.runner.protocol.kind === 'art' ? 'art-run' : 'txt';
+      runs.forEach((_, i) => {
+        const sample = runs.length > 1 ? `, sample ${i + 1}` : '';
+        this.documents.set(i + 1, `${this.options.documentScheme}:/${encodeURIComponent(`${name} (run ${number}${sample}).${ext}`)}`);
+      });
+    }
+    // The first line says the mode and why; then the sandbox's isolation (information) and the tool file's problems.
+    this.sendEvent(
+      new OutputEvent(
+        `${modeLine(run, mode, args.modeReason, runs.length, options.baseURL && options.model ? options.model : undefined)}\n`,
+        'console',
+      ),
+    );
+    for (const note of run.toolNotes) this.sendEvent(new OutputEvent(`tools: ${note}\n`, 'console'));
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
     runs.forEach((r, i) => this.wire(r, i + 1));
     this.applyBreakpoints();
     const traces =
       runs.length > 1
-        ? `, traces → ${runs.map(r => r.tracePath && basename(r.tracePath)).join(', ')}`
+        ? `${runs.length} samples (threads 1-${runs.length}) voting on the answer; traces → ${runs.map(r => r.tracePath && basename(r.tracePath)).join(', ')}`
         : run.tracePath
-          ? `, trace → ${run.tracePath}`
+          ? `Trace → ${run.tracePath}`
           : '';
-    this.sendEvent(
-      new OutputEvent(
-        `Running ${run.title} (${run.language === 'trace' ? 'trace replay' : mode}, model ${run.model.id})${runs.length > 1 ? `, ${runs.length} samples (threads 1-${runs.length}) voting on the answer` : ''}${traces}\n`,
-        'console',
-      ),
-    );
+    if (traces) this.sendEvent(new OutputEvent(`${traces}\n`, 'console'));
     if (runs.length > 1) runs.forEach((_, i) => this.sendEvent(new ThreadEvent('started', i + 1)));
     this.running = Promise.all(
       runs.map((r, i) =>
@@ -283,6 +306,17 @@ export class ArtDebugSession extends LoggingDebugSession {
           'console',
         ),
       );
+      schedule();
+    });
+    // Each kind of chat reply repair is said once a run (every one is in the trace).
+    const repaired = new Set<string>();
+    r.on('repair', ({ n, repair }) => {
+      if (repaired.has(repair.kind)) return;
+      repaired.add(repair.kind);
+      this.flush(true);
+      const who = this.runs.length > 1 ? `, sample ${thread}` : '';
+      const more = run.tracePath ? ' (every repair is in the trace)' : '';
+      this.sendEvent(new OutputEvent(`\n[request ${n}${who}] the chat reply was repaired: ${repair.summary}${more}\n`, 'console'));
       schedule();
     });
     r.on('paused', p => {
@@ -333,6 +367,8 @@ export class ArtDebugSession extends LoggingDebugSession {
       if (text !== sent) {
         const from = commonPrefixLength(text, sent);
         const body: TextEvent.Body = { run: this.runNumber, kind: run.runner.protocol.kind, from, text: text.slice(from), length: text.length };
+        const document = this.documents.get(thread);
+        if (document) body.document = document;
         if (samples) body.sample = { index: thread, of: this.runs.length };
         this.sentText.set(thread, text);
         this.sendEvent(new Event(TextEvent.event, body));
@@ -362,7 +398,7 @@ export class ArtDebugSession extends LoggingDebugSession {
     else
       this.sendEvent(
         new OutputEvent(
-          `\n${who}The run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`,
+          `\n${who}${endLine(result)}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`,
           result.reason === 'stopped' ? 'console' : 'stderr',
         ),
       );
@@ -606,9 +642,13 @@ export class ArtDebugSession extends LoggingDebugSession {
       if (run.language === 'agent') line = state ? map.stateLine(run.unit, state) : undefined;
       if (line !== undefined) return [new Source(basename(run.path), this.convertDebuggerPathToClient(run.path)), line, 1];
     }
+    // The program as the client was sent it (a pause flushes it first): the frame's line lies inside that document.
+    const shown = this.sentText.get(thread) ?? run.runner.text;
+    const line = Math.min(step ? lineAt(text, step.span.start) : 1, lineAt(shown, shown.length));
+    const document = this.documents.get(thread);
+    if (document) return [new Source(decodeURIComponent(document.replace(/^.*\//, '')), document), line, 1];
     const title = this.runs.length > 1 ? `${run.title} (sample ${thread}, generated)` : `${run.title} (generated)`;
-    const source = new Source(title, undefined, thread, 'generated by the model');
-    return [source, step ? lineAt(text, step.span.start) : 1, 1];
+    return [new Source(title, undefined, thread, 'generated by the model'), line, 1];
   }
 
   protected override sourceRequest(response: DebugProtocol.SourceResponse, args: DebugProtocol.SourceArguments): void {
@@ -780,6 +820,34 @@ function withMessage(bp: Breakpoint, message: string): DebugProtocol.Breakpoint 
   const b = bp as DebugProtocol.Breakpoint;
   b.message = message;
   return b;
+}
+
+/**
+ * The run's first line: the mode and why (`reason`: the client's account of its choice; else the launch
+ * configuration's "mode"), and where a replay goes once it departs from its recording.
+ */
+function modeLine(run: PreparedRun, mode: 'generate' | 'replay', reason: string | undefined, samples: number, live: string | undefined): string {
+  const why = ` (${reason ?? 'the launch configuration\'s "mode"'})`;
+  const of = samples > 1 ? `${samples} samples of ${run.title}` : run.title;
+  if (run.language === 'trace') return `Replay of the run recorded in ${basename(run.path)}: ${of}; the tools run again`;
+  if (mode === 'generate') return `Live: ${run.model.id} writes ${of}${why}`;
+  return `Replay: ${of} from its recording${why}; the tools run again, ${
+    live
+      ? `and once the run departs from the recording ${live} writes the rest live`
+      : 'and the run stops where it departs from the recording (no model is set)'
+  }`;
+}
+
+/** How a run that did not finish ended, in one line (a model that made no progress or wrote no program says so). */
+function endLine(result: RunResult): string {
+  switch (result.reason) {
+    case 'no-progress':
+      return `The run ended: the model made no progress${result.error ? ` (${result.error})` : ''}`;
+    case 'malformed':
+      return `The run ended: the model's reply does not continue the program${result.error ? ` (${result.error})` : ''}`;
+    default:
+      return `The run ended (${result.reason})${result.error ? `: ${result.error}` : ''}`;
+  }
 }
 
 function launchMessage(e: unknown): string {

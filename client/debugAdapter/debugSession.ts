@@ -255,12 +255,7 @@ export class ArtDebugSession extends LoggingDebugSession {
       });
     }
     // The first line says the mode and why; then the sandbox's isolation (information) and the tool file's problems.
-    this.sendEvent(
-      new OutputEvent(
-        `${modeLine(run, mode, args.modeReason, runs.length, options.baseURL && options.model ? options.model : undefined)}\n`,
-        'console',
-      ),
-    );
+    this.sendEvent(new OutputEvent(`${modeLine(run, options, args.modeReason, runs.length)}\n`, 'console'));
     for (const note of run.toolNotes) this.sendEvent(new OutputEvent(`tools: ${note}\n`, 'console'));
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
     runs.forEach((r, i) => this.wire(r, i + 1));
@@ -826,11 +821,17 @@ function withMessage(bp: Breakpoint, message: string): DebugProtocol.Breakpoint 
  * The run's first line: the mode and why (`reason`: the client's account of its choice; else the launch
  * configuration's "mode"), and where a replay goes once it departs from its recording.
  */
-function modeLine(run: PreparedRun, mode: 'generate' | 'replay', reason: string | undefined, samples: number, live: string | undefined): string {
+function modeLine(
+  run: PreparedRun,
+  options: { mode: 'generate' | 'replay'; model?: string; baseURL?: string },
+  reason: string | undefined,
+  samples: number,
+): string {
+  const live = options.model && options.baseURL ? `${options.model} at ${options.baseURL}` : undefined;
   const why = ` (${reason ?? 'the launch configuration\'s "mode"'})`;
   const of = samples > 1 ? `${samples} samples of ${run.title}` : run.title;
   if (run.language === 'trace') return `Replay of the run recorded in ${basename(run.path)}: ${of}; the tools run again`;
-  if (mode === 'generate') return `Live: ${run.model.id} writes ${of}${why}`;
+  if (options.mode === 'generate') return `Live: ${live ?? run.model.id} writes ${of}${why}`;
   return `Replay: ${of} from its recording${why}; the tools run again, ${
     live
       ? `and once the run departs from the recording ${live} writes the rest live`
@@ -838,16 +839,13 @@ function modeLine(run: PreparedRun, mode: 'generate' | 'replay', reason: string 
   }`;
 }
 
-/** How a run that did not finish ended, in one line (a model that made no progress or wrote no program says so). */
+/**
+ * How a run that did not finish ended, in one line: the reason and the runner's account of it (a model that made no
+ * progress or wrote no program says what it sent and what was expected), never more than one line.
+ */
 function endLine(result: RunResult): string {
-  switch (result.reason) {
-    case 'no-progress':
-      return `The run ended: the model made no progress${result.error ? ` (${result.error})` : ''}`;
-    case 'malformed':
-      return `The run ended: the model's reply does not continue the program${result.error ? ` (${result.error})` : ''}`;
-    default:
-      return `The run ended (${result.reason})${result.error ? `: ${result.error}` : ''}`;
-  }
+  const error = result.error?.replace(/\s*\n\s*/g, ' ');
+  return `The run ended (${result.reason})${error ? `: ${error}` : ''}`;
 }
 
 function launchMessage(e: unknown): string {

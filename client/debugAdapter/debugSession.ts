@@ -221,7 +221,6 @@ export class ArtDebugSession extends LoggingDebugSession {
     // Validation and defaults come from the options' declaration (core/launch/options.ts); the adapter adds only
     // what it alone knows: the key, the trust, the pauses of a noDebug run and where log lines go.
     const options = parseRunOptions(args);
-    const { mode } = options;
     const trusted = this.options.isTrusted ? this.options.isTrusted() : options.trusted;
     // The key is read when an endpoint may be called (core/launch/apiKey.ts): from SecretStorage, else the environment.
     const apiKey = mayCallEndpoint(options) ? (await this.options.apiKey?.()) || apiKeyFromEnv(options, this.options.env ?? process.env) : undefined;

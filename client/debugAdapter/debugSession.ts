@@ -32,7 +32,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { prepareRun } from '../../core/launch/launch';
-import { LaunchError, parseRunOptions } from '../../core/launch/options';
+import { parseRunOptions } from '../../core/launch/options';
 import { promptReportOf } from '../../core/launch/promptOfRun';
 import type { PreparedRun, RunConfig } from '../../core/launch/session';
 import { prepareSamples, recordVote } from '../../core/sampling/samples';
@@ -54,13 +54,13 @@ import {
 } from './protocol';
 import { programVariables, samplesVariables, scopeOfReference, scopesOf, scopeVariables, stopReason, TOOL_SCOPE, toolVariables } from './variables';
 import { SourceMap, lineAt } from './sourceMap';
+import { basename, endLine, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage } from './messages';
 import { typedText } from '../../core/common/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 import { plural, tokenUsage } from '../../core/common/counts';
 
 /** Thread k's frame ids are (k - 1) * FRAME_STRIDE + id (its variable references: variables.ts). */
 const FRAME_STRIDE = 100_000;
-/** Thread k's program as generated (when it is not the file's own program) is `source` reference k. */
 /** Runs started by every session of this process: each run's document gets a name no other run has. */
 let runsStarted = 0;
 /** How long launch waits for `configurationDone` (breakpoints) before it starts anyway. */
@@ -245,26 +245,16 @@ export class ArtDebugSession extends LoggingDebugSession {
     this.documents.clear();
     const run = runs[0];
     const number = ++runsStarted;
-    if (this.options.documentScheme) {
-      const name = (args.name?.trim() || run.title).replace(/[\\/:*?"<>|#%]+/g, ' ').trim() || 'run';
-      const ext = run.runner.protocol.kind === 'art' ? 'art-run' : 'txt';
-      runs.forEach((_, i) => {
-        const sample = runs.length > 1 ? `, sample ${i + 1}` : '';
-        this.documents.set(i + 1, `${this.options.documentScheme}:/${encodeURIComponent(`${name} (run ${number}${sample}).${ext}`)}`);
-      });
-    }
+    if (this.options.documentScheme)
+      for (const [k, v] of runDocuments(this.options.documentScheme, args.name?.trim() || run.title, run.runner.protocol.kind, runs.length, number))
+        this.documents.set(k, v);
     // The first line says the mode and why; then the sandbox's isolation (information) and the tool file's problems.
     this.sendEvent(new OutputEvent(`${modeLine(run, options, args.modeReason, runs.length)}\n`, 'console'));
     for (const note of run.toolNotes) this.sendEvent(new OutputEvent(`tools: ${note}\n`, 'console'));
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
     runs.forEach((r, i) => this.wire(r, i + 1));
     this.applyBreakpoints();
-    const traces =
-      runs.length > 1
-        ? `${runs.length} samples (threads 1-${runs.length}) voting on the answer; traces → ${runs.map(r => r.tracePath && basename(r.tracePath)).join(', ')}`
-        : run.tracePath
-          ? `Trace → ${run.tracePath}`
-          : '';
+    const traces = tracesLine(runs);
     if (traces) this.sendEvent(new OutputEvent(`${traces}\n`, 'console'));
     if (runs.length > 1) runs.forEach((_, i) => this.sendEvent(new ThreadEvent('started', i + 1)));
     this.running = Promise.all(
@@ -308,9 +298,7 @@ export class ArtDebugSession extends LoggingDebugSession {
       if (repaired.has(repair.kind)) return;
       repaired.add(repair.kind);
       this.flush(true);
-      const who = this.runs.length > 1 ? `, sample ${thread}` : '';
-      const more = run.tracePath ? ' (every repair is in the trace)' : '';
-      this.sendEvent(new OutputEvent(`\n[request ${n}${who}] the chat reply was repaired: ${repair.summary}${more}\n`, 'console'));
+      this.sendEvent(new OutputEvent(repairLine(n, repair.summary, this.runs.length > 1 ? thread : undefined, !!run.tracePath), 'console'));
       schedule();
     });
     r.on('paused', p => {
@@ -808,51 +796,4 @@ export class ArtDebugSession extends LoggingDebugSession {
 /** The thread a frame id belongs to (thread k's frames are numbered from (k - 1) * FRAME_STRIDE). */
 function frameThread(frameId: number): number {
   return Math.floor(frameId / FRAME_STRIDE) + 1;
-}
-
-function withMessage(bp: Breakpoint, message: string): DebugProtocol.Breakpoint {
-  const b = bp as DebugProtocol.Breakpoint;
-  b.message = message;
-  return b;
-}
-
-/**
- * The run's first line: the mode and why (`reason`: the client's account of its choice; else the launch
- * configuration's "mode"), and where a replay goes once it departs from its recording.
- */
-function modeLine(
-  run: PreparedRun,
-  options: { mode: 'generate' | 'replay'; model?: string; baseURL?: string },
-  reason: string | undefined,
-  samples: number,
-): string {
-  const live = options.model && options.baseURL ? `${options.model} at ${options.baseURL}` : undefined;
-  const why = ` (${reason ?? 'the launch configuration\'s "mode"'})`;
-  const of = samples > 1 ? `${samples} samples of ${run.title}` : run.title;
-  if (run.language === 'trace') return `Replay of the run recorded in ${basename(run.path)}: ${of}; the tools run again`;
-  if (options.mode === 'generate') return `Live: ${live ?? run.model.id} writes ${of}${why}`;
-  return `Replay: ${of} from its recording${why}; the tools run again, ${
-    live
-      ? `and once the run departs from the recording ${live} writes the rest live`
-      : 'and the run stops where it departs from the recording (no model is set)'
-  }`;
-}
-
-/**
- * How a run that did not finish ended, in one line: the reason and the runner's account of it (a model that made no
- * progress or wrote no program says what it sent and what was expected), never more than one line.
- */
-function endLine(result: RunResult): string {
-  const error = result.error?.replace(/\s*\n\s*/g, ' ');
-  return `The run ended (${result.reason})${error ? `: ${error}` : ''}`;
-}
-
-function launchMessage(e: unknown): string {
-  const m = e instanceof Error ? e.message : String(e);
-  // `format` treats {name} as a placeholder.
-  return (e instanceof LaunchError ? m : `the run could not start: ${m}`).replace(/[{}]/g, c => (c === '{' ? '(' : ')'));
-}
-
-function basename(p: string): string {
-  return p.replace(/^.*[\\/]/, '');
 }

@@ -21,6 +21,7 @@ describe('settings declaration', () => {
       'debug.streamToEditor',
       'diagnostics.debounceMs',
       'diagnostics.enable',
+      'run.mode',
       'runs.folder',
       'runs.gitignore',
       'server.trace',

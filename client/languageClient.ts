@@ -12,6 +12,12 @@ import type { TraceSetting } from './settings';
 
 export const ART_LANGUAGES = ['art', 'art-agent'] as const;
 
+/** The schemes of the documents the language server checks. */
+export const CHECKED_SCHEMES = ['file', 'untitled', 'vscode-vfs', 'vscode-remote'] as const;
+
+/** The documents the language server checks (and the Run/Debug lenses go on). */
+export const CHECKED_DOCUMENTS = ART_LANGUAGES.flatMap(language => CHECKED_SCHEMES.map(scheme => ({ language, scheme })));
+
 export function createLanguageClient(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, toolsFile: string): LanguageClient {
   const module = context.asAbsolutePath('dist/server.js');
   const serverOptions: ServerOptions = {
@@ -20,8 +26,9 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
     debug: { module, transport: TransportKind.stdio, options: { execArgv: [...SERVER_NODE_FLAGS, '--nolazy', '--inspect=6010'] } },
   };
   const clientOptions: LanguageClientOptions = {
-    // Any scheme: files, untitled buffers and remote documents all get diagnostics.
-    documentSelector: ART_LANGUAGES.map(language => ({ language })),
+    // Files and untitled buffers (and virtual workspaces' files) are checked; a run's streamed program (`art-run:`)
+    // and the debugger's own documents (`debug:`) are not: an unfinished program is not a mistake to report.
+    documentSelector: CHECKED_DOCUMENTS,
     outputChannel: log,
     synchronize: {
       // Tool files change the catalog (completion, `tool-name-typo`); the server re-checks on these events.

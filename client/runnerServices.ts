@@ -25,6 +25,9 @@ import { ArtDebugSession } from './debugAdapter/debugSession';
 
 export { ArtDebugSession };
 
+/** Whether a program has a recording to replay (F5 replays it until the user chooses live: client/runner/mode.ts). */
+export { hasRecording } from '../core/launch/recording';
+
 /** "ART: Show Prompt" outside a debug session: the prompt a run of a configuration would send, or a trace's. */
 export { promptOfRun };
 

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { documentStatusNotification } from './protocol';
-import { ART_LANGUAGES } from './languageClient';
+import { ART_LANGUAGES, CHECKED_SCHEMES } from './languageClient';
 import { plural } from '../core/common/counts';
 
 const REFRESH_DELAY_MS = 100;
@@ -51,7 +51,8 @@ export class ArtStatusBar implements vscode.Disposable {
 
   private refresh(): void {
     const doc = vscode.window.activeTextEditor?.document;
-    if (!doc || !(ART_LANGUAGES as readonly string[]).includes(doc.languageId)) {
+    // A run's streamed program and the debugger's documents are not checked: no counts for them.
+    if (!doc || !(ART_LANGUAGES as readonly string[]).includes(doc.languageId) || !(CHECKED_SCHEMES as readonly string[]).includes(doc.uri.scheme)) {
       this.item.hide();
       this.shown = false;
       return;

@@ -31,7 +31,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { prepareRun } from '../../core/launch/launch';
-import { LaunchError, parseRunOptions } from '../../core/launch/options';
+import { parseRunOptions } from '../../core/launch/options';
 import { promptReportOf } from '../../core/launch/promptOfRun';
 import type { PreparedRun, RunConfig } from '../../core/launch/session';
 import { prepareSamples, recordVote } from '../../core/sampling/samples';
@@ -53,6 +53,7 @@ import {
 } from './protocol';
 import { programVariables, samplesVariables, scopeOfReference, scopesOf, scopeVariables, stopReason, TOOL_SCOPE, toolVariables } from './variables';
 import { SourceMap, lineAt } from './sourceMap';
+import { basename, endLine, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage } from './messages';
 import { typedText } from '../../core/common/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 import { plural, tokenUsage } from '../../core/common/counts';
@@ -60,7 +61,8 @@ import { CheckedDebugSession } from './checkedSession';
 
 /** Thread k's frame ids are (k - 1) * FRAME_STRIDE + id (its variable references: variables.ts). */
 const FRAME_STRIDE = 100_000;
-/** Thread k's program as generated (when it is not the file's own program) is `source` reference k. */
+/** Runs started by every session of this process: each run's document gets a name no other run has. */
+let runsStarted = 0;
 /** How long launch waits for `configurationDone` (breakpoints) before it starts anyway. */
 const CONFIGURATION_WAIT_MS = 2000;
 /** Coalesces streamed text into one output/custom event per interval. */
@@ -73,6 +75,12 @@ export interface ArtDebugSessionOptions {
   isTrusted?: () => boolean;
   /** Environment the key variable is read from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The URI scheme of the documents the client shows a run's program in (VS Code: `art-run`, served from the
+   * `art/text` events). Given, a stack frame of generated text names that document; without it, the adapter serves
+   * the text itself (a `source` reference), as any DAP client can show.
+   */
+  documentScheme?: string;
 }
 
 export class ArtDebugSession extends CheckedDebugSession {
@@ -96,6 +104,8 @@ export class ArtDebugSession extends CheckedDebugSession {
   private lastRecords: TraceRecord[] | undefined;
   /** The step number each stack frame of the last stackTrace of each thread stands for (restartFrame). */
   private readonly frameSteps = new Map<number, number>();
+  /** The document URI of each thread's program in this run (with a document scheme), by thread. */
+  private readonly documents = new Map<number, string>();
 
   constructor(private readonly options: ArtDebugSessionOptions = {}) {
     super();
@@ -211,7 +221,6 @@ export class ArtDebugSession extends CheckedDebugSession {
     // Validation and defaults come from the options' declaration (core/launch/options.ts); the adapter adds only
     // what it alone knows: the key, the trust, the pauses of a noDebug run and where log lines go.
     const options = parseRunOptions(args);
-    const { mode } = options;
     const trusted = this.options.isTrusted ? this.options.isTrusted() : options.trusted;
     // The key is read when an endpoint may be called (core/launch/apiKey.ts): from SecretStorage, else the environment.
     const apiKey = mayCallEndpoint(options) ? (await this.options.apiKey?.()) || apiKeyFromEnv(options, this.options.env ?? process.env) : undefined;
@@ -233,22 +242,20 @@ export class ArtDebugSession extends CheckedDebugSession {
     this.console.reset();
     this.sentText.clear();
     this.frameSteps.clear();
+    this.documents.clear();
     const run = runs[0];
+    const number = ++runsStarted;
+    if (this.options.documentScheme)
+      for (const [k, v] of runDocuments(this.options.documentScheme, args.name?.trim() || run.title, run.runner.protocol.kind, runs.length, number))
+        this.documents.set(k, v);
+    // The first line says the mode and why; then the sandbox's isolation (information) and the tool file's problems.
+    this.sendEvent(new OutputEvent(`${modeLine(run, options, args.modeReason, runs.length)}\n`, 'console'));
+    for (const note of run.toolNotes) this.sendEvent(new OutputEvent(`tools: ${note}\n`, 'console'));
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
     runs.forEach((r, i) => this.wire(r, i + 1));
     this.applyBreakpoints();
-    const traces =
-      runs.length > 1
-        ? `, traces → ${runs.map(r => r.tracePath && basename(r.tracePath)).join(', ')}`
-        : run.tracePath
-          ? `, trace → ${run.tracePath}`
-          : '';
-    this.sendEvent(
-      new OutputEvent(
-        `Running ${run.title} (${run.language === 'trace' ? 'trace replay' : mode}, model ${run.model.id})${runs.length > 1 ? `, ${runs.length} samples (threads 1-${runs.length}) voting on the answer` : ''}${traces}\n`,
-        'console',
-      ),
-    );
+    const traces = tracesLine(runs);
+    if (traces) this.sendEvent(new OutputEvent(`${traces}\n`, 'console'));
     if (runs.length > 1) runs.forEach((_, i) => this.sendEvent(new ThreadEvent('started', i + 1)));
     this.running = Promise.all(
       runs.map((r, i) =>
@@ -283,6 +290,15 @@ export class ArtDebugSession extends CheckedDebugSession {
           'console',
         ),
       );
+      schedule();
+    });
+    // Each kind of chat reply repair is said once a run (every one is in the trace).
+    const repaired = new Set<string>();
+    r.on('repair', ({ n, repair }) => {
+      if (repaired.has(repair.kind)) return;
+      repaired.add(repair.kind);
+      this.flush(true);
+      this.sendEvent(new OutputEvent(repairLine(n, repair.summary, this.runs.length > 1 ? thread : undefined, !!run.tracePath), 'console'));
       schedule();
     });
     r.on('paused', p => {
@@ -333,6 +349,8 @@ export class ArtDebugSession extends CheckedDebugSession {
       if (text !== sent) {
         const from = commonPrefixLength(text, sent);
         const body: TextEvent.Body = { run: this.runNumber, kind: run.runner.protocol.kind, from, text: text.slice(from), length: text.length };
+        const document = this.documents.get(thread);
+        if (document) body.document = document;
         if (samples) body.sample = { index: thread, of: this.runs.length };
         this.sentText.set(thread, text);
         this.sendEvent(new Event(TextEvent.event, body));
@@ -362,7 +380,7 @@ export class ArtDebugSession extends CheckedDebugSession {
     else
       this.sendEvent(
         new OutputEvent(
-          `\n${who}The run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`,
+          `\n${who}${endLine(result)}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`,
           result.reason === 'stopped' ? 'console' : 'stderr',
         ),
       );
@@ -606,9 +624,13 @@ export class ArtDebugSession extends CheckedDebugSession {
       if (run.language === 'agent') line = state ? map.stateLine(run.unit, state) : undefined;
       if (line !== undefined) return [new Source(basename(run.path), this.convertDebuggerPathToClient(run.path)), line, 1];
     }
+    // The program as the client was sent it (a pause flushes it first): the frame's line lies inside that document.
+    const shown = this.sentText.get(thread) ?? run.runner.text;
+    const line = Math.min(step ? lineAt(text, step.span.start) : 1, lineAt(shown, shown.length));
+    const document = this.documents.get(thread);
+    if (document) return [new Source(decodeURIComponent(document.replace(/^.*\//, '')), document), line, 1];
     const title = this.runs.length > 1 ? `${run.title} (sample ${thread}, generated)` : `${run.title} (generated)`;
-    const source = new Source(title, undefined, thread, 'generated by the model');
-    return [source, step ? lineAt(text, step.span.start) : 1, 1];
+    return [new Source(title, undefined, thread, 'generated by the model'), line, 1];
   }
 
   protected override sourceRequest(response: DebugProtocol.SourceResponse, args: DebugProtocol.SourceArguments): void {
@@ -779,20 +801,4 @@ export class ArtDebugSession extends CheckedDebugSession {
 /** The thread a frame id belongs to (thread k's frames are numbered from (k - 1) * FRAME_STRIDE). */
 function frameThread(frameId: number): number {
   return Math.floor(frameId / FRAME_STRIDE) + 1;
-}
-
-function withMessage(bp: Breakpoint, message: string): DebugProtocol.Breakpoint {
-  const b = bp as DebugProtocol.Breakpoint;
-  b.message = message;
-  return b;
-}
-
-function launchMessage(e: unknown): string {
-  const m = e instanceof Error ? e.message : String(e);
-  // `format` treats {name} as a placeholder.
-  return (e instanceof LaunchError ? m : `the run could not start: ${m}`).replace(/[{}]/g, c => (c === '{' ? '(' : ')'));
-}
-
-function basename(p: string): string {
-  return p.replace(/^.*[\\/]/, '');
 }

@@ -10,8 +10,12 @@ import type { MonitorCorrection } from '../../core/agent/monitor';
 
 export const DEBUG_TYPE = 'art';
 
-/** The launch arguments are the run options (core/launch/options.ts, where each one is declared and documented). */
-export type ArtLaunchArguments = DebugProtocol.LaunchRequestArguments & RunOptionsInput;
+/**
+ * The launch arguments are the run options (core/launch/options.ts, where each one is declared and documented), the
+ * configuration's `name`, and `modeReason`: why the client chose the mode (VS Code: the status bar's mode, the launch
+ * configuration, a program with no recording), which the run's first line says; not a run option.
+ */
+export type ArtLaunchArguments = DebugProtocol.LaunchRequestArguments & RunOptionsInput & { name?: string; modeReason?: string };
 
 // Custom messages, each declared once as a namespace (as server/protocol.ts declares the LSP ones): its name and
 // the shape of its body or arguments. The adapter sends them; the VS Code client and other DAP clients read them.
@@ -30,6 +34,12 @@ export namespace TextEvent {
     length: number;
     /** Self-consistency: which sample's program (1-based, its thread), of how many. */
     sample?: { index: number; of: number };
+    /**
+     * The URI of the document the client shows this program in, when the adapter was given a document scheme (VS
+     * Code: `art-run`): the stack frames of the run name the same URI, and the name is unique among the runs of the
+     * extension host (`Debug Elementary Math (run 3).art-run`).
+     */
+    document?: string;
   }
 }
 

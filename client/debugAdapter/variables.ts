@@ -18,7 +18,8 @@ const SCOPE_STRIDE = 10;
 export function scopesOf(thread: number, p: PauseInfo | undefined, sampled: boolean): DebugProtocol.Scope[] {
   const base = (thread - 1) * SCOPE_STRIDE;
   const scopes: DebugProtocol.Scope[] = [];
-  if (p?.call) scopes.push(new Scope('Tool call', base + TOOL_SCOPE, false));
+  // Not expensive: VS Code expands the first such scope at a stop (the tool call's, at a tool stop) by itself.
+  if (p?.call) scopes.push({ ...new Scope('Tool call', base + TOOL_SCOPE, false), presentationHint: 'locals' });
   if (p) scopes.push(new Scope('Program', base + PROGRAM_SCOPE, false));
   if (p && sampled) scopes.push(new Scope('Samples', base + SAMPLES_SCOPE, false));
   return scopes;
@@ -62,6 +63,8 @@ export function toolVariables(p: PauseInfo | undefined): Variable[] {
   if (c.error !== undefined) vars.push({ name: 'error', value: c.error, readOnly: true });
   vars.push({ name: 'duration', value: c.durationMs !== undefined ? `${c.durationMs} ms` : before ? '(not run yet)' : '', readOnly: true });
   if (c.override !== undefined && c.output !== undefined) vars.push({ name: 'tool output', value: c.output, readOnly: true });
+  const reasoning = reasoningOf(p);
+  if (reasoning) vars.push({ name: 'reasoning', value: reasoning, readOnly: true });
   // Decoding constraints (issue 12): whether the request that wrote this step was held to the step's syntax or spec.
   vars.push({ name: 'constrained', value: c.constrained ?? 'no (the decoding monitor checks the text)', readOnly: true });
   return vars;
@@ -72,6 +75,9 @@ export function programVariables(run: PreparedRun | undefined, p: PauseInfo | un
   if (!p || !run) return [];
   const s = p.snapshot;
   const vars: Variable[] = [];
+  // At a tool stop the reasoning is the tool call's (its scope); at other stops, the current step's.
+  const reasoning = p.call ? undefined : reasoningOf(p);
+  if (reasoning) vars.push({ name: 'reasoning', value: reasoning, readOnly: true });
   if (s.kind === 'art') {
     for (const st of s.steps) if (st.answer !== undefined) vars.push({ name: `#${st.label.slice(1)}`, value: st.answer, readOnly: true });
     const ans = run.runner.protocol.answer(s.text.slice(s.generatedFrom));
@@ -98,6 +104,12 @@ export function programVariables(run: PreparedRun | undefined, p: PauseInfo | un
       readOnly: true,
     });
   return vars;
+}
+
+/** What a reasoning model thought while it wrote the paused step (never program text), if it said. */
+function reasoningOf(p: PauseInfo): string | undefined {
+  const text = p.step?.reasoning?.trim();
+  return text || undefined;
 }
 
 /** Self-consistency: each sample's answer (so far, or how it ended) and the vote of those that finished. */

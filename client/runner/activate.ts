@@ -16,7 +16,9 @@ import { registerRunsCommands, replayRun, RunsView } from '../views/runsView';
 import { COMPARE_EVALUATIONS_COMMAND, EVALUATE_COMMAND, Evaluations, type EvaluationMode } from '../testing/evaluation';
 import { EvalComparisons } from '../testing/comparison';
 import { SHOW_PROMPT_COMMAND, showPrompt } from './showPrompt';
-import { ProgramStreams } from '../views/streamEditor';
+import { ProgramStreams, RUN_SCHEME } from '../views/streamEditor';
+import { RunModeStatus, SET_ENDPOINT_COMMAND } from './mode';
+import { CHECKED_DOCUMENTS, CHECKED_SCHEMES } from '../languageClient';
 import { TraceView } from '../views/traceView';
 
 export interface RunnerDeps {
@@ -36,6 +38,8 @@ export interface RunnerApi {
   evaluations: Evaluations;
   /** "ART: Compare Evaluations" and its view. */
   comparisons: EvalComparisons;
+  /** The status bar's run mode (Replay or Live). */
+  mode: RunModeStatus;
 }
 
 export const COMMANDS = {
@@ -75,7 +79,14 @@ function loadDebugSession(): RunnerServices['ArtDebugSession'] {
 
 export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDeps): RunnerApi {
   const traceDir = vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'traces');
-  const provider = new ArtConfigurationProvider({ client: deps.client, log: deps.log, settings: deps.settings, traceDir });
+  const provider = new ArtConfigurationProvider({
+    client: deps.client,
+    log: deps.log,
+    settings: deps.settings,
+    traceDir,
+    hasRecording: (program, text, task) => loadRunnerBundle().hasRecording(program, text, task),
+  });
+  const mode = new RunModeStatus(deps.settings);
   const streams = new ProgramStreams(deps.log, () => readSetting('debug.streamToEditor'));
   const traceView = new TraceView();
   const lenses = new RunCodeLenses(deps.client, deps.log);
@@ -105,6 +116,9 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
           // Read from SecretStorage by the session itself: the key never travels in the launch arguments.
           apiKey: () => context.secrets.get(API_KEY_SECRET),
           isTrusted: () => vscode.workspace.isTrusted,
+          // A run's program is the streamed `art-run:` document (views/streamEditor.ts): never checked, and the
+          // stack frames name it.
+          documentScheme: RUN_SCHEME,
         }),
       ),
   };
@@ -142,10 +156,15 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       },
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
     ),
-    vscode.languages.registerCodeLensProvider([{ language: 'art' }, { language: 'art-agent' }, { pattern: '**/*.cot.txt' }], lenses),
+    // Lenses on the documents the server checks: none on a run's streamed program or the debugger's documents.
+    vscode.languages.registerCodeLensProvider(
+      [...CHECKED_DOCUMENTS, ...CHECKED_SCHEMES.map(scheme => ({ scheme, pattern: '**/*.cot.txt' }))],
+      lenses,
+    ),
     // The lenses come from the server: ask again once it runs (at activation, after a restart).
     ...(deps.client ? [deps.client.onDidChangeState(e => e.newState === State.Running && lenses.refresh())] : []),
     lenses,
+    mode,
     streams,
     traceView,
     vscode.commands.registerCommand(COMMANDS.run, (uri?: vscode.Uri, task?: number) => start(uri, task, true)),
@@ -190,10 +209,10 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
         void vscode.window
           .showWarningMessage(`ART Studio: ${run.error ?? 'the run departed from its recording'}.`, OPEN_MODEL_SETTINGS)
           .then(choice => {
-            if (choice === OPEN_MODEL_SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', 'art.model');
+            if (choice === OPEN_MODEL_SETTINGS) void vscode.commands.executeCommand(SET_ENDPOINT_COMMAND);
           });
       }
     }),
   );
-  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons };
+  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, mode };
 }

@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { answerBeside, isCotPrompt, transcriptBeside } from '../../core/launch/companions';
 import { newRunId, prepareRunsFolder, runFiles } from '../../core/trace/history';
-import type { ArtSettings } from '../settings';
+import { readSetting, type ArtSettings } from '../settings';
+import { chooseMode } from './mode';
 import { isRunnable, unitAt, unitsOf } from './programs';
 import { DEBUG_TYPE, type ArtLaunchArguments } from '../debugAdapter/protocol';
 
@@ -19,6 +20,8 @@ export interface ConfigurationDeps {
   settings: (scope?: vscode.ConfigurationScope) => ArtSettings;
   /** Folder where runs outside any workspace folder write their traces (in a workspace: the runs folder). */
   traceDir?: vscode.Uri;
+  /** Whether `task` of the program (its text) has a recording to replay (core/launch/recording.ts, through the runner bundle). */
+  hasRecording?: (program: string, text: string, task: string | number | undefined) => boolean;
 }
 
 type ArtConfiguration = vscode.DebugConfiguration & Partial<ArtLaunchArguments>;
@@ -26,14 +29,20 @@ type ArtConfiguration = vscode.DebugConfiguration & Partial<ArtLaunchArguments>;
 export class ArtConfigurationProvider implements vscode.DebugConfigurationProvider {
   constructor(private readonly deps: ConfigurationDeps) {}
 
-  /** launch.json's first configurations. */
+  /** launch.json's first configurations (package.json has no `initialConfigurations`: VS Code would add both). */
   provideDebugConfigurations(): vscode.DebugConfiguration[] {
     return [
-      { type: DEBUG_TYPE, request: 'launch', name: 'ART: debug the program at the cursor', program: '${file}', pauseBeforeTool: false },
       {
         type: DEBUG_TYPE,
         request: 'launch',
-        name: 'ART: replay the program at the cursor (no model)',
+        name: 'ART: debug the program at the cursor (replay or live, as the status bar says)',
+        program: '${file}',
+        pauseBeforeTool: false,
+      },
+      {
+        type: DEBUG_TYPE,
+        request: 'launch',
+        name: 'ART: replay the program at the cursor (after a departure the model goes on, if one is set)',
         program: '${file}',
         mode: 'replay',
         replayDelayMs: 15,
@@ -88,8 +97,6 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     // Settings fill the options the configuration leaves out (each option declares its setting, if any).
     const filled = config as Record<string, unknown>;
     for (const [name, value] of Object.entries(s.runOptions)) filled[name] ??= value;
-    // A fresh install has no model: it replays the examples' recorded programs.
-    config.mode ??= config.model ? 'generate' : 'replay';
     if (config.trace === undefined && opts.trace) {
       // Every run goes in the workspace's run history (art.runs.folder); outside a workspace, in the extension's storage.
       const workspaceRoot = folder?.uri.fsPath ?? vscode.workspace.getWorkspaceFolder(programUri)?.uri.fsPath;
@@ -116,6 +123,17 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     if (chosen?.notRunnable) {
       void vscode.window.showErrorMessage(`ART Studio: ${chosen.title}: ${chosen.notRunnable}.`);
       return undefined;
+    }
+    // Replay or live, never switched silently (client/runner/mode.ts): the reason goes into the run's first line.
+    if (config.modeReason === undefined) {
+      const recorded = !!doc && !!this.deps.hasRecording?.(program, doc.getText(), config.task);
+      const choice = chooseMode({ configured: config.mode, setting: readSetting('run.mode', programUri), model: config.model, recorded });
+      if ('error' in choice) {
+        void vscode.window.showErrorMessage(`ART Studio: ${choice.error}.`);
+        return undefined;
+      }
+      config.mode = choice.mode;
+      config.modeReason = choice.reason;
     }
     // In replay mode, the run recorded beside the spec (core/launch/companions.ts) brings its own question.
     const cot = isCotPrompt(program);

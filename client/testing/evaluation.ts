@@ -94,13 +94,13 @@ export class Evaluations implements vscode.Disposable {
     const s = this.deps.settings(library);
     const options: Record<string, unknown> = { ...s.runOptions };
     if (!options.model) {
-      const open = 'Open Settings';
+      const open = 'Set a Model Endpoint';
       void vscode.window
         .showErrorMessage(
           'ART Studio: an evaluation calls the model: set the model the endpoint serves ("art.model.name") and its base URL ("art.model.baseURL").',
           open,
         )
-        .then(c => c === open && vscode.commands.executeCommand('workbench.action.openSettings', 'art.model'));
+        .then(c => c === open && vscode.commands.executeCommand('art.setModelEndpoint'));
       return undefined;
     }
     const folder = vscode.workspace.getWorkspaceFolder(library);

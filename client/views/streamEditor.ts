@@ -26,6 +26,10 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
   private readonly streams = new Map<string, Stream>();
   /** Text of every streamed document still open, by URI (a finished run's document stays readable). */
   private readonly texts = new Map<string, string>();
+  /** The streamed documents of runs that ended: the next run's document replaces their tabs. */
+  private readonly finished = new Set<string>();
+  /** Streams named here (an adapter that names no document): numbered across sessions, so no two runs share a name. */
+  private named = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly ended = new vscode.EventEmitter<FinishedRun>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
@@ -81,11 +85,15 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
     const key = this.key(session, body.sample);
     let st = this.streams.get(key);
     if (!st || st.run !== body.run) {
-      const name = session.name.replace(/[\\/:*?"<>|]+/g, ' ').trim() || 'run';
-      // The extension gives the language: `art-run` (highlighted as ART, not checked); agent and trigger runs are transcripts.
-      const ext = body.kind === 'art' ? 'art-run' : 'txt';
-      const sample = body.sample ? `, sample ${body.sample.index}` : '';
-      const uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${name} (run ${body.run}${sample}).${ext}`, query: session.id });
+      // The adapter names the document its stack frames name (client/debugAdapter/debugSession.ts), unique among runs.
+      let uri = body.document ? vscode.Uri.parse(body.document) : undefined;
+      if (uri?.scheme !== RUN_SCHEME) {
+        const name = session.name.replace(/[\\/:*?"<>|]+/g, ' ').trim() || 'run';
+        // The extension gives the language: `art-run` (highlighted as ART, not checked); agent and trigger runs are transcripts.
+        const ext = body.kind === 'art' ? 'art-run' : 'txt';
+        const sample = body.sample ? `, sample ${body.sample.index}` : '';
+        uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${name} (run ${++this.named}${sample}).${ext}` });
+      }
       st = { run: body.run, uri, text: '', shown: false };
       this.streams.set(key, st);
     }
@@ -99,8 +107,8 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
     this.texts.set(st.uri.toString(), st.text);
     if (!st.shown && this.enabled()) {
       st.shown = true;
-      void vscode.workspace
-        .openTextDocument(st.uri)
+      void this.closeFinished()
+        .then(() => vscode.workspace.openTextDocument(st.uri))
         .then(doc => vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false }))
         // Opening or showing fails when the editors are closed meanwhile: the run goes on, the log says so.
         .then(undefined, e => this.log.warn(`streamed program: ${(e as Error).message}`));
@@ -114,9 +122,19 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
       this.texts.set(uri.toString(), body.text);
       this.changed.fire(uri);
     }
+    if (st) this.finished.add(st.uri.toString());
     const finished: FinishedRun = { ...body, sessionName: session.name, uri };
     this.last = finished;
     this.ended.fire(finished);
+  }
+
+  /** Closes the tabs of finished runs' streamed documents: a new run's document takes their place. */
+  private async closeFinished(): Promise<void> {
+    const tabs = vscode.window.tabGroups.all
+      .flatMap(g => g.tabs)
+      .filter(t => t.input instanceof vscode.TabInputText && this.finished.has(t.input.uri.toString()));
+    this.finished.clear();
+    if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
   }
 
   dispose(): void {

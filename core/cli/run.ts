@@ -114,7 +114,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
   }
 
   if (replayByDefault) io.err('[art] replay mode: no model endpoint is set (give --base-url and --model, or --mode generate, to generate)');
-  for (const p of run.toolProblems) io.err(`[art] tools: ${p}`);
+  for (const p of [...run.toolNotes, ...run.toolProblems]) io.err(`[art] tools: ${p}`);
   const printed = new StreamedText(s => {
     if (!values.quiet) io.write(s);
   });
@@ -208,7 +208,7 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
     wrapModel: m => (budgeted = new BudgetedModel(m, options.budget)),
     log: line => io.err(`[art] ${line}`),
   });
-  for (const p of run.toolProblems) io.err(`[art] tools: ${p}`);
+  for (const p of [...run.toolNotes, ...run.toolProblems]) io.err(`[art] tools: ${p}`);
   const search = new StepSearch(run.runner, budgeted!, run.records, {
     k: options.search!,
     budget: options.budget,
@@ -257,7 +257,7 @@ async function runSamples(options: RunOptions, samples: number, env: NodeJS.Proc
     },
     samples,
   );
-  for (const p of runs[0].toolProblems) io.err(`[art] tools: ${p}`);
+  for (const p of [...runs[0].toolNotes, ...runs[0].toolProblems]) io.err(`[art] tools: ${p}`);
   const [results, t] = await stoppable(
     () => runs.forEach(r => r.runner.stop()),
     async (): Promise<[RunResult[], Tally]> => {

@@ -70,7 +70,18 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
             ? makeCotRun(text, path, base)
             : makeTraceRun(text, path, base);
     const cache = made.model instanceof CachedModel ? made.model : undefined;
-    return { ...made, language, path, text, toolProblems: [...tools.notes, ...tools.problems], tracePath, records: memory.records, cache, dispose };
+    return {
+      ...made,
+      language,
+      path,
+      text,
+      toolNotes: tools.notes,
+      toolProblems: tools.problems,
+      tracePath,
+      records: memory.records,
+      cache,
+      dispose,
+    };
   } catch (e) {
     await dispose();
     if (e instanceof LaunchError) throw e;

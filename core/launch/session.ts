@@ -54,10 +54,9 @@ export interface PreparedRun {
   /** ART: the run replays the file's own program, so step k of the run is the source program's `Qk:`. */
   ownProgram: boolean;
   model: ModelClient;
-  /**
-   * First the Python sandbox's isolation level and what it does not isolate, then the problems of the tool file and
-   * MCP servers (the run goes on without those tools). Shown as the run's first lines.
-   */
+  /** The Python sandbox's isolation level and what it does not isolate: information, shown as a run's first lines. */
+  toolNotes: readonly string[];
+  /** The problems of the tool file and MCP servers (the run goes on without those tools), shown after the notes. */
   toolProblems: readonly string[];
   tracePath?: string;
   /** The run's trace records as written (also when no trace file was asked for): what a restart re-uses. */

@@ -22,6 +22,7 @@ describe('settings declaration', () => {
       'diagnostics.debounceMs',
       'diagnostics.enable',
       'evaluation.concurrency',
+      'run.mode',
       'runs.folder',
       'runs.gitignore',
       'server.trace',

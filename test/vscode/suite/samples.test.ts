@@ -77,11 +77,19 @@ describe('self-consistency samples in the debugger', function () {
       threads.threads.map((t: { id: number; name: string }) => t.name),
       ['Sample 1 · Sum', 'Sample 2 · Sum'],
     );
-    // Each sample's program in a document of its own.
-    await until(
-      () =>
-        vscode.workspace.textDocuments.filter(d => d.uri.scheme === 'art-run' && /Samples test \(run 1, sample [12]\)/.test(d.uri.path)).length === 2,
-      'one streamed document per sample',
+    // Each sample's program in a document of its own, both of the same run (runs are numbered across sessions).
+    const sampleDocuments = () =>
+      vscode.workspace.textDocuments.flatMap(d => {
+        const m = d.uri.scheme === 'art-run' ? /Samples test \(run (\d+), sample ([12])\)/.exec(d.uri.path) : null;
+        return m ? [{ run: m[1], sample: m[2] }] : [];
+      });
+    await until(() => sampleDocuments().length === 2, 'one streamed document per sample');
+    assert.equal(new Set(sampleDocuments().map(d => d.run)).size, 1, 'both samples are of one run');
+    assert.deepEqual(
+      sampleDocuments()
+        .map(d => d.sample)
+        .sort(),
+      ['1', '2'],
     );
 
     // Sample 2 runs to its end; sample 1 stays stopped and sees its answer in the Samples scope.

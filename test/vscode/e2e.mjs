@@ -7,7 +7,7 @@
 // --pictures: also save the README's pictures (images/screenshots/*.png) where the scenarios take them, so the
 // pictures show what the suite just saw a person get.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -105,13 +105,21 @@ try {
         results.push({ name: `${scenario.title}: setup`, ok: false });
         console.log(`  ✘ ${e?.message ?? e}`);
       }
-    } finally {
-      await wb.reset().catch(() => {});
     }
+    // The next scenario starts from a clean workbench: a reset that fails is counted as a failure (with a screenshot).
+    await wb.reset().catch(async e => {
+      mkdirSync(RESULTS, { recursive: true });
+      const shot = join(RESULTS, `e2e-reset-after-${scenario.title.replace(/\W+/g, '_').slice(0, 60)}.png`);
+      await page.screenshot({ path: shot }).catch(() => {});
+      results.push({ name: `${scenario.title}: reset`, ok: false });
+      console.log(`  ✘ resetting the workbench: ${String(e?.message ?? e).split('\n')[0]}\n    screenshot: ${shot.slice(ROOT.length + 1)}`);
+    });
   }
 } finally {
   await browser.close().catch(() => {});
   await server.stop();
+  // After a failure, the workbench's and the extension's logs beside the screenshots (test-results/logs/).
+  if (results.some(r => !r.ok)) cpSync(join(dataDir, 'user', 'logs'), join(RESULTS, 'logs'), { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 }
 const passed = results.filter(r => r.ok).length;

@@ -25,6 +25,7 @@ export async function run({ page, step, wb, workspace, picture }) {
     await page.keyboard.press('Control+Shift+D');
     await stack.filter({ hasText: 'generate python code' }).first().waitFor({ timeout: 30_000 });
     await wb.focusEditor();
+    await wb.paused();
     await page.keyboard.press('F5');
     await stack.first().filter({ hasText: 'code execute' }).waitFor({ timeout: 30_000 });
     // One frame per step: the second call sits above the first.
@@ -43,7 +44,7 @@ export async function run({ page, step, wb, workspace, picture }) {
   await step('Stop ends the run; the ART Runs view lists it', async () => {
     await page.keyboard.press('Shift+F5');
     await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
-    await wb.command('Focus on ART Runs View');
+    await wb.command('Run and Debug: Focus on ART Runs View');
     const runs = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'ART Runs' }) }).locator('.monaco-list-row');
     await runs.filter({ hasText: 'time-travel-e2e' }).first().waitFor({ timeout: 20_000 });
     console.log('     runs:', (await wb.rowTexts(runs)).slice(0, 4));

@@ -86,11 +86,10 @@ export async function run({ page, step, wb, workspace, picture }) {
     }, group);
   /**
    * Waits until the Runs view lists `n` runs of the program, each of `texts` in one of them (any order), and returns
-   * them; the view is watched as it changes, not polled.
+   * them (the condition is checked at each frame the page draws).
    */
   const listed = async (n, ...texts) => {
     try {
-      await rows.first().waitFor({ timeout: 30_000 });
       await page.waitForFunction(
         ([n, texts]) => {
           const pane = [...document.querySelectorAll('.pane')].find(p => p.querySelector('.pane-header')?.textContent.includes('ART Runs'));
@@ -104,12 +103,12 @@ export async function run({ page, step, wb, workspace, picture }) {
           return runs.length >= n && texts.every(text => runs.slice(0, n).some(r => r.includes(text)));
         },
         [n, texts],
-        { timeout: 30_000, polling: 'mutation' },
+        { timeout: 30_000 },
       );
-    } catch {
+    } catch (e) {
       const runs = await runsOf('Orchard Apples');
       throw new Error(
-        `the ART Runs view lists ${runs.length} run(s) of Orchard Apples, not ${n} with ${texts.join(', ')}: ${(await wb.rowTexts(rows)).join(' | ')}`,
+        `the ART Runs view lists ${runs.length} run(s) of Orchard Apples, not ${n} with ${texts.join(', ')}: ${(await wb.rowTexts(rows)).join(' | ')} (${String(e?.message ?? e).split('\n')[0]})`,
       );
     }
     return runsOf('Orchard Apples');
@@ -123,7 +122,8 @@ export async function run({ page, step, wb, workspace, picture }) {
     // The ART Runs view open first, to see the run appear in it (a view shown only after the run ended was seen to
     // list it many seconds late).
     await wb.command('Run and Debug: Focus on ART Runs View');
-    await rows.first().waitFor({ timeout: 15_000 });
+    // The view is shown (empty when this scenario runs alone).
+    await runsPane.locator('.pane-body').waitFor({ timeout: 15_000 });
     await runLens();
     await listed(1, '→ 120 · finished');
   });

@@ -4,6 +4,7 @@
 // Scenarios are the modules in test/vscode/e2e/ (run in name order); each exports `title` and `run(t)`.
 // A failed step saves a screenshot to test-results/ and the run continues with the next scenario.
 // Usage: node test/vscode/e2e.mjs [--dev] [--no-build] [--only SUBSTRING] [--pictures]
+// E2E_KEEP_LOGS=1 keeps the workbench's and the extension's logs in test-results/logs/ after a run that passed too.
 // --pictures: also save the README's pictures (images/screenshots/*.png) where the scenarios take them, so the
 // pictures show what the suite just saw a person get.
 import { execFileSync } from 'node:child_process';
@@ -82,7 +83,10 @@ try {
       const shot = join(RESULTS, `e2e-${name.replace(/\W+/g, '_').slice(0, 80)}.png`);
       await page.screenshot({ path: shot }).catch(() => {});
       results.push({ name, ok: false });
-      console.log(`  ✘ ${name}: ${String(e?.message ?? e).split('\n')[0]}\n    screenshot: ${shot.slice(ROOT.length + 1)}`);
+      // The message's first line, and for a Playwright timeout the element it waited for (its call log's first line).
+      const lines = String(e?.message ?? e).split('\n');
+      const waited = lines.find(l => /^\s*- waiting for /.test(l));
+      console.log(`  ✘ ${name}: ${lines[0]}${waited ? ` (${waited.trim().slice(2)})` : ''}\n    screenshot: ${shot.slice(ROOT.length + 1)}`);
       throw Object.assign(e instanceof Error ? e : new Error(String(e)), { reported: true });
     }
   };
@@ -119,7 +123,8 @@ try {
   await browser.close().catch(() => {});
   await server.stop();
   // After a failure, the workbench's and the extension's logs beside the screenshots (test-results/logs/).
-  if (results.some(r => !r.ok)) cpSync(join(dataDir, 'user', 'logs'), join(RESULTS, 'logs'), { recursive: true, force: true });
+  if (process.env.E2E_KEEP_LOGS || results.some(r => !r.ok))
+    cpSync(join(dataDir, 'user', 'logs'), join(RESULTS, 'logs'), { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 }
 const passed = results.filter(r => r.ok).length;

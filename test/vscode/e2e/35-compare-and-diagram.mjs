@@ -115,17 +115,25 @@ export async function run({ page, step, wb, workspace, picture }) {
   };
 
   await step('Run from the CodeLens replays the program to its recorded answer; the ART Runs view lists the run', async () => {
+    // When each thing showed, for the log: a slow step says which wait was slow.
+    const t0 = Date.now();
+    const timings = [];
+    const at = what => timings.push(`${what} +${Date.now() - t0} ms`);
     // The scenario before may leave another view in the side bar: show the Explorer, as a person would.
     await page.keyboard.press('Control+Shift+E');
     await wb.ready('clean.art');
     await wb.openFile(FILE);
-    // The ART Runs view open first, to see the run appear in it (a view shown only after the run ended was seen to
-    // list it many seconds late).
+    at('file open');
+    // The ART Runs view open first, to see the run appear in it.
     await wb.command('Run and Debug: Focus on ART Runs View');
     // The view is shown (empty when this scenario runs alone).
     await runsPane.locator('.pane-body').waitFor({ timeout: 15_000 });
+    at('Runs view shown');
     await runLens();
+    at('Run lens clicked');
     await listed(1, '→ 120 · finished');
+    at('run listed');
+    console.log(`     ${timings.join(', ')}`);
   });
 
   await step(

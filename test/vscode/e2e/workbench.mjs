@@ -87,14 +87,16 @@ export function workbench(page, workspace) {
     },
     /**
      * Right-clicks `target` and chooses `item` in its context menu. A menu ignores a click that comes too soon after
-     * it opened (seen on a loaded machine: the menu stays open): the choice is repeated until the menu closes.
+     * it opened (seen on a loaded machine: the menu stays open), and a right-click on a row being redrawn opens none:
+     * the right-click and the choice are repeated until the menu closes (three times at most).
      */
     async contextMenu(target, item) {
       const menu = page.locator('.monaco-menu').filter({ visible: true });
       for (let attempt = 1; ; attempt++) {
-        if (!(await menu.count())) await target.click({ button: 'right' });
-        await menu.locator('.action-item', { hasText: item }).first().click();
         try {
+          // A right-click on a row the tree is redrawing opens no menu: right-click again.
+          if (!(await menu.count())) await target.click({ button: 'right' });
+          await menu.locator('.action-item', { hasText: item }).first().click({ timeout: 5_000 });
           await menu.first().waitFor({ state: 'detached', timeout: 3_000 });
           return;
         } catch (e) {

@@ -6,7 +6,8 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, Trace, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { SERVER_NODE_FLAGS } from '../server/protocol';
+import { SERVER_NODE_FLAGS, type DocumentStatusParams } from '../server/protocol';
+import { documentStatusNotification } from './protocol';
 import { TOOLS_FILE_NAME } from '../core/tools/toolsFile';
 import type { TraceSetting } from './settings';
 
@@ -41,4 +42,21 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
 /** Applies `art.server.trace` (the client's own `art.trace.server` key is not contributed, to keep one prefix). */
 export async function applyTrace(client: LanguageClient, setting: TraceSetting): Promise<void> {
   await client.setTrace(Trace.fromString(setting));
+}
+
+const statusEvents = new WeakMap<LanguageClient, vscode.Event<DocumentStatusParams>>();
+
+/**
+ * The server's `art/documentStatus` notifications (one after each analysis of a document version) as an event any
+ * number of listeners can follow: the language client keeps one handler per notification, so this registers the one.
+ */
+export function documentStatus(client: LanguageClient): vscode.Event<DocumentStatusParams> {
+  let event = statusEvents.get(client);
+  if (!event) {
+    const emitter = new vscode.EventEmitter<DocumentStatusParams>();
+    client.onNotification(documentStatusNotification, p => emitter.fire(p));
+    event = emitter.event;
+    statusEvents.set(client, event);
+  }
+  return event;
 }

@@ -3,8 +3,7 @@
 // own diagnostics collection, so the count always matches the Problems panel.
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { documentStatusNotification } from './protocol';
-import { ART_LANGUAGES, CHECKED_SCHEMES } from './languageClient';
+import { ART_LANGUAGES, CHECKED_SCHEMES, documentStatus } from './languageClient';
 import { plural } from '../core/common/counts';
 
 const REFRESH_DELAY_MS = 100;
@@ -26,7 +25,7 @@ export class ArtStatusBar implements vscode.Disposable {
         const active = vscode.window.activeTextEditor?.document.uri.toString();
         if (active && e.uris.some(u => u.toString() === active)) this.schedule();
       }),
-      client.onNotification(documentStatusNotification, p => {
+      documentStatus(client)(p => {
         this.unitCounts.set(p.uri, p.units);
         if (p.uri === vscode.window.activeTextEditor?.document.uri.toString()) this.schedule();
       }),

@@ -2,26 +2,78 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { isCotPrompt } from '../../core/launch/companions';
-import { unitsOf } from './programs';
+import { documentStatus } from '../languageClient';
+import { askUnits } from './programs';
 
 export const RUN_COMMAND = 'art.runProgram';
 export const DEBUG_COMMAND = 'art.debugProgram';
 
+/** Whether a document is shown in an editor (only those have lenses to ask for). */
+const shown = (uri: string): boolean => vscode.window.visibleTextEditors.some(e => e.document.uri.toString() === uri);
+
+/** The waits before reminding VS Code of a shown document's lenses it has not asked for (see RunCodeLenses.remind). */
+const REMIND_AFTER_MS = [1000, 2000, 4000, 8000];
+
 export class RunCodeLenses implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
+  /**
+   * Each document VS Code asked about (by URI): the version its lenses were made from, or undefined while it has none
+   * from the server (no answer yet, the document unknown to the server yet, an answer for an older version).
+   */
+  private readonly made = new Map<string, number | undefined>();
+  /** The version each document's lenses are being asked for (its answer will come). */
+  private readonly asking = new Map<string, number>();
+  /** The pending reminder of each shown document VS Code has not asked about. */
+  private readonly reminders = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly subscriptions: vscode.Disposable[] = [this.changed];
 
   constructor(
     private readonly client: LanguageClient | undefined,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    if (client)
+      this.subscriptions.push(
+        // The server has analysed a version of a shown document: if its lenses were not made from that version (asked
+        // before the server had the document or had analysed it), ask again, now that the answer is there.
+        documentStatus(client)(p => {
+          if (!shown(p.uri) || this.made.get(p.uri) === p.version || this.asking.get(p.uri) === p.version) return;
+          this.changed.fire();
+          if (!this.made.has(p.uri)) this.remind(p.uri, 0);
+        }),
+      );
+    this.subscriptions.push(
+      vscode.workspace.onDidCloseTextDocument(d => this.made.delete(d.uri.toString())),
+      { dispose: () => this.reminders.forEach(clearTimeout) },
+    );
+  }
 
   /** The server (re)started or its tools changed: ask again. */
   refresh(): void {
     this.changed.fire();
   }
 
-  async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+  /**
+   * VS Code's first request for the lenses of an editor opened while the extension activates can be lost: seen in
+   * code-server, the editor's other providers are asked and this one never is, neither then nor on a change event in
+   * the next second or so, until the text changes. While a shown document's lenses have not been asked for at all,
+   * the change event is fired again after each of REMIND_AFTER_MS (there is no event saying the editor is ready).
+   */
+  private remind(uri: string, attempt: number): void {
+    if (this.reminders.has(uri) || attempt >= REMIND_AFTER_MS.length) return;
+    this.reminders.set(
+      uri,
+      setTimeout(() => {
+        this.reminders.delete(uri);
+        if (this.made.has(uri) || !shown(uri)) return;
+        this.log.info(`CodeLenses: VS Code has not asked for those of ${vscode.workspace.asRelativePath(vscode.Uri.parse(uri))}; reminding it`);
+        this.changed.fire();
+        this.remind(uri, attempt + 1);
+      }, REMIND_AFTER_MS[attempt]),
+    );
+  }
+
+  async provideCodeLenses(doc: vscode.TextDocument, token?: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
     // A MultiTool-CoT prompt (NAME.cot.txt) is one runnable unit, the whole file: its lenses sit on its first line.
     if (isCotPrompt(doc.uri.path)) {
       const top = new vscode.Range(0, 0, 0, 0);
@@ -40,8 +92,24 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
         }),
       ];
     }
-    const units = await unitsOf(doc, this.client, this.log);
-    return units
+    const key = doc.uri.toString();
+    const version = doc.version;
+    clearTimeout(this.reminders.get(key));
+    this.reminders.delete(key);
+    if (!this.made.has(key)) this.made.set(key, undefined);
+    // No time limit: on a loaded machine the server may take seconds, and VS Code cancels the request when the
+    // document changes. No answer, or one for another version, gives no lenses: the server's status for this version,
+    // which comes after its analysis, asks again.
+    this.asking.set(key, version);
+    let answer;
+    try {
+      answer = await askUnits(doc, this.client, this.log, token);
+    } finally {
+      if (this.asking.get(key) === version) this.asking.delete(key);
+    }
+    const units = answer?.version === version ? answer.units : undefined;
+    if (!token?.isCancellationRequested && this.made.has(key)) this.made.set(key, units ? version : undefined);
+    return (units ?? [])
       .filter(u => !u.notRunnable)
       .flatMap(u => {
         const range = new vscode.Range(u.line, 0, u.line, 0);
@@ -59,6 +127,6 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
   }
 
   dispose(): void {
-    this.changed.dispose();
+    for (const d of this.subscriptions) d.dispose();
   }
 }

@@ -26,23 +26,28 @@ export function isRunnable(doc: vscode.TextDocument): boolean {
   return language !== undefined && language !== 'trace';
 }
 
+/** The server's list of a document's units and the document version it was made from. */
+export interface UnitsAnswer {
+  version: number;
+  units: RunUnit[];
+}
+
 /**
- * The units of `doc` from the language server; an empty list (and a line in the log) when it is not running or does
- * not answer in time, or when the document changed while it answered.
+ * The units of `doc` as the server lists them, however long it takes to answer (until `token` is cancelled);
+ * undefined when the server is not running, knows no such document (yet) or the request failed (a line in the log).
+ * The answer may be for an older version of the document than `doc.version`.
  */
-export async function unitsOf(doc: vscode.TextDocument, client: LanguageClient | undefined, log?: vscode.LogOutputChannel): Promise<RunUnit[]> {
-  if (!client?.isRunning()) return [];
+export async function askUnits(
+  doc: vscode.TextDocument,
+  client: LanguageClient | undefined,
+  log?: vscode.LogOutputChannel,
+  token?: vscode.CancellationToken,
+): Promise<UnitsAnswer | undefined> {
+  if (!client?.isRunning()) return undefined;
   try {
-    const answer = await Promise.race([
-      client.sendRequest(programsRequest, { textDocument: { uri: doc.uri.toString() } }),
-      new Promise<'timeout'>(resolve => setTimeout(() => resolve('timeout'), LSP_TIMEOUT_MS)),
-    ]);
-    if (answer === 'timeout') {
-      log?.warn(`art/programs: no answer within ${LSP_TIMEOUT_MS} ms for ${doc.uri.fsPath}`);
-      return [];
-    }
-    if (!answer || answer.version !== doc.version) return [];
-    return programsOf(answer).map(p => ({
+    const answer = await client.sendRequest(programsRequest, { textDocument: { uri: doc.uri.toString() } }, token);
+    if (!answer) return undefined;
+    const units = programsOf(answer).map(p => ({
       task: p.index,
       title: p.title,
       kind: p.kind,
@@ -50,9 +55,35 @@ export async function unitsOf(doc: vscode.TextDocument, client: LanguageClient |
       range: new vscode.Range(p.range.start.line, p.range.start.character, p.range.end.line, p.range.end.character),
       notRunnable: p.notRunnable,
     }));
+    return { version: answer.version, units };
   } catch (e) {
-    log?.warn(`art/programs failed for ${doc.uri.fsPath}: ${e instanceof Error ? e.message : String(e)}`);
-    return [];
+    if (!token?.isCancellationRequested) log?.warn(`art/programs failed for ${doc.uri.fsPath}: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+}
+
+/**
+ * The units of `doc` from the language server; an empty list (and a line in the log) when it is not running or does
+ * not answer in time, or when the document changed while it answered.
+ */
+export async function unitsOf(doc: vscode.TextDocument, client: LanguageClient | undefined, log?: vscode.LogOutputChannel): Promise<RunUnit[]> {
+  if (!client?.isRunning()) return [];
+  const cancel = new vscode.CancellationTokenSource();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const answer = await Promise.race([
+      askUnits(doc, client, log, cancel.token),
+      new Promise<'timeout'>(resolve => (timer = setTimeout(() => resolve('timeout'), LSP_TIMEOUT_MS))),
+    ]);
+    if (answer === 'timeout') {
+      log?.warn(`art/programs: no answer within ${LSP_TIMEOUT_MS} ms for ${doc.uri.fsPath}`);
+      return [];
+    }
+    return answer?.version === doc.version ? answer.units : [];
+  } finally {
+    clearTimeout(timer);
+    cancel.cancel();
+    cancel.dispose();
   }
 }
 

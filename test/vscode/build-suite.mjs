@@ -15,6 +15,9 @@ export async function buildSuite() {
     target: 'node20',
     format: 'cjs',
     external: ['vscode', 'mocha'],
+    // As scripts/build.mjs: jsonc-parser's main entry is a UMD module whose require() calls esbuild cannot follow
+    // (the client modules the suite imports, such as the language client's, bring it in).
+    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
     sourcemap: 'inline',
     logLevel: 'warning',
   });

@@ -4,10 +4,11 @@
 // Scenarios are the modules in test/vscode/e2e/ (run in name order); each exports `title` and `run(t)`.
 // A failed step saves a screenshot to test-results/ and the run continues with the next scenario.
 // Usage: node test/vscode/e2e.mjs [--dev] [--no-build] [--only SUBSTRING] [--pictures]
+// E2E_KEEP_LOGS=1 keeps the workbench's and the extension's logs in test-results/logs/ after a run that passed too.
 // --pictures: also save the README's pictures (images/screenshots/*.png) where the scenarios take them, so the
 // pictures show what the suite just saw a person get.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -82,7 +83,10 @@ try {
       const shot = join(RESULTS, `e2e-${name.replace(/\W+/g, '_').slice(0, 80)}.png`);
       await page.screenshot({ path: shot }).catch(() => {});
       results.push({ name, ok: false });
-      console.log(`  ✘ ${name}: ${String(e?.message ?? e).split('\n')[0]}\n    screenshot: ${shot.slice(ROOT.length + 1)}`);
+      // The message's first line, and for a Playwright timeout the element it waited for (its call log's first line).
+      const lines = String(e?.message ?? e).split('\n');
+      const waited = lines.find(l => /^\s*- waiting for /.test(l));
+      console.log(`  ✘ ${name}: ${lines[0]}${waited ? ` (${waited.trim().slice(2)})` : ''}\n    screenshot: ${shot.slice(ROOT.length + 1)}`);
       throw Object.assign(e instanceof Error ? e : new Error(String(e)), { reported: true });
     }
   };
@@ -105,13 +109,22 @@ try {
         results.push({ name: `${scenario.title}: setup`, ok: false });
         console.log(`  ✘ ${e?.message ?? e}`);
       }
-    } finally {
-      await wb.reset().catch(() => {});
     }
+    // The next scenario starts from a clean workbench: a reset that fails is counted as a failure (with a screenshot).
+    await wb.reset().catch(async e => {
+      mkdirSync(RESULTS, { recursive: true });
+      const shot = join(RESULTS, `e2e-reset-after-${scenario.title.replace(/\W+/g, '_').slice(0, 60)}.png`);
+      await page.screenshot({ path: shot }).catch(() => {});
+      results.push({ name: `${scenario.title}: reset`, ok: false });
+      console.log(`  ✘ resetting the workbench: ${String(e?.message ?? e).split('\n')[0]}\n    screenshot: ${shot.slice(ROOT.length + 1)}`);
+    });
   }
 } finally {
   await browser.close().catch(() => {});
   await server.stop();
+  // After a failure, the workbench's and the extension's logs beside the screenshots (test-results/logs/).
+  if (process.env.E2E_KEEP_LOGS || results.some(r => !r.ok))
+    cpSync(join(dataDir, 'user', 'logs'), join(RESULTS, 'logs'), { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 }
 const passed = results.filter(r => r.ok).length;

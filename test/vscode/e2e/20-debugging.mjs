@@ -52,6 +52,7 @@ export async function run({ page, step, wb, workspace, picture }) {
 
   await step('F5 continues to the stop after [code execute]; the Variables view shows the call', async () => {
     await wb.focusEditor();
+    await wb.paused();
     await page.keyboard.press('F5');
     await page.locator('.debug-call-stack', { hasText: 'code execute' }).waitFor({ timeout: 30_000 });
     const scope = rows.filter({ hasText: 'Tool call' }).first();
@@ -105,8 +106,10 @@ export async function run({ page, step, wb, workspace, picture }) {
 
   await step('F5 after the override: the replay stops where it left its recording and says why', async () => {
     await wb.focusEditor();
+    // F5 continues only from a pause (otherwise it would start another session): the toolbar offers Continue.
+    await wb.paused();
     await page.keyboard.press('F5');
-    await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
+    await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 60_000 });
     // The streamed program (a read-only document beside the source) ends at the override: nothing replayed after it.
     await page.locator('.monaco-editor .view-lines', { hasText: '#2: 42' }).first().waitFor({ timeout: 15_000 });
     await wb.command('Debug Console: Focus on Debug Console View');
@@ -124,9 +127,10 @@ export async function run({ page, step, wb, workspace, picture }) {
     const dirty = await page.locator('.tabs-container .tab.dirty').count();
     if (dirty) throw new Error(`${dirty} dirty editor(s) after the run`);
     await wb.command('View: Close All Editors');
-    // Close All would ask to save a dirty editor: no dialog may appear.
-    await page.waitForTimeout(500);
+    // Close All would ask to save a dirty editor: the editors close with no dialog (whichever comes first shows).
+    await page.locator('.monaco-dialog-box').or(page.locator('.editor-group-container:not(:has(.tab))')).first().waitFor({ timeout: 15_000 });
     if (await page.locator('.monaco-dialog-box').count()) throw new Error('closing the editors asked to save something');
+    if (await page.locator('.tabs-container .tab').count()) throw new Error('Close All Editors left an editor open');
     await wb.command('View: Focus Problems (Errors, Warnings, Infos)');
     const fromRun = await page.locator('.markers-panel .monaco-list-row', { hasText: /art-run|\(run \d+\)/ }).count();
     if (fromRun) throw new Error(`${fromRun} Problems entries from the streamed program`);

@@ -25,6 +25,7 @@ export async function run({ page, step, wb, workspace, picture }) {
     await page.keyboard.press('Control+Shift+D');
     await stack.filter({ hasText: 'generate python code' }).first().waitFor({ timeout: 30_000 });
     await wb.focusEditor();
+    await wb.paused();
     await page.keyboard.press('F5');
     await stack.first().filter({ hasText: 'code execute' }).waitFor({ timeout: 30_000 });
     // One frame per step: the second call sits above the first.
@@ -43,7 +44,7 @@ export async function run({ page, step, wb, workspace, picture }) {
   await step('Stop ends the run; the ART Runs view lists it', async () => {
     await page.keyboard.press('Shift+F5');
     await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
-    await wb.command('Focus on ART Runs View');
+    await wb.command('Run and Debug: Focus on ART Runs View');
     const runs = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'ART Runs' }) }).locator('.monaco-list-row');
     await runs.filter({ hasText: 'time-travel-e2e' }).first().waitFor({ timeout: 20_000 });
     console.log('     runs:', (await wb.rowTexts(runs)).slice(0, 4));
@@ -52,12 +53,21 @@ export async function run({ page, step, wb, workspace, picture }) {
 
   await step('the future Step Back left is kept: the run opens onto it as a branch', async () => {
     const runs = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'ART Runs' }) }).locator('.monaco-list-row');
-    // The run is the row under its program's group; selecting it and pressing → expands it, as in any tree.
+    // The run is the row under its program's group; its twistie expands it, as in any tree.
     const texts = await wb.rowTexts(runs);
     const group = texts.findIndex(t => t.includes('time-travel-e2e'));
     if (group < 0 || group + 1 >= texts.length) throw new Error(`no run under time-travel-e2e.art: ${texts.join(' | ')}`);
-    await runs.nth(group + 1).click();
-    await page.keyboard.press('ArrowRight');
+    // The run's twistie, clicked until the row says it is expanded (a click on the row itself opens the run's trace,
+    // which takes the keyboard focus an arrow key needs; a click on a row the view is redrawing is lost).
+    const run = runs.nth(group + 1);
+    for (let attempt = 1; (await run.getAttribute('aria-expanded')) !== 'true'; attempt++) {
+      if (attempt > 3) throw new Error(`the run row does not expand: ${(await run.innerText()).replace(/\s+/g, ' ')}`);
+      await run.locator('.monaco-tl-twistie').click();
+      await run
+        .and(page.locator('[aria-expanded="true"]'))
+        .waitFor({ timeout: 5_000 })
+        .catch(() => {});
+    }
     const branch = runs.filter({ hasText: 'branch at' }).first();
     await branch.waitFor({ timeout: 10_000 });
     console.log('     branch:', (await branch.innerText()).replace(/\s+/g, ' '));

@@ -84,26 +84,56 @@ export async function run({ page, step, wb, workspace, picture }) {
       });
       return out;
     }, group);
-  /** Waits until the group lists `n` runs, the first ones with `text`; returns them. */
-  /** Waits until the Runs view lists `n` runs of the program, each matched by one of `texts` in turn (any order). */
+  /**
+   * Waits until the Runs view lists `n` runs of the program, each of `texts` in one of them (any order), and returns
+   * them (the condition is checked at each frame the page draws).
+   */
   const listed = async (n, ...texts) => {
-    for (const t0 = Date.now(); ;) {
+    try {
+      await page.waitForFunction(
+        ([n, texts]) => {
+          const pane = [...document.querySelectorAll('.pane')].find(p => p.querySelector('.pane-header')?.textContent.includes('ART Runs'));
+          const runs = [];
+          let inside = false;
+          for (const el of pane?.querySelectorAll('.monaco-list-row') ?? []) {
+            const level = Number(el.getAttribute('aria-level'));
+            if (level === 1) inside = (el.querySelector('.label-name')?.textContent ?? '') === 'Orchard Apples';
+            else if (inside && level === 2) runs.push(el.textContent);
+          }
+          return runs.length >= n && texts.every(text => runs.slice(0, n).some(r => r.includes(text)));
+        },
+        [n, texts],
+        { timeout: 30_000 },
+      );
+    } catch (e) {
       const runs = await runsOf('Orchard Apples');
-      if (runs.length >= n && texts.every(text => runs.slice(0, n).some(r => r.text.includes(text)))) return runs;
-      if (Date.now() - t0 > 30_000)
-        throw new Error(`the ART Runs view lists ${runs.length} run(s) of Orchard Apples, not ${n}: ${(await wb.rowTexts(rows)).join(' | ')}`);
-      await page.waitForTimeout(250);
+      throw new Error(
+        `the ART Runs view lists ${runs.length} run(s) of Orchard Apples, not ${n} with ${texts.join(', ')}: ${(await wb.rowTexts(rows)).join(' | ')} (${String(e?.message ?? e).split('\n')[0]})`,
+      );
     }
+    return runsOf('Orchard Apples');
   };
 
   await step('Run from the CodeLens replays the program to its recorded answer; the ART Runs view lists the run', async () => {
+    // When each thing showed, for the log: a slow step says which wait was slow.
+    const t0 = Date.now();
+    const timings = [];
+    const at = what => timings.push(`${what} +${Date.now() - t0} ms`);
     // The scenario before may leave another view in the side bar: show the Explorer, as a person would.
     await page.keyboard.press('Control+Shift+E');
     await wb.ready('clean.art');
     await wb.openFile(FILE);
+    at('file open');
+    // The ART Runs view open first, to see the run appear in it.
+    await wb.command('Run and Debug: Focus on ART Runs View');
+    // The view is shown (empty when this scenario runs alone).
+    await runsPane.locator('.pane-body').waitFor({ timeout: 15_000 });
+    at('Runs view shown');
     await runLens();
-    await wb.command('Focus on ART Runs View');
+    at('Run lens clicked');
     await listed(1, '→ 120 · finished');
+    at('run listed');
+    console.log(`     ${timings.join(', ')}`);
   });
 
   await step(
@@ -159,7 +189,8 @@ export async function run({ page, step, wb, workspace, picture }) {
     for (let i = 0; !(await line('modified', '160').isVisible()); i++) {
       if (i === 8) throw new Error('no change shows the output 160');
       await nextChange.click();
-      await page.waitForTimeout(300);
+      // The editor scrolled to the change: the lines are drawn at the next frames.
+      await page.evaluate(() => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     }
     await line('original', '120').waitFor({ timeout: 5_000 });
     console.log('     compare:', (await page.locator('.tab.active', { hasText: '↔' }).first().innerText()).replace(/\s+/g, ' '));
@@ -195,7 +226,11 @@ export async function run({ page, step, wb, workspace, picture }) {
       .locator('.debug-variables .monaco-list-row', { hasText: /output\s*=.*Mark Twain/ })
       .first()
       .waitFor({ timeout: 15_000 });
-    // The run's transcript opened beside the spec, over the diagram: bring the diagram's tab back.
+    // The run's transcript opened beside the spec, over the diagram: bring the diagram's tab back once it has.
+    await page
+      .locator('.tab', { hasText: /\(run \d+\)\.txt/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.locator('.tab', { hasText: 'Agent Diagram' }).first().click();
     // Blue: the state the run is in (it has written the action's input); green: the state allowed next, the
     // observation the environment is writing at this stop.
@@ -208,14 +243,16 @@ export async function run({ page, step, wb, workspace, picture }) {
     if (next.join() !== 'Obs') throw new Error(`the states marked as allowed next are [${next.join(', ')}], not [Obs]`);
     // More of the diagram in view, as a person makes room: its group maximized for a moment, then back.
     await wb.command('View: Toggle Maximize Editor Group');
-    await diagram.locator('g.state[data-state="Ans"]').waitFor({ timeout: 10_000 });
+    await group(SPEC_FILE).waitFor({ state: 'hidden', timeout: 15_000 });
+    await diagram.locator('g.state[data-state="Ans"]').waitFor({ timeout: 15_000 });
     await picture('agent-diagram');
     await wb.command('View: Toggle Maximize Editor Group');
-    await group(SPEC_FILE).waitFor({ timeout: 10_000 });
+    await group(SPEC_FILE).waitFor({ timeout: 15_000 });
   });
 
   await step('F5 continues to the end of the recorded run; the highlight goes', async () => {
     await focus(SPEC_FILE);
+    await wb.paused();
     await page.keyboard.press('F5');
     await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
     await page.locator('.tab', { hasText: 'Agent Diagram' }).first().click();

@@ -49,13 +49,32 @@ export function workbench(page, workspace) {
       await page.locator('.tab.active', { hasText: name }).waitFor();
       await wb.focusEditor();
     },
-    /** Runs a command from the palette by its title. */
+    /**
+     * Runs a command from the palette by its exact title. The palette's list follows the input a moment later and
+     * also offers commands only similar to the one asked for (a title that is a prefix of another, "similar
+     * commands"): the command run is the row whose label is the title, chosen once the list shows it.
+     */
     async command(title) {
-      await page.keyboard.press('Control+Shift+P');
-      await page.locator('.quick-input-widget input').waitFor();
-      await page.keyboard.type(title);
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-      await page.keyboard.press('Enter');
+      const widget = page.locator('.quick-input-widget');
+      // The search box in the title bar, then `>` for commands: Ctrl+Shift+P would go to whatever has the keyboard,
+      // and a key pressed in a webview reaches the workbench only through it (lost when the webview goes meanwhile).
+      await page.locator('.titlebar .command-center .command-center-center').first().click();
+      await page.waitForFunction(() => document.activeElement?.matches('.quick-input-widget input') ?? false, null, { timeout: 15_000 });
+      await widget.locator('input').fill(`>${title}`);
+      const label = page.locator('.label-name').filter({ hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+      const row = widget.locator('.quick-input-list .monaco-list-row').filter({ has: label }).first();
+      await row.waitFor({ timeout: 15_000 });
+      if (await row.evaluate(el => el.classList.contains('focused'))) await page.keyboard.press('Enter');
+      else await row.click();
+      // The palette closed (or the command asks its own question in the same widget).
+      await page.waitForFunction(
+        typed => {
+          const input = document.querySelector('.quick-input-widget input');
+          return !input || !input.checkVisibility() || input.value !== typed;
+        },
+        `>${title}`,
+        { timeout: 15_000 },
+      );
     },
     /**
      * Focuses the active editor by clicking its tab, as a person would, keeping the cursor and the scroll where they
@@ -68,14 +87,16 @@ export function workbench(page, workspace) {
     },
     /**
      * Right-clicks `target` and chooses `item` in its context menu. A menu ignores a click that comes too soon after
-     * it opened (seen on a loaded machine: the menu stays open): the choice is repeated until the menu closes.
+     * it opened (seen on a loaded machine: the menu stays open), and a right-click on a row being redrawn opens none:
+     * the right-click and the choice are repeated until the menu closes (three times at most).
      */
     async contextMenu(target, item) {
       const menu = page.locator('.monaco-menu').filter({ visible: true });
       for (let attempt = 1; ; attempt++) {
-        if (!(await menu.count())) await target.click({ button: 'right' });
-        await menu.locator('.action-item', { hasText: item }).first().click();
         try {
+          // A right-click on a row the tree is redrawing opens no menu: right-click again.
+          if (!(await menu.count())) await target.click({ button: 'right' });
+          await menu.locator('.action-item', { hasText: item }).first().click({ timeout: 5_000 });
           await menu.first().waitFor({ state: 'detached', timeout: 3_000 });
           return;
         } catch (e) {
@@ -119,11 +140,49 @@ export function workbench(page, workspace) {
       if (i < 0) throw new Error(`no line starting with "${prefix}" in ${file}`);
       return i + 1;
     },
-    /** Between scenarios: close widgets, discard edits, close editors. */
+    /** The debug toolbar's Continue is offered: the debug session is paused. */
+    async paused() {
+      await page.locator('.debug-toolbar .action-label[aria-label^="Continue"]').first().waitFor({ timeout: 30_000 });
+    },
+    /**
+     * Ends every debug session with the debug toolbar's Stop (once per session), and waits until the workbench shows
+     * none: the toolbar gone.
+     */
+    async stopDebugging() {
+      const toolbar = page.locator('.debug-toolbar');
+      const stop = toolbar.locator('.action-label[aria-label^="Stop"], .action-label[aria-label^="Disconnect"]').first();
+      for (let sessions = 0; sessions < 5 && (await toolbar.isVisible()); sessions++) {
+        // A session that is ending already shows no Stop: the toolbar goes by itself.
+        if (await stop.isVisible()) await stop.click({ timeout: 15_000 }).catch(() => {});
+        // The toolbar goes with the last session; while another one is left, its Stop is clicked in turn.
+        await toolbar.waitFor({ state: 'hidden', timeout: 30_000 }).catch(() => {});
+      }
+      if (await toolbar.isVisible()) throw new Error('the debug toolbar is still shown after Stop: a debug session did not end');
+    },
+    /**
+     * Between scenarios, a clean workbench as the next scenario expects it: no widget or quick input, no debug
+     * session, no notification, no edit, no editor, no panel, the Explorer in the side bar.
+     */
     async reset() {
       for (let i = 0; i < 3; i++) await page.keyboard.press('Escape');
-      await wb.command('Revert and Close Editor').catch(() => {});
-      await wb.command('View: Close All Editors').catch(() => {});
+      await wb.stopDebugging();
+      await wb.command('Notifications: Clear All Notifications');
+      // Edits discarded, each dirty editor's in turn, then every editor closed.
+      for (let n = 0; await page.locator('.tab.dirty').count(); n++) {
+        if (n === 10) throw new Error('10 editors reverted and one is still dirty');
+        await page.locator('.tab.dirty').first().click();
+        await wb.command('File: Revert File');
+        await page.locator('.tab.active.dirty').waitFor({ state: 'detached', timeout: 15_000 });
+      }
+      if (await page.locator('.tabs-container .tab').count()) await wb.command('View: Close All Editors');
+      await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached', timeout: 15_000 });
+      if (await page.locator('.part.panel').isVisible()) await wb.command('View: Hide Panel');
+      await page.locator('.part.panel').waitFor({ state: 'hidden', timeout: 15_000 });
+      await wb.command('View: Show Explorer');
+      await page.locator('.explorer-folders-view').waitFor({ timeout: 15_000 });
+      // What the scenario before left that the reset could not clear (a progress notification still running).
+      const toasts = await page.locator('.notification-toast').count();
+      if (toasts) console.log(`     reset: ${toasts} notification(s) could not be cleared`);
     },
   };
   return wb;

@@ -17,6 +17,7 @@ export async function run(): Promise<void> {
   await import('./navigation.test');
   await import('./symbols.test');
   await import('./debug.test');
+  await import('./codeLens.test');
   await import('./libraryTests.test');
   await import('./history.test');
   await import('./evaluation.test');

@@ -91,10 +91,12 @@ export async function run({ page, step, wb, workspace, picture }) {
       await wb.ready('clean.art');
       await wb.openFile(FILE);
       await wb.goToLine(wb.lineOf(FILE, 'Input: Tom has'));
-      const replay = wb.statusItem('Replay');
-      await replay.waitFor({ timeout: 20_000 });
-      await replay.click();
-      await wb.statusItem('Live (zoo-think)').waitFor({ timeout: 10_000 });
+      // The mode's own item (its id ends in art.runMode): the debug item beside it names a launch configuration whose
+      // name also holds the word "replay".
+      const mode = page.locator('.statusbar-item[id$="art.runMode"]');
+      await mode.filter({ hasText: 'Replay' }).waitFor({ timeout: 20_000 });
+      await mode.click();
+      await mode.filter({ hasText: 'Live (zoo-think)' }).waitFor({ timeout: 10_000 });
     });
 
     await step('F5 generates the program live and stops before [calculator], on a line of the streamed document', async () => {

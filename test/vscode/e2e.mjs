@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, stripVTControlCharacters } from 'node:util';
 import {
   buildExtension,
   codeServerCommand,
@@ -85,7 +85,7 @@ try {
       results.push({ name, ok: false });
       // The message's first line, and for a Playwright timeout the element it waited for (its call log's first line);
       // the whole message beside the screenshot.
-      const message = String(e?.message ?? e).replace(/\x1b\[[0-9;]*m/g, '');
+      const message = stripVTControlCharacters(String(e?.message ?? e));
       writeFileSync(shot.replace(/\.png$/, '.txt'), `${message}\n${e?.stack ?? ''}\n`);
       const lines = message.split('\n');
       const waited = lines.find(l => /^\s*- waiting for /.test(l));

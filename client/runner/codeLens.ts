@@ -12,7 +12,7 @@ export const DEBUG_COMMAND = 'art.debugProgram';
 const shown = (uri: string): boolean => vscode.window.visibleTextEditors.some(e => e.document.uri.toString() === uri);
 
 /** The waits before reminding VS Code of a shown document's lenses it has not asked for (see RunCodeLenses.remind). */
-const REMIND_AFTER_MS = [1000, 2000, 4000, 8000];
+const REMIND_AFTER_MS = [2000, 4000, 8000, 16000];
 
 export class RunCodeLenses implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -34,12 +34,13 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
   ) {
     if (client)
       this.subscriptions.push(
-        // The server has analysed a version of a shown document: if its lenses were not made from that version (asked
-        // before the server had the document or had analysed it), ask again, now that the answer is there.
+        // The server has analysed a version of a shown document: if its lenses were asked for but not made from that
+        // version (asked before the server had the document or had analysed it), ask again, now that the answer is
+        // there; if VS Code has not asked for them yet, it will (or is reminded to).
         documentStatus(client)(p => {
           if (!shown(p.uri) || this.made.get(p.uri) === p.version || this.asking.get(p.uri) === p.version) return;
-          this.changed.fire();
-          if (!this.made.has(p.uri)) this.remind(p.uri, 0);
+          if (this.made.has(p.uri)) this.changed.fire();
+          else this.remind(p.uri, 0);
         }),
       );
     this.subscriptions.push(
@@ -57,7 +58,8 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
    * VS Code's first request for the lenses of an editor opened while the extension activates can be lost: seen in
    * code-server, the editor's other providers are asked and this one never is, neither then nor on a change event in
    * the next second or so, until the text changes. While a shown document's lenses have not been asked for at all,
-   * the change event is fired again after each of REMIND_AFTER_MS (there is no event saying the editor is ready).
+   * the change event is fired after each of REMIND_AFTER_MS (there is no event saying the editor is ready; a change
+   * event also restarts VS Code's own wait before asking, so the first comes once it has had time to ask).
    */
   private remind(uri: string, attempt: number): void {
     if (this.reminders.has(uri) || attempt >= REMIND_AFTER_MS.length) return;

@@ -8,10 +8,10 @@
 // --pictures: also save the README's pictures (images/screenshots/*.png) where the scenarios take them, so the
 // pictures show what the suite just saw a person get.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, stripVTControlCharacters } from 'node:util';
 import {
   buildExtension,
   codeServerCommand,
@@ -83,8 +83,11 @@ try {
       const shot = join(RESULTS, `e2e-${name.replace(/\W+/g, '_').slice(0, 80)}.png`);
       await page.screenshot({ path: shot }).catch(() => {});
       results.push({ name, ok: false });
-      // The message's first line, and for a Playwright timeout the element it waited for (its call log's first line).
-      const lines = String(e?.message ?? e).split('\n');
+      // The message's first line, and for a Playwright timeout the element it waited for (its call log's first line);
+      // the whole message beside the screenshot.
+      const message = stripVTControlCharacters(String(e?.message ?? e));
+      writeFileSync(shot.replace(/\.png$/, '.txt'), `${message}\n${e?.stack ?? ''}\n`);
+      const lines = message.split('\n');
       const waited = lines.find(l => /^\s*- waiting for /.test(l));
       console.log(`  ✘ ${name}: ${lines[0]}${waited ? ` (${waited.trim().slice(2)})` : ''}\n    screenshot: ${shot.slice(ROOT.length + 1)}`);
       throw Object.assign(e instanceof Error ? e : new Error(String(e)), { reported: true });

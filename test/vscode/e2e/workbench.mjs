@@ -95,7 +95,7 @@ export function workbench(page, workspace) {
       for (let attempt = 1; ; attempt++) {
         try {
           // A right-click on a row the tree is redrawing opens no menu: right-click again.
-          if (!(await menu.count())) await target.click({ button: 'right' });
+          if (!(await menu.count())) await target.click({ button: 'right', timeout: 10_000 });
           await menu.locator('.action-item', { hasText: item }).first().click({ timeout: 5_000 });
           await menu.first().waitFor({ state: 'detached', timeout: 3_000 });
           return;

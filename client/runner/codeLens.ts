@@ -55,9 +55,9 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
   }
 
   /**
-   * VS Code's first request for the lenses of an editor opened while the extension activates can be lost: seen in
-   * code-server, the editor's other providers are asked and this one never is, neither then nor on a change event in
-   * the next second or so, until the text changes. While a shown document's lenses have not been asked for at all,
+   * VS Code's first request for the lenses of a newly opened editor can be lost: seen in code-server, for an editor
+   * opened as the extension activates (4 runs in 5) and now and then later, the editor's other providers are asked
+   * and this one never is, neither then nor on a change event in the next second or so, until the text changes. While a shown document's lenses have not been asked for at all,
    * the change event is fired after each of REMIND_AFTER_MS (there is no event saying the editor is ready; a change
    * event also restarts VS Code's own wait before asking, so the first comes once it has had time to ask).
    */

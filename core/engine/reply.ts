@@ -24,6 +24,8 @@ export class Reply {
   readonly start: number;
   /** Some of the reply came from a recorded run (core/replay/cache.ts). */
   cached = false;
+  /** The reply is a recording replayed (CompletionChunk.recorded), not a model's. */
+  recorded = false;
   /** How much of the generated text the `text` events have shown. */
   private shown: number;
 
@@ -42,6 +44,7 @@ export class Reply {
   take(chunk: CompletionChunk): string {
     const { n } = this;
     if (chunk.cached) this.cached = true;
+    if (chunk.recorded) this.recorded = true;
     if (chunk.reasoning || chunk.repairs) this.progress.replies.add(n, this.start, chunk.reasoning, chunk.repairs);
     if (chunk.reasoning) this.events.emit('reasoning', { n, delta: chunk.reasoning });
     for (const repair of chunk.repairs ?? []) {
@@ -60,6 +63,8 @@ export class Reply {
    * the stream has ended (an unfinished last line is judged too).
    */
   problem(final: boolean, stopAt?: { cut: number } | null): { cut: number; message: string } | null {
+    // A recording replayed is the user's own program (the real ART library numbers steps its own way): not judged.
+    if (this.recorded) return null;
     const bad = this.protocol.checkContinuation?.(this.progress.written, this.start, final) ?? null;
     return bad && (!stopAt || bad.cut < stopAt.cut) ? bad : null;
   }

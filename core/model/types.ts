@@ -32,6 +32,11 @@ export interface CompletionChunk {
   repairs?: ReplyRepair[];
   /** The chunk comes from a recorded completion (see cache.ts), not from the endpoint. */
   cached?: boolean;
+  /**
+   * The text is a recording replayed (a program's own steps, a trace), not a model's reply: what the user wrote or
+   * kept, so the runner does not judge whether it continues the program.
+   */
+  recorded?: boolean;
 }
 
 export interface CompletionResult {

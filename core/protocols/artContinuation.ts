@@ -1,8 +1,11 @@
 // Is what the model wrote a continuation of the ART program? Read by the parser's own line classifier
-// (core/art/lines.ts) on the streaming scanner's steps (artScan.ts), so the runner refuses exactly what `art check`
-// would call malformed, before it joins the program: a query without `[name]` (a refusal or a chat preamble written
-// after `Q1:`), a query out of order, prose where a step must start (after a tool's output), `Ans:` before any
-// `Qk: [EOQ]`. The answer the model writes to a step of its own may be anything (code, prose): it is not judged.
+// (core/art/lines.ts) on the streaming scanner's steps (artScan.ts), so the runner refuses what is plainly not a
+// program before it joins it: prose where a step must start (after a tool's output), `Ans:` before any
+// `Qk: [EOQ]`, and, where the prompt's demonstrations name a tool or sub-step in every query, a query without
+// `[name]` (a refusal or a chat preamble written after `Q1:`). What ART itself accepts is accepted: step numbers out
+// of order or repeated (the real ART library has both; `art check` says so, the runner goes on as the reference
+// does), and queries without `[name]` where the demonstrations have such queries too. The answer the model writes to
+// a step of its own may be anything (code, prose): it is not judged.
 //
 // An unfinished line is judged once it is complete, the reply has ended, or it is longer than any head, so the
 // message can quote it whole; the runner shows text only once it is read, so a refused line is never shown.
@@ -41,6 +44,8 @@ export function artContinuationProblem(
   from: number,
   afterTool: boolean,
   final: boolean,
+  /** The prompt's demonstrations have queries without `[name]`: such a query is a step, not a refusal. */
+  freeQueries = false,
 ): ContinuationProblem | null {
   const lineStart = written.lastIndexOf('\n', from - 1) + 1;
   const judged = (start: number) => {
@@ -73,25 +78,15 @@ export function artContinuationProblem(
     }
   }
 
-  // Every query the reply writes: a `[name]` right after its marker, and the next number.
+  // Every query the reply writes: something after its marker, and a `[name]` unless the demonstrations have queries without.
   scan.steps.forEach((s, i) => {
     const start = s.querySpan.start;
     if (start < lineStart) return; // read with the request that wrote it
-    const line = lineAt(start);
-    const rest = i === 0 ? line : line.replace(QUERY_MARKER, '');
-    const head = rest.trimStart();
-    const expected = i === 0 ? 1 : scan.steps[i - 1].number + 1;
-    const marker = `Q${expected}:`;
-    if (s.number !== expected) {
-      problems.push({
-        cut: start,
-        message: `the model's reply does not continue the program: ${quote(line)} is step Q${s.number}, where \`${marker}\` was expected`,
-      });
-      return;
-    }
     if (!judged(start)) return;
-    const named = /^\[[^\]\n]+\]/.test(head);
-    if (named) return;
+    const line = lineAt(start);
+    const head = (i === 0 ? line : line.replace(QUERY_MARKER, '')).trimStart();
+    const marker = `Q${s.number}:`;
+    if (head !== '' && (freeQueries || /^\[[^\]\n]+\]/.test(head))) return;
     problems.push({
       cut: start,
       message:

@@ -53,6 +53,8 @@ export class ArtProtocol implements RunProtocol {
    * continues the same text without `>>` among its stops: whatever stops it then is `\n#`.
    */
   private undecided: string | null = null;
+  /** The demonstrations have queries without `[name]`. */
+  private readonly freeQueries: boolean;
 
   constructor(
     readonly prompt: string,
@@ -62,6 +64,9 @@ export class ArtProtocol implements RunProtocol {
     opts: ArtProtocolOptions = {},
   ) {
     this.taskInput = parseArt(header).programs.at(-1)?.input?.text;
+    // Queries that name no tool or sub-step (`Q5: Which of these is most like the original?`) in the demonstrations:
+    // the model may write such queries too (the real ART library has them).
+    this.freeQueries = /^Q\d+[ \t]*[:：][ \t]*[^\s[]/m.test(prompt.slice(0, prompt.length - header.length));
     this.inlineTriggers = !!opts.inlineTriggers;
     this.demonstrations = opts.demonstrations;
     this.traceConfig = this.inlineTriggers ? { inlineTriggers: true } : {};
@@ -145,7 +150,7 @@ export class ArtProtocol implements RunProtocol {
     // Right after a tool's output line the model must start a step (a request never starts there otherwise).
     const before = scan.steps.filter(s => s.querySpan.start < from).at(-1);
     const afterTool = from > 0 && written[from - 1] === '\n' && !!before?.answerSpan && this.isTool(before.name);
-    return artContinuationProblem(written, scan, from, afterTool, final);
+    return artContinuationProblem(written, scan, from, afterTool, final, this.freeQueries);
   }
 
   resumeAfter(_written: string, b: Boundary): string {

@@ -140,14 +140,14 @@ export class ReplayModel implements ModelClient {
       sent += group.length;
       if (release) {
         out += release;
-        yield { text: release };
+        yield { text: release, recorded: true };
       }
       if (stopped) return { text: out, finishReason: 'stop', usage: { promptTokens: 0, completionTokens: sent } };
     }
     const rest = scanner.flush();
     if (rest) {
       out += rest;
-      yield { text: rest };
+      yield { text: rest, recorded: true };
     }
     const cut = tokens.length < roughTokens(text).length;
     return { text: out, finishReason: cut ? 'length' : 'stop', usage: { promptTokens: 0, completionTokens: sent } };

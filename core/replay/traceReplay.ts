@@ -37,7 +37,7 @@ export class TraceReplayModel implements ModelClient {
     for (const c of rec.chunks) {
       if (req.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
       text += c;
-      yield { text: c };
+      yield { text: c, recorded: true };
     }
     return { text, finishReason: rec.finishReason ?? 'stop' };
   }

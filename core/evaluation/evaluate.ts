@@ -201,7 +201,8 @@ async function evaluateIn(
   const limiter = new RequestLimiter(c.concurrency);
   // One client per run (the runner reports its own retries), all under the one limiter.
   const newModel = () => limiter.wrap(session.endpointModel());
-  let libraries: LibraryFile[] = opts.select === 'same-file' ? [{ path: c.library, doc }] : folderLibraries(c.library, doc);
+  let libraries: LibraryFile[] =
+    opts.select === 'same-file' ? [{ path: c.library, doc }] : folderLibraries(c.library, doc, line => c.log(`select ${opts.select}: ${line}`));
   let strategy = opts.select;
   const taskFor = (ex: { description?: string }): TaskSpec => ({
     ...base,

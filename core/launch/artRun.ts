@@ -72,7 +72,7 @@ async function selectForRun(doc: ArtDocument, path: string, index: number, input
   try {
     return await chooseDemonstrations({
       strategy,
-      libraries: folderLibraries(path, doc),
+      libraries: folderLibraries(path, doc, line => b.config.log?.(`select ${strategy}: ${line}`)),
       task,
       model,
       labelled,

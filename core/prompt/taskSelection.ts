@@ -22,8 +22,11 @@ export interface LibraryFile {
   doc: ArtDocument;
 }
 
-/** The library first, then the other .art files of its folder in name order (a file that cannot be read is skipped). */
-export function folderLibraries(path: string, doc: ArtDocument): LibraryFile[] {
+/**
+ * The library first, then the other .art files of its folder in name order. A file that cannot be read is left out,
+ * and `skipped` is told so in one line each (the candidates, and so the prompts and results, differ without it).
+ */
+export function folderLibraries(path: string, doc: ArtDocument, skipped?: (line: string) => void): LibraryFile[] {
   const dir = dirname(resolve(path));
   const others = readdirSync(dir)
     .filter(f => f.endsWith('.art') && f !== basename(path))
@@ -31,7 +34,8 @@ export function folderLibraries(path: string, doc: ArtDocument): LibraryFile[] {
     .flatMap(f => {
       try {
         return [{ path: join(dir, f), doc: parseArt(readTextFile(join(dir, f))) }];
-      } catch {
+      } catch (e) {
+        skipped?.(`${join(dir, f)}: ${(e as Error).message}; left out of task selection (fix the file or move it out of the folder)`);
         return [];
       }
     });

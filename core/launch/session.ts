@@ -168,7 +168,7 @@ export function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
     log: c.log,
     constrainer:
       b.options.mode === 'generate' && b.options.constrain !== 'off'
-        ? new Constrainer({ mode: b.options.constrain, baseURL: b.options.baseURL })
+        ? new Constrainer({ mode: b.options.constrain, baseURL: b.options.baseURL, log: c.log })
         : undefined,
   };
 }

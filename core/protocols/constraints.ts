@@ -6,8 +6,9 @@
 //   SGLang         regex / ebnf
 //   llama.cpp      grammar (GBNF)
 // `auto` asks the endpoint once what it is (SGLang: GET /get_server_info or /server_info; llama.cpp: GET /props;
-// vLLM: GET /version) and sends nothing to one it does not recognise. A request the server rejects (HTTP 400) is
-// sent again once without the constraint, and the run says so (log line and trace record).
+// vLLM: GET /version) and sends nothing to one it does not recognise or whose probe fails, saying so once in the
+// log. A request the server rejects (HTTP 400) is sent again once without the constraint, and the run says so (log
+// line and trace record).
 import type { Constraint } from '../agent/constrain';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
 import { CONSTRAIN_SERVERS, type ConstrainServer, type SentConstraint } from '../engine/types';
@@ -35,17 +36,39 @@ export function constraintBody(sent: SentConstraint): Record<string, unknown> {
 
 /** The server kind behind an OpenAI-compatible base URL, by its own routes; null when none answers as expected. */
 export async function probeServer(baseURL: string, fetchImpl: typeof fetch = fetch, timeoutMs = 3000): Promise<ConstrainServer | null> {
+  return (await probeServerWhy(baseURL, fetchImpl, timeoutMs)).server;
+}
+
+/**
+ * probeServer, with the probe's failures: each route that could not be asked or answered an error other than "not
+ * found" (`GET /version: HTTP 500`, `GET /props: fetch failed`), so a run left unconstrained can say why.
+ */
+export async function probeServerWhy(
+  baseURL: string,
+  fetchImpl: typeof fetch = fetch,
+  timeoutMs = 3000,
+): Promise<{ server: ConstrainServer | null; failures: string[] }> {
   const root = baseURL.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const failures: string[] = [];
   const get = async (path: string): Promise<Record<string, unknown> | null> => {
     try {
       const r = await fetchImpl(root + path, { signal: AbortSignal.timeout(timeoutMs) });
-      if (!r.ok) return null;
+      if (!r.ok) {
+        if (r.status !== 404 && r.status !== 405) failures.push(`GET ${path}: HTTP ${r.status}`);
+        return null;
+      }
       const body = (await r.json()) as unknown;
       return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-    } catch {
+    } catch (e) {
+      const code = (e as { cause?: { code?: unknown } }).cause?.code;
+      failures.push(`GET ${path}: ${(e as Error).message}${typeof code === 'string' ? ` (${code})` : ''}`);
       return null;
     }
   };
+  return { server: await identify(get), failures };
+}
+
+async function identify(get: (path: string) => Promise<Record<string, unknown> | null>): Promise<ConstrainServer | null> {
   for (const path of ['/get_server_info', '/server_info']) {
     const info = await get(path);
     if (info && ('tokenizer_path' in info || 'model_path' in info || 'version' in info)) return 'sglang';
@@ -68,6 +91,8 @@ export interface ConstrainerOptions {
   /** Prefer the grammar form where the server takes both (llama.cpp takes only a grammar). Default: regex. */
   prefer?: 'regex' | 'grammar';
   fetch?: typeof fetch;
+  /** Told once, in one line, when `auto` finds no server to write constraints for: the run goes unconstrained. */
+  log?: (line: string) => void;
 }
 
 export class Constrainer {
@@ -84,11 +109,22 @@ export class Constrainer {
           ? Promise.resolve(null)
           : m === 'auto'
             ? this.opts.baseURL
-              ? probeServer(this.opts.baseURL, this.opts.fetch)
+              ? this.probe(this.opts.baseURL)
               : Promise.resolve(null)
             : Promise.resolve(m);
     }
     return this.server;
+  }
+
+  private async probe(baseURL: string): Promise<ConstrainServer | null> {
+    const { server, failures } = await probeServerWhy(baseURL, this.opts.fetch);
+    if (!server) {
+      const why = failures.length ? `the probe failed (${failures.join('; ')})` : 'it does not answer as vLLM, SGLang or a llama.cpp server';
+      this.opts.log?.(
+        `constrain auto: no decoding constraints are sent to ${baseURL}: ${why}; the run goes unconstrained (set constrain to the server kind, or off)`,
+      );
+    }
+    return server;
   }
 
   /** The constraint for the next request of a run, or null when none is sent. */

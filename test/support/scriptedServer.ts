@@ -66,6 +66,8 @@ export interface ScriptedServerOptions {
   identity?: 'vllm' | 'vllm-legacy' | 'sglang' | 'llama.cpp' | null;
   /** Answer 400 to any request that carries a decoding constraint (a server that does not know the field). */
   rejectConstraints?: boolean;
+  /** Answer every probe route (GET other than /models) with this error status (a server failing the probe). */
+  probeStatus?: number;
   /** Wait this long before answering each completion request (a busy endpoint's fixed latency). Default 0. */
   requestDelayMs?: number;
   /**
@@ -83,6 +85,7 @@ export class ScriptedServer {
   callPauseMs: number;
   identity: ScriptedServerOptions['identity'];
   rejectConstraints: boolean;
+  probeStatus: number | undefined;
   requestDelayMs: number;
   resync: boolean;
   /**
@@ -115,6 +118,7 @@ export class ScriptedServer {
     this.callPauseMs = opts.callPauseMs ?? 0;
     this.identity = opts.identity ?? null;
     this.rejectConstraints = opts.rejectConstraints ?? false;
+    this.probeStatus = opts.probeStatus;
     this.requestDelayMs = opts.requestDelayMs ?? 0;
     this.resync = opts.resync ?? true;
   }
@@ -189,6 +193,7 @@ export class ScriptedServer {
       return json(res, 200, { object: 'list', data: [{ id: 'scripted', object: 'model' }] });
     }
     if (req.method === 'GET') {
+      if (this.probeStatus !== undefined) return json(res, this.probeStatus, { error: { message: `scripted probe fault ${this.probeStatus}` } });
       const id = this.identity;
       if (path === '/version' && (id === 'vllm' || id === 'vllm-legacy')) return json(res, 200, { version: id === 'vllm' ? '0.12.0' : '0.8.5' });
       if (path === '/props' && id === 'llama.cpp') return json(res, 200, { default_generation_settings: {}, total_slots: 1 });

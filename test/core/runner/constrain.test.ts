@@ -33,7 +33,7 @@ describe('decoding constraints against the scripted server', { timeout: 120_000 
     server.setScripts(OFF_SPEC, ON_SPEC);
     const trace = new MemoryTrace();
     const log: string[] = [];
-    const constrainer = mode ? new Constrainer({ mode, baseURL: server.baseURL }) : undefined;
+    const constrainer = mode ? new Constrainer({ mode, baseURL: server.baseURL, log: l => log.push(l) }) : undefined;
     const r = createAgentRunner(
       { agent: react, question: QUESTION },
       {
@@ -82,11 +82,29 @@ describe('decoding constraints against the scripted server', { timeout: 120_000 
     assert.ok(server.requests.every(q => q.body.structured_outputs === undefined));
   });
 
-  test('auto sends nothing to a server it does not recognise', async () => {
+  test('auto sends nothing to a server it does not recognise, and says so once', async () => {
     server.identity = null;
-    const { result } = await run('auto');
+    const { result, log } = await run('auto');
     assert.equal(result.snapshot.constrainedRequests, 0);
     assert.ok(result.snapshot.corrections >= 1);
+    const said = log.filter(l => /^constrain auto: /.test(l));
+    assert.equal(said.length, 1, log.join('\n'));
+    assert.match(said[0], /does not answer as vLLM, SGLang or a llama\.cpp server; the run goes unconstrained/);
+  });
+
+  test('auto with a probe that fails: the run goes unconstrained and says so once, with why', async () => {
+    server.identity = 'vllm';
+    server.probeStatus = 500;
+    try {
+      const { result, log } = await run('auto');
+      assert.equal(result.snapshot.constrainedRequests, 0);
+      assert.ok(server.requests.filter(q => q.path.endsWith('/completions')).length >= 2, 'more than one request, one line');
+      const said = log.filter(l => /^constrain auto: /.test(l));
+      assert.equal(said.length, 1, log.join('\n'));
+      assert.match(said[0], /the probe failed \(GET \/get_server_info: HTTP 500;[^\n]*GET \/version: HTTP 500\); the run goes unconstrained/);
+    } finally {
+      server.probeStatus = undefined;
+    }
   });
 
   test('a 400 on a constrained request: sent again without, said in the log and the trace', async () => {

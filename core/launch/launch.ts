@@ -52,7 +52,7 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
   try {
     if (tracePath) {
       try {
-        writer = new TraceWriter(tracePath, config.apiKey ? [config.apiKey] : []);
+        writer = new TraceWriter(tracePath, config.apiKey ? [config.apiKey] : [], line => config.log?.(line));
       } catch (e) {
         throw new LaunchError(`${tracePath}: cannot write the trace: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }

@@ -8,14 +8,20 @@ import { traceRecordProblem, type TraceRecord, type TraceSink } from './schema';
 import { readJsonLines } from '../common/jsonLines';
 import { Redactor } from '../common/redact';
 
-/** Appends records to a JSONL file as they happen (synchronously, so a crash loses nothing written before it). */
+/**
+ * Appends records to a JSONL file as they happen (synchronously, so a crash loses nothing written before it). The
+ * first write that fails (a full disk, a removed folder) ends the file there: the problem is told once, to `onError`
+ * when given (thrown by that write otherwise), and later records are not written.
+ */
 export class TraceWriter implements TraceSink {
   private fd: number | null;
   private readonly redactor: Redactor;
+  private written = 0;
 
   constructor(
     readonly path: string,
     secrets: readonly string[] = [],
+    private readonly onError?: (line: string) => void,
   ) {
     this.fd = openSync(path, 'w');
     this.redactor = new Redactor(secrets);
@@ -23,12 +29,22 @@ export class TraceWriter implements TraceSink {
 
   write(record: TraceRecord): void {
     if (this.fd === null) return;
-    writeSync(this.fd, `${this.redactor.redact(JSON.stringify(record))}\n`);
+    try {
+      writeSync(this.fd, `${this.redactor.redact(JSON.stringify(record))}\n`);
+      this.written++;
+    } catch (e) {
+      this.close();
+      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      const line = `${this.path}: cannot write the trace (${why}): it ends after ${this.written} record(s) and nothing more is written to it (free space or give another trace path, and run again)`;
+      if (!this.onError) throw new Error(line);
+      this.onError(line);
+    }
   }
 
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    const fd = this.fd;
     this.fd = null;
+    if (fd !== null) closeSync(fd);
   }
 }
 

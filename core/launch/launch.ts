@@ -46,7 +46,13 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
   let writer: TraceWriter | undefined;
   const tracePath = o.trace ? at(o.trace) : undefined;
   const dispose = async () => {
-    writer?.close();
+    try {
+      writer?.close();
+    } catch (e) {
+      config.log?.(
+        `${tracePath}: closing the trace failed: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message} (its last records may be missing)`,
+      );
+    }
     await session.dispose();
   };
   try {

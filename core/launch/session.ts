@@ -63,7 +63,7 @@ export interface PreparedRun {
   records: TraceRecord[];
   /** The recorded completions the run is answered from first (`from`, or a restart's previous run), if any. */
   cache?: CachedModel;
-  /** Closes the trace and stops MCP servers. */
+  /** Closes the trace and stops MCP servers. Never rejects: each failure is told once to the run's log. */
   dispose(): Promise<void>;
 }
 
@@ -82,7 +82,7 @@ export interface RunSession {
   endpointModel(): ModelClient;
   /** The runner's options for one run with `model`, writing to `trace`. */
   runnerOptions(model: ModelClient, trace?: TraceSink): RunnerOptions;
-  /** Stops MCP servers. */
+  /** Stops MCP servers. Never rejects: a failure is told once to the run's log. */
   dispose(): Promise<void>;
 }
 
@@ -127,7 +127,13 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
     // One SDK client for the session's runs (`art eval` makes one model per run): each gets a sibling of the first.
     endpointModel: () => redactedModel((shared ??= openEndpoint(base())).sibling(), [config.apiKey]),
     runnerOptions: (model, trace) => runnerOptions(base(trace), model),
-    dispose: () => tools.dispose(),
+    dispose: async () => {
+      try {
+        await tools.dispose();
+      } catch (e) {
+        config.log?.(`tools: stopping the MCP servers failed: ${(e as Error).message} (a server process may be left running)`);
+      }
+    },
   };
 }
 

@@ -164,7 +164,10 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
     problems,
     notes: [isolationNote(isolation, opts.allowUnisolatedCode)],
     async dispose() {
-      await Promise.all([...connections.splice(0).map(c => c.close()), ...lazy.splice(0).map(c => c.close())]);
+      // Every server is stopped even when one fails; the failures together, after.
+      const ends = await Promise.allSettled([...connections.splice(0).map(c => c.close()), ...lazy.splice(0).map(c => c.close())]);
+      const failed = ends.flatMap(r => (r.status === 'rejected' ? [r.reason instanceof Error ? r.reason.message : String(r.reason)] : []));
+      if (failed.length) throw new Error(failed.join('; '));
     },
   };
 }

@@ -54,3 +54,16 @@ describe('prepareRun: toolTimeoutMs', () => {
     assert.deepEqual(timedOut, []);
   });
 });
+
+describe('dispose failures', () => {
+  test('stopping the tools fails: said once in the run log, dispose still resolves', async () => {
+    const { openSession } = await import('../../../core/launch/session');
+    const log: string[] = [];
+    const session = await openSession({ program: PROGRAM, mode: 'replay', task: 1, trusted: true, log: l => log.push(l) });
+    let calls = 0;
+    session.tools.dispose = () => (calls++ === 0 ? Promise.reject(new Error('MCP server "notes" did not stop')) : Promise.resolve());
+    await session.dispose();
+    await session.dispose();
+    assert.deepEqual(log, ['tools: stopping the MCP servers failed: MCP server "notes" did not stop (a server process may be left running)']);
+  });
+});

@@ -2,7 +2,7 @@
 // without VS Code): an ART debug session's pause or end in the shape `art mcp`'s stepping tools answer with
 // (core/cli/sessionStop.ts), read from the adapter's `art/state` response and its `art/end` event; the Test
 // Explorer's outcomes; the diagnostics of a document.
-import { describeStop, type SessionStop } from '../../core/cli/sessionStop';
+import { describeStop, withCall, type SessionStop } from '../../core/cli/sessionStop';
 import type { EndEvent, StateRequest } from '../debugAdapter/protocol';
 
 /** Where a debug session stands, as the tools report it: a stop (paused or ended), or running with no pause yet. */
@@ -25,17 +25,7 @@ export function viewOfState(session: string, s: StateRequest.Response): SessionV
   };
   if (s.pause?.step !== undefined) view.step = s.pause.step;
   if (s.pause?.label !== undefined) view.label = s.pause.label;
-  const call = s.call;
-  if (call) {
-    view.tool = call.tool;
-    view.input = call.input;
-    if (call.previousAnswer !== undefined) view.previousAnswer = call.previousAnswer;
-    if (call.output !== undefined) view.output = call.output;
-    if (call.override !== undefined) view.override = call.override;
-    if (call.error !== undefined) view.error = call.error;
-    if (view.step === undefined) view.step = call.step;
-  }
-  return view;
+  return s.call ? withCall(view, s.call) : view;
 }
 
 /** The end of a session's run (its `art/end` event) as a stop. */

@@ -25,7 +25,7 @@ import {
   type McpContext,
 } from './mcpCommon';
 import { replayUnlessEndpoint } from './optionFlags';
-import { describeStop, type SessionStop } from './sessionStop';
+import { describeStop, withCall, type SessionStop } from './sessionStop';
 
 export { describeStop, type SessionStop };
 
@@ -173,7 +173,7 @@ export class DebugSessions {
   }
 
   private pauseView(s: Session, p: PauseInfo): SessionStop {
-    const call = p.call;
+    const { call } = p;
     const view: SessionStop = {
       session: s.id,
       status: 'paused',
@@ -184,16 +184,7 @@ export class DebugSessions {
       canStepBack: s.run.runner.checkpointList().length > 1,
     };
     if (p.step) Object.assign(view, { step: p.step.number, label: p.step.label });
-    if (call) {
-      view.tool = call.tool;
-      view.input = call.input;
-      if (call.previousAnswer !== undefined) view.previousAnswer = call.previousAnswer;
-      if (call.output !== undefined) view.output = call.output;
-      if (call.override !== undefined) view.override = call.override;
-      if (call.error !== undefined) view.error = call.error;
-      if (view.step === undefined) view.step = call.step;
-    }
-    return view;
+    return call ? withCall(view, call) : view;
   }
 }
 

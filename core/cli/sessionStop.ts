@@ -31,6 +31,29 @@ export interface SessionStop {
   notes?: string[];
 }
 
+/** A paused tool call as a stop shows it (the engine's ToolCall, or the adapter's copy of it in `art/state`). */
+export interface StopCall {
+  tool: string;
+  input: string;
+  step: number;
+  previousAnswer?: string;
+  output?: string;
+  override?: string;
+  error?: string;
+}
+
+/** The paused call's fields on a stop: its tool, input, what it read and gave; its step when the pause names none. */
+export function withCall(view: SessionStop, call: StopCall): SessionStop {
+  view.tool = call.tool;
+  view.input = call.input;
+  if (call.previousAnswer !== undefined) view.previousAnswer = call.previousAnswer;
+  if (call.output !== undefined) view.output = call.output;
+  if (call.override !== undefined) view.override = call.override;
+  if (call.error !== undefined) view.error = call.error;
+  if (view.step === undefined) view.step = call.step;
+  return view;
+}
+
 /** The text of a stop: where it paused (the tool, its output) or how it ended, then the program so far. */
 export function describeStop(s: SessionStop): string {
   const head =

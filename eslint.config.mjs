@@ -8,6 +8,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'test/vscode/lm-provider/dist/**',
       'node_modules/**',
       'test/vscode/code-server/**',
       'test-results/**',

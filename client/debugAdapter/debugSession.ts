@@ -14,7 +14,7 @@
 // environment variable named by `apiKeyEnv`.
 import { frameLocation } from './frames';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import {
   Breakpoint,
   ErrorDestination,
@@ -33,7 +33,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { prepareRun } from '../../core/launch/launch';
 import { parseRunOptions } from '../../core/launch/options';
 import { promptReportOf } from '../../core/launch/promptOfRun';
-import type { PreparedRun, RunConfig } from '../../core/launch/session';
+import { callerChatModel, chatModelNotes, type ChatModelProvider, type PreparedRun, type RunConfig } from '../../core/launch/session';
 import { prepareSamples, recordVote } from '../../core/sampling/samples';
 import { apiKeyFromEnv, mayCallEndpoint } from '../../core/launch/apiKey';
 import { StreamedText } from '../../core/common/streamedText';
@@ -81,6 +81,8 @@ export interface ArtDebugSessionOptions {
    * the text itself (a `source` reference), as any DAP client can show.
    */
   documentScheme?: string;
+  /** The client's chat model (VS Code's Language Model API, client/lm/vscodeModel.ts): see core's ChatModelProvider. */
+  chatModel?: ChatModelProvider;
 }
 
 export class ArtDebugSession extends CheckedDebugSession {
@@ -224,9 +226,15 @@ export class ArtDebugSession extends CheckedDebugSession {
     const trusted = this.options.isTrusted ? this.options.isTrusted() : options.trusted;
     // The key is read when an endpoint may be called (core/launch/apiKey.ts): from SecretStorage, else the environment.
     const apiKey = mayCallEndpoint(options) ? (await this.options.apiKey?.()) || apiKeyFromEnv(options, this.options.env ?? process.env) : undefined;
+    const chatModel = await callerChatModel(
+      options,
+      this.options.chatModel,
+      `ART Studio runs ${args.name?.trim() || basename(options.program)} with this model.`,
+    );
     const config: RunConfig = {
       ...options,
       apiKey,
+      chatModel,
       trusted,
       pauseBeforeTool: !this.noDebug && options.pauseBeforeTool,
       pauseAfterTool: !this.noDebug,
@@ -250,6 +258,7 @@ export class ArtDebugSession extends CheckedDebugSession {
         this.documents.set(k, v);
     // The first line says the mode and why; then the sandbox's isolation (information) and the tool file's problems.
     this.sendEvent(new OutputEvent(`${modeLine(run, options, args.modeReason, runs.length)}\n`, 'console'));
+    for (const note of chatModelNotes(options, chatModel)) this.sendEvent(new OutputEvent(`${note}\n`, 'console'));
     for (const note of run.toolNotes) this.sendEvent(new OutputEvent(`tools: ${note}\n`, 'console'));
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
     runs.forEach((r, i) => this.wire(r, i + 1));

@@ -20,6 +20,7 @@ import { ProgramStreams, RUN_SCHEME } from '../views/streamEditor';
 import { RunModeStatus, SET_ENDPOINT_COMMAND } from './mode';
 import { CHECKED_DOCUMENTS, CHECKED_SCHEMES } from '../languageClient';
 import { TraceView } from '../views/traceView';
+import { provideChatModel } from '../lm/vscodeModel';
 
 export interface RunnerDeps {
   client?: LanguageClient;
@@ -107,6 +108,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     log: deps.log,
     extensionUri: context.extensionUri,
     replay: replayRun,
+    chatModel: provideChatModel,
   });
 
   const factory: vscode.DebugAdapterDescriptorFactory = {
@@ -119,6 +121,8 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
           // A run's program is the streamed `art-run:` document (views/streamEditor.ts): never checked, and the
           // stack frames name it.
           documentScheme: RUN_SCHEME,
+          // art.model.source "vscode": the run's model is one of VS Code's Language Model API.
+          chatModel: provideChatModel,
         }),
       ),
   };

@@ -7,7 +7,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { answerBeside, isCotPrompt, transcriptBeside } from '../../core/launch/companions';
 import { newRunId, prepareRunsFolder, runFiles } from '../../core/trace/history';
 import { readSetting, type ArtSettings } from '../settings';
-import { chooseMode } from './mode';
+import { chooseMode, liveModelName } from './mode';
 import { isRunnable, unitAt, unitsOf } from './programs';
 import { DEBUG_TYPE, type ArtLaunchArguments } from '../debugAdapter/protocol';
 
@@ -127,7 +127,12 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
     // Replay or live, never switched silently (client/runner/mode.ts): the reason goes into the run's first line.
     if (config.modeReason === undefined) {
       const recorded = !!doc && !!this.deps.hasRecording?.(program, doc.getText(), config.task);
-      const choice = chooseMode({ configured: config.mode, setting: readSetting('run.mode', programUri), model: config.model, recorded });
+      const choice = chooseMode({
+        configured: config.mode,
+        setting: readSetting('run.mode', programUri),
+        model: liveModelName(config as Record<string, unknown>),
+        recorded,
+      });
       if ('error' in choice) {
         void vscode.window.showErrorMessage(`ART Studio: ${choice.error}.`);
         return undefined;

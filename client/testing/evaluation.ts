@@ -13,6 +13,8 @@ import type { EvalResult } from '../../core/evaluation/eval';
 import type { EvalReport } from '../../core/evaluation/report';
 import type { EvaluationEnd } from '../../core/evaluation/evaluate';
 import { RUN_OPTIONS } from '../../core/launch/options';
+import type { ChatModelProvider } from '../../core/launch/session';
+import type { ChatBackend } from '../../core/model/chatContinuation';
 import type { ArtSettings } from '../settings';
 import { API_KEY_SECRET } from '../runner/commands';
 import { UNTRUSTED_RUN_MESSAGE } from '../runner/configuration';
@@ -34,6 +36,8 @@ export interface EvaluationDeps {
   replay(trace: string): Thenable<boolean>;
   /** Opens the comparison of two results files ("ART: Compare Evaluations"). */
   compare(a: string, b: string): Thenable<unknown>;
+  /** With art.model.source "vscode": the Language Model API's model (client/lm/vscodeModel.ts). */
+  chatModel: ChatModelProvider;
 }
 
 export interface EvaluationOutcome {
@@ -93,7 +97,8 @@ export class Evaluations implements vscode.Disposable {
     if (!library) return undefined;
     const s = this.deps.settings(library);
     const options: Record<string, unknown> = { ...s.runOptions };
-    if (!options.model) {
+    const onVscodeModel = options.modelSource === 'vscode';
+    if (!onVscodeModel && !options.model) {
       const open = 'Set a Model Endpoint';
       void vscode.window
         .showErrorMessage(
@@ -109,6 +114,18 @@ export class Evaluations implements vscode.Disposable {
     data ??= await pickDataset(runsFolder);
     if (!data) return undefined;
     if (!(await saveFirst(library))) return undefined;
+    let chatModel: ChatBackend | undefined;
+    if (onVscodeModel) {
+      try {
+        chatModel = await this.deps.chatModel(
+          String(options.vscodeModel ?? ''),
+          `ART Studio evaluates ${basename(library.fsPath)} on ${basename(data.fsPath)} with this model.`,
+        );
+      } catch (e) {
+        void vscode.window.showErrorMessage(`ART Studio: ${(e as Error).message}.`);
+        return undefined;
+      }
+    }
     const m = this.deps.load();
     // Run again: resume the latest results file, or start a new one beside it (asked unless given).
     const earlier = m.resultsFiles(data.fsPath, library.fsPath);
@@ -158,6 +175,7 @@ export class Evaluations implements vscode.Disposable {
               },
               apiKey: async env => (await this.deps.secrets.get(API_KEY_SECRET)) || process.env[env] || undefined,
               trusted: vscode.workspace.isTrusted,
+              chatModel,
               concurrency: s.evaluationConcurrency,
               runs: { folder: runsFolder, gitignore: s.runsGitignore },
               signal: controller.signal,

@@ -16,7 +16,8 @@ import { EvalDataError, readDataset, readResults, runEval, type EvalExample, typ
 import { deleteRun, newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
 import { LaunchError } from '../launch/options';
 import { pickProgram } from '../launch/pick';
-import { openSession, type RunSession } from '../launch/session';
+import { chatModelNotes, openSession, type RunSession } from '../launch/session';
+import type { ChatBackend } from '../model/chatContinuation';
 import { HEADLESS, parseRunOptions, type RunOptionName, type RunOptions } from '../launch/options';
 import { taskOf } from '../prompt/prompt';
 import type { TaskSpec } from '../prompt/selection';
@@ -97,6 +98,8 @@ export interface EvaluationConfig {
   apiKey?(apiKeyEnv: string): string | undefined | Promise<string | undefined>;
   /** Whether anything may run (the workspace trust). */
   trusted: boolean;
+  /** With the option modelSource "vscode": the chat model the caller has (VS Code's Language Model API). */
+  chatModel?: ChatBackend;
   /** Examples run at once, and the bound on requests in flight. */
   concurrency: number;
   /** `best-cluster`: the labelled examples each file is tried on. Default 3. */
@@ -155,7 +158,7 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
     if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
     const apiKey = (await c.apiKey?.(o.apiKeyEnv)) || undefined;
     file.redact([apiKey]);
-    session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log });
+    session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log, chatModel: c.chatModel });
     return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });
   } finally {
     file.close();
@@ -186,7 +189,19 @@ async function evaluateIn(
   const results: EvalResult[] = examples.flatMap(e => (done.has(e.id) ? [done.get(e.id)!] : []));
   const opts = session.options;
   for (const p of [...session.tools.notes, ...session.tools.problems]) c.log(`tools: ${p}`);
-  const header = writeOrCheckHeader(file, makeHeader({ library: c.library, data: c.data, resultsPath, options: opts, root: session.root }), c.log);
+  for (const note of chatModelNotes(opts, c.chatModel)) c.log(note);
+  const header = writeOrCheckHeader(
+    file,
+    makeHeader({
+      library: c.library,
+      data: c.data,
+      resultsPath,
+      options: opts,
+      root: session.root,
+      chatModel: opts.modelSource === 'vscode' ? c.chatModel?.id : undefined,
+    }),
+    c.log,
+  );
   c.onStart?.({
     total: examples.length,
     done: [...results],

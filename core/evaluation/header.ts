@@ -66,7 +66,19 @@ export function gitVersion(path: string): { commit: string; dirty: boolean } | u
   }
 }
 
-export function makeHeader(o: { library: string; data: string; resultsPath: string; options: RunOptions; root: string; date?: Date }): ResultsHeader {
+/** `chatModel`: the id of the caller's chat model the evaluation ran on (VS Code's Language Model API), if any. */
+/** The endpoint a results header names for a model of VS Code's Language Model API. */
+export const VSCODE_LM_ENDPOINT = "VS Code's Language Model API";
+
+export function makeHeader(o: {
+  library: string;
+  data: string;
+  resultsPath: string;
+  options: RunOptions;
+  root: string;
+  date?: Date;
+  chatModel?: string;
+}): ResultsHeader {
   const opts = o.options;
   const git = gitVersion(o.library);
   const toolsPath = opts.tools === undefined ? undefined : resolve(o.root, opts.tools);
@@ -77,8 +89,8 @@ export function makeHeader(o: { library: string; data: string; resultsPath: stri
     library: { ...fileVersion(o.library, o.resultsPath), ...(git ? { git } : {}) },
     data: fileVersion(o.data, o.resultsPath),
     ...(toolsPath && existsSync(toolsPath) && statSync(toolsPath).isFile() ? { tools: fileVersion(toolsPath, o.resultsPath) } : {}),
-    model: opts.model ?? null,
-    endpoint: opts.baseURL ?? null,
+    model: o.chatModel ?? opts.model ?? null,
+    endpoint: o.chatModel ? VSCODE_LM_ENDPOINT : (opts.baseURL ?? null),
     options: {
       api: opts.api,
       ...(opts.task !== undefined ? { task: opts.task } : {}),

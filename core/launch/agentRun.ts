@@ -12,7 +12,7 @@ import { existing, preambleBeside, readCompanion, transcriptBeside } from './com
 import { LaunchError } from './options';
 import { pickAgent } from './pick';
 import { withCache } from './requestCache';
-import { endpointModel, runnerOptions, type Base, type Made } from './session';
+import { endpointModel, hasLiveModel, runnerOptions, type Base, type Made } from './session';
 
 export function makeAgentRun(text: string, path: string, b: Base): Made {
   const file = parseAgentFile(text);
@@ -40,7 +40,7 @@ export function makeAgentRun(text: string, path: string, b: Base): Made {
         `${basename(recording)} answers the question "${recorded}": leave the input empty to replay it, or run in generate mode to ask another`,
       );
     question = recorded;
-    const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
+    const live = hasLiveModel(b) ? endpointModel(b) : undefined;
     try {
       model = ReplayModel.fromAgentTranscript(agent, transcript, {
         chunkDelayMs: b.options.replayDelayMs,

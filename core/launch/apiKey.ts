@@ -5,11 +5,16 @@
 import type { RunOptions } from './options';
 
 /** Whether a run of these options may call the endpoint (and so needs the key). */
-export function mayCallEndpoint(o: Pick<RunOptions, 'mode' | 'baseURL' | 'model'>): boolean {
+export function mayCallEndpoint(o: Pick<RunOptions, 'mode' | 'baseURL' | 'model'> & Partial<Pick<RunOptions, 'modelSource'>>): boolean {
+  // A model of VS Code's Language Model API needs no key: none is read.
+  if (o.modelSource === 'vscode') return false;
   return o.mode === 'generate' || !!(o.baseURL && o.model);
 }
 
 /** The key from the environment variable `apiKeyEnv` names, when the run may call the endpoint; else undefined. */
-export function apiKeyFromEnv(o: Pick<RunOptions, 'mode' | 'baseURL' | 'model' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv): string | undefined {
+export function apiKeyFromEnv(
+  o: Pick<RunOptions, 'mode' | 'baseURL' | 'model' | 'apiKeyEnv'> & Partial<Pick<RunOptions, 'modelSource'>>,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
   return mayCallEndpoint(o) ? env[o.apiKeyEnv] || undefined : undefined;
 }

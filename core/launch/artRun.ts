@@ -12,7 +12,7 @@ import { ReplayModel } from '../replay/programReplay';
 import { LaunchError } from './options';
 import { pickProgram } from './pick';
 import { withCache } from './requestCache';
-import { endpointModel, runnerOptions, type Base, type Made } from './session';
+import { endpointModel, hasLiveModel, runnerOptions, type Base, type Made } from './session';
 
 export async function makeArtRun(text: string, path: string, b: Base): Promise<Made> {
   // `%%` reads `%` in a library with a `%s` template (prompt.ts): lines and program indices are unchanged.
@@ -25,7 +25,7 @@ export async function makeArtRun(text: string, path: string, b: Base): Promise<M
   if (b.options.mode === 'replay') {
     if (!program.steps.length) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no steps to replay`);
     // A configured endpoint is where the run goes on once it departs from the recording.
-    const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
+    const live = hasLiveModel(b) ? endpointModel(b) : undefined;
     replay = ReplayModel.fromArtProgram(doc, index, name => b.tools.get(name) !== undefined, { chunkDelayMs: b.options.replayDelayMs, live });
   }
   const model = withCache(b, () => replay ?? endpointModel(b));

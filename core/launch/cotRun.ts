@@ -9,7 +9,7 @@ import { ReplayModel } from '../replay/programReplay';
 import { answerBeside, existing, readCompanion } from './companions';
 import { COT_EXTENSION } from '../common/language';
 import { LaunchError } from './options';
-import { endpointModel, runnerOptions, type Base, type Made } from './session';
+import { endpointModel, hasLiveModel, runnerOptions, type Base, type Made } from './session';
 
 /** A MultiTool-CoT prompt (`NAME.cot.txt`): replay mode replays `NAME.answer.txt` beside it. */
 export function makeCotRun(text: string, path: string, b: Base): Made {
@@ -40,7 +40,7 @@ export function makeCotRun(text: string, path: string, b: Base): Made {
         `${basename(recording)} answers the question "${recorded.question}": leave the input empty to replay it, or run in generate mode to ask another`,
       );
     question = recorded.question;
-    const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
+    const live = hasLiveModel(b) ? endpointModel(b) : undefined;
     model = new ReplayModel(recorded.script, { chunkDelayMs: b.options.replayDelayMs, live, id: `replay:${basename(recording)}` });
   } else {
     if (!question) throw new LaunchError(`a MultiTool-CoT run needs an input: the question that fills the prompt's %s`);

@@ -120,6 +120,33 @@ export const RUN_OPTIONS = {
     },
     cli: { flag: 'api', arg: 'completions|chat|tools' },
   }),
+  modelSource: option(z.enum(['endpoint', 'vscode']).default('endpoint'), {
+    description:
+      "VS Code only: where a live run's model comes from: the OpenAI-compatible endpoint (baseURL, model), or a chat model of VS Code's Language Model API (vscodeModel; GitHub Copilot's or any extension's), which takes no stop sequences, log-probabilities or decoding constraints: ART programs go over its function calling when it has it, over the chat continuation otherwise.",
+    manifest: {
+      enumDescriptions: [
+        'The OpenAI-compatible endpoint of baseURL and model.',
+        "A chat model of VS Code's Language Model API (vscodeModel), asked with VS Code's consent.",
+      ],
+    },
+    setting: {
+      key: 'model.source',
+      scope: 'window',
+      default: 'endpoint',
+      description:
+        'Where live runs, tests and evaluations started in VS Code get their model: "endpoint" (art.model.baseURL, art.model.name) or "vscode", a chat model of VS Code\'s Language Model API (art.model.vscodeModel). The status bar\'s run mode item chooses it.',
+    },
+  }),
+  vscodeModel: option(z.string().default(''), {
+    description:
+      'VS Code only, with modelSource "vscode": the Language Model API model, by id, family or name (empty: the first one VS Code offers).',
+    setting: {
+      key: 'model.vscodeModel',
+      scope: 'window',
+      description:
+        'With art.model.source "vscode": the model by id, family or name (empty: the first one VS Code offers). The status bar\'s run mode item lists them.',
+    },
+  }),
   apiKeyEnv: option(
     z
       .string()

@@ -29,7 +29,8 @@ export /** The model, answered first from the recorded completions when there ar
 function withCache(b: Base, make: () => ModelClient): ModelClient {
   // Re-running from a trace needs no endpoint until a request is not in it.
   if (!b.cached) return make();
-  const model = b.options.baseURL || b.options.mode === 'replay' ? make() : undefined;
+  const live = b.options.modelSource === 'vscode' ? !!b.config.chatModel : !!b.options.baseURL;
+  const model = live || b.options.mode === 'replay' ? make() : undefined;
   const entries = cacheEntries(b.cached, b.options.from ? b.options.until : undefined);
   const run = b.cached.find(r => r.t === 'run');
   return new CachedModel(model, entries, { honoursStop: run?.t === 'run' ? run.honoursStop : undefined });

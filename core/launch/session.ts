@@ -5,6 +5,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { FileLanguage } from '../common/language';
 import type { CachedModel } from '../replay/cache';
 import { OpenAIModel } from '../model/openai';
+import { ChatContinuationModel, NO_LOGPROBS_NOTE, type ChatBackend } from '../model/chatContinuation';
 import { redactedModel } from './redactedModel';
 import type { ModelClient } from '../model/types';
 import type { RetryPolicy } from '../model/retry';
@@ -38,6 +39,11 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
     wrapModel?: (model: ModelClient) => ModelClient;
     /** How long the endpoint's client waits before retrying (default DEFAULT_RETRY, core/model/retry.ts). */
     retry?: Partial<RetryPolicy>;
+    /**
+     * The chat model the caller has, with `modelSource: 'vscode'` (VS Code's Language Model API,
+     * client/lm/vscodeModel.ts): the run's live model instead of the endpoint.
+     */
+    chatModel?: ChatBackend;
   };
 
 export type RunLanguage = FileLanguage;
@@ -125,7 +131,10 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
     root,
     tools,
     // One SDK client for the session's runs (`art eval` makes one model per run): each gets a sibling of the first.
-    endpointModel: () => redactedModel((shared ??= openEndpoint(base())).sibling(), [config.apiKey]),
+    endpointModel: () =>
+      config.chatModel || o.modelSource === 'vscode'
+        ? endpointModel(base())
+        : redactedModel((shared ??= openEndpoint(base())).sibling(), [config.apiKey]),
     runnerOptions: (model, trace) => runnerOptions(base(trace), model),
     dispose: async () => {
       try {
@@ -172,19 +181,76 @@ export function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
     workspaceRoot: b.root,
     trace: b.trace,
     log: c.log,
+    // A chat model of the caller's takes no decoding constraint (said once in the notes: chatModelNotes).
     constrainer:
-      b.options.mode === 'generate' && b.options.constrain !== 'off'
+      b.options.mode === 'generate' && b.options.constrain !== 'off' && b.options.modelSource !== 'vscode'
         ? new Constrainer({ mode: b.options.constrain, baseURL: b.options.baseURL, log: c.log })
         : undefined,
   };
 }
 
+/** Whether a live model is configured: the caller's chat model, or an endpoint with a model name. */
+export function hasLiveModel(b: Base): boolean {
+  return b.options.modelSource === 'vscode' ? !!b.config.chatModel : !!(b.options.baseURL && b.options.model);
+}
+
 /**
- * The endpoint's model (a LaunchError when baseURL or model is missing), its output redacted of the key: an
- * endpoint that echoes it has it neither shown nor recorded (core/launch/redactedModel.ts).
+ * The run's live model: the caller's chat model with `modelSource: 'vscode'`, else the endpoint's (a LaunchError when
+ * baseURL or model is missing), its output redacted of the key: an endpoint that echoes it has it neither shown nor
+ * recorded (core/launch/redactedModel.ts).
  */
 export function endpointModel(b: Base): ModelClient {
+  if (b.options.modelSource === 'vscode') {
+    const chat = b.config.chatModel;
+    if (!chat)
+      throw new LaunchError(
+        'the model source is "vscode" (a model of VS Code\'s Language Model API) but none is available: choose one in the status bar\'s run mode item, or set modelSource "endpoint"',
+      );
+    // ART programs go over the model's function calling when it has it (the tool library offered as functions).
+    return redactedModel(new ChatContinuationModel(chat, artToolProgram(b.tools.catalog().all())), [b.config.apiKey]);
+  }
   return redactedModel(openEndpoint(b), [b.config.apiKey]);
+}
+
+/**
+ * The caller's chat model named by `wanted` (VS Code's Language Model API: art.model.vscodeModel); rejects with a
+ * one-line reason when there is none. `justification` is what the consent dialog says the requests are for.
+ */
+export type ChatModelProvider = (wanted: string, justification: string) => Promise<ChatBackend>;
+
+/**
+ * The caller's chat model when the run's model source is VS Code's: a run that generates cannot start without it
+ * (a LaunchError saying why); a replay goes on without one (it says so if it departs and needs the model).
+ */
+export async function callerChatModel(
+  o: Pick<RunOptions, 'modelSource' | 'vscodeModel' | 'mode'>,
+  provide: ChatModelProvider | undefined,
+  justification: string,
+): Promise<ChatBackend | undefined> {
+  if (o.modelSource !== 'vscode' || !provide) return undefined;
+  try {
+    return await provide(o.vscodeModel, justification);
+  } catch (e) {
+    if (o.mode === 'generate') throw new LaunchError((e as Error).message);
+    return undefined;
+  }
+}
+
+/**
+ * What a run on the caller's chat model cannot do, said once as a run's or an evaluation's first lines: no
+ * log-probabilities (NO_LOGPROBS_NOTE), no decoding constraint, and whether programs go over function calling.
+ */
+export function chatModelNotes(o: Pick<RunOptions, 'modelSource' | 'constrain'>, chat: ChatBackend | undefined): string[] {
+  if (o.modelSource !== 'vscode' || !chat) return [];
+  return [
+    `model: ${chat.id} (VS Code's Language Model API), ${
+      chat.callsFunctions ? 'ART programs over its function calling' : 'programs continued over chat (it calls no functions)'
+    }; no stop sequences: they are applied as the reply streams`,
+    `model: ${NO_LOGPROBS_NOTE}`,
+    ...(o.constrain !== 'off'
+      ? [`model: constrain "${o.constrain}" is not applied: the model takes no decoding constraint (the monitor still checks every step)`]
+      : []),
+  ];
 }
 
 function openEndpoint(b: Base): OpenAIModel {

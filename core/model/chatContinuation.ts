@@ -5,24 +5,58 @@
 // the reply is made a bare continuation (chatReply.ts) and the stop sequences are applied here (stops.ts), the
 // backend's stream given up at the first one. A completion is also cut at the same local budget as openai.ts's.
 // The runner's own guards (checked continuations, the no-progress stop) apply to this model as to any other.
+//
+// A backend that calls functions (`tools`) continues a program over function calling as the tools API of openai.ts
+// does (toolsApi.ts): the tools offered as functions, the text so far as a dialogue (a tool step the model's part
+// has is an assistant message with the call and a user message with its result), and a call that comes back
+// written as the program's tool step.
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from './types';
 import { ChatReplyNormalizer, type ReplyPiece, type ReplyRepair } from './chatReply';
 import { CHAT_CONTINUE_SYSTEM_PROMPT, localBudgetChars } from './openai';
 import { StopScanner } from './stops';
 import { abortError } from './retry';
+import {
+  callId,
+  FunctionNames,
+  instructionOf,
+  functionDefinitions,
+  TOOLS_SYSTEM_PROMPT,
+  type FunctionDefinition,
+  type StreamedCall,
+  type ToolDialogue,
+  type ToolProgram,
+} from './toolsApi';
 
-/** One message to a chat backend: VS Code's Language Model API has user and assistant messages only. */
+/**
+ * One message to a chat backend: VS Code's Language Model API has user and assistant messages only; an assistant
+ * message may end in a function call, and a user message may carry a call's result.
+ */
 export interface ChatMessage {
   role: 'user' | 'assistant';
   text: string;
+  /** An assistant message's function call (the arguments as JSON). */
+  call?: { id: string; name: string; arguments: string };
+  /** A user message's result of the call `id`. */
+  result?: { id: string; output: string };
 }
+
+/** A function offered to the backend. */
+export type ChatFunction = FunctionDefinition;
+
+/** What a backend streams: text, or a function call (the reply ends with it). */
+export type ChatPart = string | { call: StreamedCall };
 
 /** A chat model as the caller has it: an identity for traces and a streamed reply to messages. */
 export interface ChatBackend {
   /** `vscode-lm:copilot/gpt-4o`, ...: never a key. */
   readonly id: string;
-  /** Streams the reply's text; stops (and ends the request) when `signal` aborts. */
-  send(messages: ChatMessage[], opts: { maxTokens?: number; temperature?: number; signal: AbortSignal }): AsyncIterable<string>;
+  /** Whether the model calls functions (it is then offered the tool library's tools). */
+  readonly callsFunctions?: boolean;
+  /** Streams the reply; stops (and ends the request) when `signal` aborts. */
+  send(
+    messages: ChatMessage[],
+    opts: { maxTokens?: number; temperature?: number; signal: AbortSignal; functions?: ChatFunction[] },
+  ): AsyncIterable<ChatPart>;
 }
 
 /**
@@ -40,10 +74,46 @@ export function continuationMessages(text: string): ChatMessage[] {
   ];
 }
 
+/** The messages of a continuation over function calling: the instruction, the prompt, then each tool turn. */
+export function functionCallingMessages(d: ToolDialogue, names: FunctionNames): ChatMessage[] {
+  const out: ChatMessage[] = [
+    { role: 'user', text: TOOLS_SYSTEM_PROMPT },
+    { role: 'user', text: d.prompt },
+  ];
+  d.turns.forEach((t, i) => {
+    const id = callId(i);
+    out.push({
+      role: 'assistant',
+      text: t.text,
+      call: { id, name: names.functionOf(t.tool), arguments: JSON.stringify({ instruction: t.instruction }) },
+    });
+    out.push({ role: 'user', text: '', result: { id, output: t.output } });
+  });
+  if (d.tail) out.push({ role: 'assistant', text: d.tail });
+  return out;
+}
+
 export class ChatContinuationModel implements ModelClient {
   readonly honoursStop = false;
+  private readonly names: FunctionNames | undefined;
 
-  constructor(private readonly backend: ChatBackend) {}
+  /** `toolProgram`: the program language's reading of text as a dialogue, for a backend that calls functions. */
+  constructor(
+    private readonly backend: ChatBackend,
+    private readonly toolProgram?: ToolProgram,
+  ) {
+    this.names = backend.callsFunctions && toolProgram ? new FunctionNames(toolProgram.tools) : undefined;
+  }
+
+  /** The request for `text`: over function calling when the backend calls functions and the text is a program. */
+  private request(text: string): { messages: ChatMessage[]; functions?: ChatFunction[] } {
+    const dialogue = this.names ? this.toolProgram!.dialogue(text) : null;
+    if (!dialogue) return { messages: continuationMessages(text) };
+    return {
+      messages: functionCallingMessages(dialogue, this.names!),
+      functions: functionDefinitions(this.toolProgram!.tools, this.names!),
+    };
+  }
 
   get id(): string {
     return this.backend.id;
@@ -82,13 +152,31 @@ export class ChatContinuationModel implements ModelClient {
     };
     try {
       let done = false;
-      const parts = this.backend.send(continuationMessages(req.prompt), {
+      const { messages, functions } = this.request(req.prompt);
+      const parts = this.backend.send(messages, {
         maxTokens: req.maxTokens,
         temperature: req.temperature,
         signal: ctrl.signal,
+        ...(functions ? { functions } : {}),
       });
       for await (const part of parts) {
         if (req.signal?.aborted) throw abortError(req.signal);
+        if (typeof part !== 'string') {
+          // A function call: what the reply held back, then the call written as the program's tool step; it ends.
+          const tail = reply.end();
+          const x = extras(tail);
+          if (x) yield x;
+          const r = release(tail.text);
+          if (r.out) yield { text: r.out };
+          if (!r.done && this.names) {
+            const call = this.toolProgram!.callText(req.prompt + received, this.names.toolOf(part.call.name), instructionOf(part.call.arguments));
+            const c = release(call);
+            if (c.out) yield { text: c.out };
+            finishReason ??= 'tool_calls';
+          }
+          done = true;
+          break;
+        }
         const p = reply.push(part);
         const x = extras(p);
         if (x) yield x;

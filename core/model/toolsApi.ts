@@ -94,20 +94,29 @@ export class FunctionNames {
   }
 }
 
-/** The `tools` field of a request. */
-export function toolDefinitions(tools: readonly OfferedTool[], names: FunctionNames): OpenAI.Chat.ChatCompletionTool[] {
+/** A function offered to a model: its name, what it does and its parameters (a JSON schema). */
+export interface FunctionDefinition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** The tools as functions: each takes one string, the step's instruction. */
+export function functionDefinitions(tools: readonly OfferedTool[], names: FunctionNames): FunctionDefinition[] {
   return tools.map(t => ({
-    type: 'function' as const,
-    function: {
-      name: names.functionOf(t.name),
-      description: t.description.slice(0, 1024),
-      parameters: {
-        type: 'object',
-        properties: { instruction: { type: 'string', description: `The step's instruction: the input of ${t.name}.` } },
-        required: ['instruction'],
-      },
+    name: names.functionOf(t.name),
+    description: t.description.slice(0, 1024),
+    parameters: {
+      type: 'object',
+      properties: { instruction: { type: 'string', description: `The step's instruction: the input of ${t.name}.` } },
+      required: ['instruction'],
     },
   }));
+}
+
+/** The `tools` field of a request. */
+export function toolDefinitions(tools: readonly OfferedTool[], names: FunctionNames): OpenAI.Chat.ChatCompletionTool[] {
+  return functionDefinitions(tools, names).map(f => ({ type: 'function' as const, function: f }));
 }
 
 /** The id of the call of the `i`-th (0-based) tool turn: 9 letters and digits, which every server accepts. */

@@ -19,7 +19,7 @@ import {
   workbenchUrl,
   writeUserSettings,
 } from '../../scripts/code-server.mjs';
-import { buildSuite } from './build-suite.mjs';
+import { buildSuite, installTestModels } from './build-suite.mjs';
 
 const { values: opts } = parseArgs({
   options: { 'no-build': { type: 'boolean' }, grep: { type: 'string' }, timeout: { type: 'string', default: '240' }, verbose: { type: 'boolean' } },
@@ -33,6 +33,8 @@ const suite = await buildSuite();
 const workspace = copyWorkspace(join(ROOT, 'test/vscode/workspace'));
 const dataDir = mkdtempSync(join(tmpdir(), 'art-cs-'));
 writeUserSettings(dataDir);
+// The test-only provider of Language Model API models (test/vscode/lm-provider/), installed as a user would.
+await installTestModels(dataDir);
 if (opts.grep) process.env.ART_TEST_GREP = opts.grep; // read by the suite inside the extension host
 
 const started = Date.now();

@@ -3,7 +3,15 @@
 // stop sequences applied here with the backend's stream given up at the first one, the local budget kept.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChatContinuationModel, continuationMessages, type ChatBackend, type ChatMessage } from '../../../core/model/chatContinuation';
+import {
+  ChatContinuationModel,
+  continuationMessages,
+  type ChatBackend,
+  type ChatFunction,
+  type ChatMessage,
+  type ChatPart,
+} from '../../../core/model/chatContinuation';
+import { artToolProgram } from '../../../core/protocols/artTools';
 import type { CompletionChunk } from '../../../core/model/types';
 
 /** A backend that replies with `parts`, recording what it was sent and whether its stream was given up early. */
@@ -87,5 +95,66 @@ describe('ChatContinuationModel', () => {
       },
     };
     await assert.rejects(new ChatContinuationModel(backend).complete({ prompt: 'p', signal: ctrl.signal }), /abort|stopped/i);
+  });
+
+  describe('over function calling (a backend that calls functions)', () => {
+    const program = artToolProgram([
+      { name: 'calculator', description: 'Arithmetic.' },
+      { name: 'code execute', description: 'Runs Python.' },
+    ]);
+    const LIB = 'Input: Ann has 2 pens and buys 5.\nQ1: [calculator] 2 + 5\n#1: 7\nQ2: [EOQ]\nAns: 7\n----\nInput: 21 plus 3?\nQ1:';
+    /** A backend that calls functions, replying with `replies[i]` to its i-th request, recording what it was sent. */
+    function caller(replies: ChatPart[][]) {
+      const sent: { messages: ChatMessage[]; functions?: ChatFunction[] }[] = [];
+      const backend: ChatBackend = {
+        id: 'test:caller',
+        callsFunctions: true,
+        async *send(messages, opts) {
+          sent.push({ messages, functions: opts.functions });
+          yield* replies[sent.length - 1] ?? [];
+        },
+      };
+      return { backend, sent };
+    }
+
+    test('offers the tools as functions and writes a call as the tool step, through the answer marker', async () => {
+      const { backend, sent } = caller([[{ call: { name: 'calculator', arguments: '{"instruction": "21 + 3"}' } }]]);
+      const { result } = await collect(new ChatContinuationModel(backend, program), LIB, ['\n#1:']);
+      assert.equal(result.text, ' [calculator] 21 + 3');
+      assert.deepEqual(
+        sent[0].functions?.map(f => f.name),
+        ['calculator', 'code_execute'],
+      );
+      assert.deepEqual(sent[0].functions?.[0].parameters.required, ['instruction']);
+      assert.equal(sent[0].messages.at(-1)?.text, LIB, 'before the first call the text so far is the user message');
+    });
+
+    test("a tool step of the model's part goes back as the call and its result; text before a call is kept", async () => {
+      const text = `${LIB} [calculator] 21 + 3\n#1: 24\nQ2:`;
+      const { backend, sent } = caller([[' [EOQ]\nAns: 24']]);
+      const { result } = await collect(new ChatContinuationModel(backend, program), text, ['\n----']);
+      assert.equal(result.text, ' [EOQ]\nAns: 24');
+      const [instruction, prompt, call, output, ...rest] = sent[0].messages;
+      assert.deepEqual([instruction.role, prompt.role, call.role, output.role], ['user', 'user', 'assistant', 'user']);
+      assert.equal(prompt.text.endsWith('Input: 21 plus 3?\nQ1:'), true);
+      assert.deepEqual(call.call, { id: 'art000001', name: 'calculator', arguments: '{"instruction":"21 + 3"}' });
+      assert.deepEqual(output.result, { id: 'art000001', output: '24' });
+      assert.deepEqual(
+        rest.map(m => [m.role, m.text]),
+        [['assistant', 'Q2:']],
+      );
+    });
+
+    test('text before a call is released first; a call of an unknown function is written with its name', async () => {
+      const { backend } = caller([[' [EOQ]', { call: { name: 'weather', arguments: '"Paris"' } }]]);
+      const { result } = await collect(new ChatContinuationModel(backend, program), LIB);
+      assert.equal(result.text, ' [EOQ]\nQ2: [weather] Paris\n#');
+    });
+
+    test('a backend that does not call functions gets the plain continuation request', async () => {
+      const { backend, sent } = scripted([' [calculator] 21 + 3\n#1:']);
+      await collect(new ChatContinuationModel(backend, program), LIB, ['\n#1:']);
+      assert.deepEqual(sent[0], continuationMessages(LIB));
+    });
   });
 });

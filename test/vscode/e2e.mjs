@@ -26,6 +26,7 @@ import {
   writeUserSettings,
 } from '../../scripts/code-server.mjs';
 import { workbench } from './e2e/workbench.mjs';
+import { installTestModels } from './build-suite.mjs';
 
 const { values: opts } = parseArgs({
   options: { dev: { type: 'boolean' }, 'no-build': { type: 'boolean' }, only: { type: 'string' }, pictures: { type: 'boolean' } },
@@ -52,6 +53,9 @@ if (opts.dev) {
   if (r.status !== 0) throw new Error(`installing the VSIX failed:\n${r.stdout}\n${r.stderr}`);
   console.log(`installed ${EXTENSION_ID} from a freshly packaged VSIX`);
 }
+
+// The test-only provider of Language Model API models (test/vscode/lm-provider/), installed beside ART Studio.
+await installTestModels(dataDir);
 
 const scenarios = [];
 for (const file of readdirSync(join(ROOT, 'test/vscode/e2e'))
@@ -99,7 +103,8 @@ try {
     if (!opts.pictures) return;
     const dir = join(ROOT, 'images', 'screenshots');
     mkdirSync(dir, { recursive: true });
-    await page.screenshot({ path: join(dir, `${name}.png`) });
+    // Animations (a quick pick fading in) are finished first: the picture shows what a person sees once it settles.
+    await page.screenshot({ path: join(dir, `${name}.png`), animations: 'disabled' });
     console.log(`     picture: images/screenshots/${name}.png`);
   };
 

@@ -1,57 +1,16 @@
 // The live debugger as a person uses it: the workspace's settings point at a model zoo endpoint that wraps its
 // reasoning in <think> (test/support/zooServer.ts, a process of its own), the status bar says Replay for a recorded
-// program and a click switches it to Live, F5 generates the program and stops at the tool call in the streamed
+// program and a click chooses Live on the endpoint, F5 generates the program and stops at the tool call in the streamed
 // document (its current line shown: the frame's line lies inside it), the Variables view shows the call and the
 // model's reasoning, the output is overridden, Step Back returns before the tool, F5 runs to the answer, and the
 // run leaves no Problems entry.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startZoo, ZOO_LIBRARY } from './zoo.mjs';
 
 export const title = 'live debugging: Replay/Live in the status bar, F5 live to a tool stop, override, Step Back, finish';
 
-const ROOT = new URL('../../..', import.meta.url).pathname;
 const FILE = 'live-e2e.art';
-// The zoo's library (test/support/modelZoo.ts ZOO_LIBRARY): the model continues the second program.
-const LIBRARY = [
-  'Description: (Pens) Count the pens.',
-  'Input: Ann has 2 pens and buys 5 more. How many pens does she have?',
-  'Q1: [calculator] 2 + 5',
-  '#1: 7',
-  'Q2: [EOQ]',
-  'Ans: 7',
-  '----',
-  'Description: (Pens) Count the pens.',
-  'Input: Tom has 3 pens and buys 7 more. How many pens does he have?',
-  'Q1: [calculator] 3 + 7',
-  '#1: 10',
-  'Q2: [EOQ]',
-  'Ans: 10',
-  '',
-].join('\n');
-
-function startZoo(habit) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/zooServer.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ART_ZOO_HABIT: habit, ART_TOKEN_DELAY_MS: '20' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`the zoo server did not start:\n${err}`)), 30_000);
-    child.stdout.on('data', d => {
-      out += d;
-      const m = /ART_SCRIPTED_SERVER (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ baseURL: m[1], child });
-      }
-    });
-    child.stderr.on('data', d => (err += d));
-    child.on('exit', code => reject(new Error(`the zoo server exited (${code}):\n${err}`)));
-  });
-}
 
 export async function run({ page, step, wb, workspace, picture }) {
   const { baseURL, child } = await startZoo('think');
@@ -62,7 +21,7 @@ export async function run({ page, step, wb, workspace, picture }) {
   const stack = page.locator('.debug-call-stack .monaco-list-row');
   const repl = page.locator('.repl');
   try {
-    writeFileSync(join(workspace, FILE), LIBRARY);
+    writeFileSync(join(workspace, FILE), ZOO_LIBRARY);
     writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), 'art.model.baseURL': baseURL, 'art.model.name': 'zoo-think' }, null, 2));
     mkdirSync(join(workspace, '.vscode'), { recursive: true });
     // The zoo is a chat endpoint: a launch configuration says so (the mode is left to the status bar).
@@ -87,7 +46,7 @@ export async function run({ page, step, wb, workspace, picture }) {
       ),
     );
 
-    await step('the status bar says Replay for a recorded program; a click switches it to Live (zoo-think)', async () => {
+    await step('the status bar says Replay for a recorded program; its choice of Live on the endpoint (zoo-think) switches it', async () => {
       await wb.ready('clean.art');
       await wb.openFile(FILE);
       await wb.goToLine(wb.lineOf(FILE, 'Input: Tom has'));
@@ -96,6 +55,7 @@ export async function run({ page, step, wb, workspace, picture }) {
       const mode = page.locator('.statusbar-item[id$="art.runMode"]');
       await mode.filter({ hasText: 'Replay' }).waitFor({ timeout: 20_000 });
       await mode.click();
+      await wb.pick('Live: zoo-think');
       await mode.filter({ hasText: 'Live (zoo-think)' }).waitFor({ timeout: 10_000 });
     });
 

@@ -76,6 +76,13 @@ export function workbench(page, workspace) {
         { timeout: 15_000 },
       );
     },
+    /** Chooses the row of the open quick pick that holds `text` (a choice a command or a status bar item asks for). */
+    async pick(text) {
+      const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: text }).first();
+      await row.waitFor({ timeout: 15_000 });
+      await row.click();
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
+    },
     /**
      * Focuses the active editor by clicking its tab, as a person would, keeping the cursor and the scroll where they
      * are (a click in the text would move the cursor, and one in the middle of a long line scrolls the editor sideways).

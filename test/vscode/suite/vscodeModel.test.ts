@@ -102,6 +102,8 @@ describe("runs on a model of VS Code's Language Model API (art.model.source vsco
     assert.match(r.console, /model: vscode-lm:art-test\/zoo-wrapper \(VS Code's Language Model API\), programs continued over chat/);
     assert.ok(r.console.includes(NO_LOGPROBS_NOTE), r.console);
     assert.equal(r.end?.answer, '10', r.console);
+    // The usage as the model's tokenizer counts it (the replies report none).
+    assert.match(r.console, /\(2 requests, [1-9]\d* prompt \+ [1-9]\d* completion tokens\)/);
     // The wrapper is said once (a repair line), and nothing of it is in the program.
     assert.match(r.console, /the chat reply was repaired: unwrapped the continuation from a chat preamble/);
     assert.doesNotMatch(r.end?.text ?? '', /Sure!|```/);

@@ -74,17 +74,6 @@ export function chatBackend(model: vscode.LanguageModelChat, justification: stri
   return {
     id: modelId(model),
     callsFunctions,
-    async countTokens(text, signal) {
-      const cancel = new vscode.CancellationTokenSource();
-      const onAbort = () => cancel.cancel();
-      signal.addEventListener('abort', onAbort, { once: true });
-      try {
-        return await model.countTokens(text, cancel.token);
-      } finally {
-        signal.removeEventListener('abort', onAbort);
-        cancel.dispose();
-      }
-    },
     async *send(messages, opts): AsyncGenerator<ChatPart> {
       const cancel = new vscode.CancellationTokenSource();
       const onAbort = () => cancel.cancel();

@@ -10,7 +10,7 @@
 // does (toolsApi.ts): the tools offered as functions, the text so far as a dialogue (a tool step the model's part
 // has is an assistant message with the call and a user message with its result), and a call that comes back
 // written as the program's tool step.
-import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from './types';
+import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from './types';
 import { ChatReplyNormalizer, type ReplyPiece, type ReplyRepair } from './chatReply';
 import { CHAT_CONTINUE_SYSTEM_PROMPT, localBudgetChars } from './openai';
 import { StopScanner } from './stops';
@@ -52,8 +52,6 @@ export interface ChatBackend {
   readonly id: string;
   /** Whether the model calls functions (it is then offered the tool library's tools). */
   readonly callsFunctions?: boolean;
-  /** The model's count of the tokens of a text (its usage, which the replies do not report), where it has one. */
-  countTokens?(text: string, signal: AbortSignal): Promise<number>;
   /** Streams the reply; stops (and ends the request) when `signal` aborts. */
   send(
     messages: ChatMessage[],
@@ -203,11 +201,9 @@ export class ChatContinuationModel implements ModelClient {
         received += rest;
         yield { text: rest };
       }
-      const usage = await this.usage(messages, received, ctrl.signal);
       return {
         text: received,
         finishReason: finishReason ?? 'stop',
-        ...(usage ? { usage } : {}),
         ...(reasoning ? { reasoning } : {}),
         ...(repairs.length ? { repairs } : {}),
       };
@@ -215,21 +211,6 @@ export class ChatContinuationModel implements ModelClient {
       req.signal?.removeEventListener('abort', onAbort);
       // The backend's request never outlives the completion (a stop sequence, the budget, the consumer gone).
       ctrl.abort();
-    }
-  }
-
-  /** The request's usage as the backend counts tokens (none when it cannot: the run then says no tokens were reported). */
-  private async usage(messages: ChatMessage[], received: string, signal: AbortSignal): Promise<Usage | undefined> {
-    if (!this.backend.countTokens) return undefined;
-    try {
-      const sent = messages.map(m => m.text + (m.call?.arguments ?? '') + (m.result?.output ?? '')).join('\n');
-      const [promptTokens, completionTokens] = await Promise.all([
-        this.backend.countTokens(sent, signal),
-        this.backend.countTokens(received, signal),
-      ]);
-      return { promptTokens, completionTokens };
-    } catch {
-      return undefined;
     }
   }
 

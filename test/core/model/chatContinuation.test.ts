@@ -12,7 +12,6 @@ import {
   type ChatPart,
 } from '../../../core/model/chatContinuation';
 import { artToolProgram } from '../../../core/protocols/artTools';
-import { CHAT_CONTINUE_SYSTEM_PROMPT } from '../../../core/model/openai';
 import type { CompletionChunk } from '../../../core/model/types';
 
 /** A backend that replies with `parts`, recording what it was sent and whether its stream was given up early. */
@@ -77,19 +76,6 @@ describe('ChatContinuationModel', () => {
     const fenced = await collect(new ChatContinuationModel(scripted(['Sure, here it is:\n```\n [EOQ]\nAns: 4\n```\n']).backend), prompt);
     assert.equal(fenced.result.text.trimEnd(), ' [EOQ]\nAns: 4');
     assert.ok(fenced.result.repairs?.some(r => r.kind === 'wrapper'));
-  });
-
-  test("the usage is the backend's count of the tokens sent and received; none when it cannot count", async () => {
-    const { backend } = scripted([' [EOQ]\nAns: 4']);
-    const counted: ChatBackend = { ...backend, countTokens: async text => text.length };
-    const { result } = await collect(new ChatContinuationModel(counted), 'Input: i\nQ1:');
-    assert.deepEqual(result.usage, {
-      promptTokens: CHAT_CONTINUE_SYSTEM_PROMPT.length + 1 + 'Input: i\nQ1:'.length,
-      completionTokens: ' [EOQ]\nAns: 4'.length,
-    });
-    const failing: ChatBackend = { ...scripted(['x']).backend, countTokens: async () => Promise.reject(new Error('no tokenizer')) };
-    assert.equal((await collect(new ChatContinuationModel(failing), 'p')).result.usage, undefined);
-    assert.equal((await collect(new ChatContinuationModel(scripted(['x']).backend), 'p')).result.usage, undefined);
   });
 
   test('cuts a reply past the local budget with finish reason length', async () => {

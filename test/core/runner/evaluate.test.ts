@@ -13,6 +13,8 @@ import { defaultResultsPath, evaluate, exampleWithoutTask, libraryTasks, LaunchE
 import { evalReport, progressLine } from '../../../core/evaluation/report';
 import { historyTree, listRuns, readRecords } from '../../../core/trace/history';
 import { ScriptedServer } from '../../support/scriptedServer';
+import { proxiedChatModel } from '../../support/chatProxy';
+import { NO_LOGPROBS_NOTE } from '../../../core/model/chatContinuation';
 import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, ARITHMETIC_TASK, arithmeticScripts, runsAtServer } from '../../support/arithmeticModel';
 
 const result = (id: string, task: string | undefined, exact: boolean): EvalResult => ({
@@ -110,6 +112,24 @@ describe('evaluate against the scripted server', () => {
     runs: { folder: join(work, `${name}-runs`), gitignore: true },
     log: () => {},
     ...extra,
+  });
+
+  test("on the caller's chat model (VS Code's Language Model API): the same scores, the header names the model, the notes said once", async () => {
+    const lines: string[] = [];
+    const c = config('vscode-lm', { concurrency: 2 });
+    const end = await evaluate({
+      ...c,
+      options: { task: ARITHMETIC_TASK, modelSource: 'vscode', cwd: work },
+      chatModel: proxiedChatModel(server.baseURL, { id: 'vscode-lm:test/arith' }),
+      log: line => lines.push(line),
+    });
+    assert.deepEqual(
+      summariseByTask(end.results).map(t => [t.task, t.summary.n, t.summary.exact]),
+      [[ARITHMETIC_TASK, 6, 5]],
+    );
+    const header = JSON.parse(readFileSync(end.resultsPath, 'utf8').split('\n')[0]);
+    assert.deepEqual([header.model, header.endpoint], ['vscode-lm:test/arith', "VS Code's Language Model API"]);
+    assert.equal(lines.filter(l => l.includes(NO_LOGPROBS_NOTE)).length, 1, lines.join('\n'));
   });
 
   test("every example scored with its task and its run's trace in the history", async () => {

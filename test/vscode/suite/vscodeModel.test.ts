@@ -6,7 +6,10 @@
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'mocha';
 import * as vscode from 'vscode';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { ZOO_LIBRARY, ZOO_PROGRAM, ZooServer } from '../../support/modelZoo';
+import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, ARITHMETIC_TASK, arithmeticScripts } from '../../support/arithmeticModel';
+import { ScriptedServer } from '../../support/scriptedServer';
 import { NO_LOGPROBS_NOTE } from '../../../core/model/chatContinuation';
 import { provideChatModel } from '../../../client/lm/vscodeModel';
 import { artStudio, disposeAndStopDebugging, until, workspaceUri, writeWorkspaceFile } from './helpers';
@@ -26,6 +29,7 @@ describe("runs on a model of VS Code's Language Model API (art.model.source vsco
   const servers: ZooServer[] = [];
   const subscriptions: vscode.Disposable[] = [];
   let messages: DapMessage[] = [];
+  let arith: ScriptedServer;
   const config = () => vscode.workspace.getConfiguration();
 
   before(async () => {
@@ -33,11 +37,14 @@ describe("runs on a model of VS Code's Language Model API (art.model.source vsco
     const wrapper = await new ZooServer('wrapper').start();
     const caller = await new ZooServer('tool-call').start();
     servers.push(wrapper, caller);
+    arith = await new ScriptedServer({ tokenDelayMs: 0 }).start();
+    arith.setScripts(...arithmeticScripts());
     await config().update(
       'artTestModels.endpoints',
       [
         { id: 'zoo-wrapper', name: 'Zoo Wrapper', baseURL: wrapper.baseURL },
         { id: 'zoo-tools', name: 'Zoo Tools', baseURL: caller.baseURL, toolCalling: true },
+        { id: 'arith', name: 'Arithmetic', baseURL: arith.baseURL },
       ],
       vscode.ConfigurationTarget.Workspace,
     );
@@ -52,7 +59,7 @@ describe("runs on a model of VS Code's Language Model API (art.model.source vsco
     const refresh = async () => void (models = await vscode.lm.selectChatModels({ vendor: 'art-test' }));
     subscriptions.push(vscode.lm.onDidChangeChatModels(() => void refresh()));
     await refresh();
-    await until(() => models.length === 2, "the test provider's two models in vscode.lm.selectChatModels", 30_000);
+    await until(() => models.length === 3, "the test provider's three models in vscode.lm.selectChatModels", 30_000);
   });
 
   after(async () => {
@@ -60,6 +67,8 @@ describe("runs on a model of VS Code's Language Model API (art.model.source vsco
     for (const key of ['artTestModels.endpoints', 'art.model.source', 'art.model.vscodeModel'])
       await config().update(key, undefined, vscode.ConfigurationTarget.Workspace);
     await Promise.all(servers.map(s => s.close()));
+    await ScriptedServer.closeAll();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   /** Runs the zoo's program without stopping on the settings' model; resolves with the end event and the console. */
@@ -102,8 +111,8 @@ describe("runs on a model of VS Code's Language Model API (art.model.source vsco
     assert.match(r.console, /model: vscode-lm:art-test\/zoo-wrapper \(VS Code's Language Model API\), programs continued over chat/);
     assert.ok(r.console.includes(NO_LOGPROBS_NOTE), r.console);
     assert.equal(r.end?.answer, '10', r.console);
-    // The usage as the model's tokenizer counts it (the replies report none).
-    assert.match(r.console, /\(2 requests, [1-9]\d* prompt \+ [1-9]\d* completion tokens\)/);
+    // The Language Model API reports no usage: the end line does not claim a count of 0.
+    assert.match(r.console, /\(2 requests, no tokens reported\)/);
     // The wrapper is said once (a repair line), and nothing of it is in the program.
     assert.match(r.console, /the chat reply was repaired: unwrapped the continuation from a chat preamble/);
     assert.doesNotMatch(r.end?.text ?? '', /Sure!|```/);
@@ -130,5 +139,24 @@ describe("runs on a model of VS Code's Language Model API (art.model.source vsco
     const backend = await provideChatModel('Zoo Tools', 'a test');
     assert.equal(backend.id, 'vscode-lm:art-test/zoo-tools', 'found by name as by id');
     assert.equal(backend.callsFunctions, true, "the model's tool calling, as its provider declares it");
+  });
+
+  it('Evaluate Task on the model: the examples scored, the results file names the model', async () => {
+    mkdirSync(workspaceUri('evaluation-lm').fsPath, { recursive: true });
+    const library = workspaceUri('evaluation-lm/library.art');
+    const data = workspaceUri('evaluation-lm/arithmetic.jsonl');
+    copyFileSync(ARITHMETIC_LIBRARY, library.fsPath);
+    copyFileSync(ARITHMETIC_DATA, data.fsPath);
+    await config().update('art.model.source', 'vscode', vscode.ConfigurationTarget.Workspace);
+    await config().update('art.model.vscodeModel', 'arith', vscode.ConfigurationTarget.Workspace);
+    const api = await artStudio();
+    const outcome = await api.runner.evaluations.run(library, data, ARITHMETIC_TASK, undefined, 'new');
+    assert.ok(outcome, 'the evaluation ran');
+    assert.deepEqual(
+      outcome.report.tasks.map(t => [t.task, t.n, t.exact]),
+      [[ARITHMETIC_TASK, 6, 5]],
+    );
+    const header = JSON.parse(readFileSync(outcome.end.resultsPath, 'utf8').split('\n')[0]);
+    assert.deepEqual([header.model, header.endpoint], ['vscode-lm:art-test/arith', "VS Code's Language Model API"]);
   });
 });

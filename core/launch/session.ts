@@ -117,7 +117,8 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
         maxFileBytes: o.pythonMaxFileBytes,
       },
       corpusDir: o.corpus,
-      searchRerank: o.rerank && o.mode === 'generate',
+      // Reranking needs the model's log-probabilities, which a model of VS Code's has not (chatModelNotes says so).
+      searchRerank: o.rerank && o.mode === 'generate' && o.modelSource !== 'vscode',
       allowUnisolatedCode: o.allowUnisolatedCode,
       wordListPath: o.wordList ? at(o.wordList) : undefined,
     });

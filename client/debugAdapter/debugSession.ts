@@ -10,8 +10,8 @@
 // Self-consistency (`samples: N`): each sample is a thread (ids 1..N) of its own Runner; a stop, a step or a pause
 // is one thread's (`allThreadsStopped` false), a `Samples` scope shows each sample's answer and the vote (read from
 // the runners, core/sampling/samples.ts), and the vote goes into every sample's trace once all have ended.
-// The API key comes from the client through a constructor option (never a launch argument) or from the
-// environment variable named by `apiKeyEnv`.
+// The API key comes from the client through a constructor option (never a launch argument; VS Code's asks before the
+// key goes to another host than the user's setting) or from the environment variable named by `apiKeyEnv`.
 import { frameLocation } from './frames';
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
@@ -35,7 +35,7 @@ import { parseRunOptions } from '../../core/launch/options';
 import { promptReportOf } from '../../core/launch/promptOfRun';
 import { callerChatModel, chatModelNotes, type ChatModelProvider, type PreparedRun, type RunConfig } from '../../core/launch/session';
 import { prepareSamples, recordVote } from '../../core/sampling/samples';
-import { apiKeyFromEnv, mayCallEndpoint } from '../../core/launch/apiKey';
+import { runKeyOf, type KeyOptions, type RunKey } from '../../core/launch/apiKey';
 import { StreamedText } from '../../core/common/streamedText';
 import type { Breakpoints, PauseInfo, RunResult, StepView } from '../../core/engine/types';
 import type { TraceRecord } from '../../core/trace/schema';
@@ -53,7 +53,7 @@ import {
 } from './protocol';
 import { programVariables, samplesVariables, scopeOfReference, scopesOf, scopeVariables, stopReason, TOOL_SCOPE, toolVariables } from './variables';
 import { SourceMap } from './sourceMap';
-import { endLine, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage } from './messages';
+import { endOutput, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage, RunNotStarted } from './messages';
 import { typedText } from '../../core/common/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 import { plural, tokenUsage } from '../../core/common/counts';
@@ -69,8 +69,8 @@ const CONFIGURATION_WAIT_MS = 2000;
 const FLUSH_MS = 25;
 
 export interface ArtDebugSessionOptions {
-  /** The client's stored API key (SecretStorage), read when a run starts; preferred over the environment. */
-  apiKey?: () => PromiseLike<string | undefined> | string | undefined;
+  /** The key of a run that may call its endpoint, read by the client (VS Code: client/runner/keyHosts.ts); default: the environment's. */
+  runKey?: (options: KeyOptions, args: ArtLaunchArguments) => PromiseLike<RunKey>;
   /** The client's workspace trust; when given it decides, whatever the `trusted` launch argument says. */
   isTrusted?: () => boolean;
   /** Environment the key variable is read from (default process.env). */
@@ -154,7 +154,8 @@ export class ArtDebugSession extends CheckedDebugSession {
       await this.startRun(args);
       this.sendResponse(response);
     } catch (e) {
-      this.sendErrorResponse(response, { id: 1001, format: launchMessage(e), showUser: true });
+      if (e instanceof RunNotStarted) this.notStarted(response, e);
+      else this.sendErrorResponse(response, { id: 1001, format: launchMessage(e), showUser: true });
     } finally {
       this.launching = false;
     }
@@ -194,6 +195,7 @@ export class ArtDebugSession extends CheckedDebugSession {
       await this.startRun(next, previous);
       this.sendResponse(response);
     } catch (e) {
+      if (e instanceof RunNotStarted) return this.notStarted(response, e);
       this.sendErrorResponse(response, { id: 1002, format: launchMessage(e), showUser: true });
       this.sendEvent(new TerminatedEvent());
     }
@@ -216,7 +218,14 @@ export class ArtDebugSession extends CheckedDebugSession {
     super.disconnectRequest(response, args, request);
   }
 
-  /** Prepares and starts a run; throws a LaunchError the client shows. */
+  /** The user chose that the run not start (no error to show): the console says why and the session ends. */
+  private notStarted(response: DebugProtocol.Response, e: RunNotStarted): void {
+    this.sendEvent(new OutputEvent(`${e.line}\n`, 'console'));
+    this.sendResponse(response);
+    this.sendEvent(new TerminatedEvent());
+  }
+
+  /** Prepares and starts a run; throws a LaunchError the client shows, or RunNotStarted. */
   private async startRun(args: ArtLaunchArguments, cache?: TraceRecord[]): Promise<void> {
     this.args = args;
     this.noDebug = !!args.noDebug;
@@ -224,8 +233,9 @@ export class ArtDebugSession extends CheckedDebugSession {
     // what it alone knows: the key, the trust, the pauses of a noDebug run and where log lines go.
     const options = parseRunOptions(args);
     const trusted = this.options.isTrusted ? this.options.isTrusted() : options.trusted;
-    // The key is read when an endpoint may be called (core/launch/apiKey.ts): from SecretStorage, else the environment.
-    const apiKey = mayCallEndpoint(options) ? (await this.options.apiKey?.()) || apiKeyFromEnv(options, this.options.env ?? process.env) : undefined;
+    // The key is read when an endpoint may be called (core/launch/apiKey.ts): the client's, else the environment's.
+    const key = await runKeyOf(options, this.options.runKey && (o => this.options.runKey!(o, args)), this.options.env ?? process.env);
+    if (key.cancelled) throw new RunNotStarted(key.cancelled);
     const chatModel = await callerChatModel(
       options,
       this.options.chatModel,
@@ -233,7 +243,7 @@ export class ArtDebugSession extends CheckedDebugSession {
     );
     const config: RunConfig = {
       ...options,
-      apiKey,
+      apiKey: key.key,
       chatModel,
       trusted,
       pauseBeforeTool: !this.noDebug && options.pauseBeforeTool,
@@ -256,9 +266,10 @@ export class ArtDebugSession extends CheckedDebugSession {
     if (this.options.documentScheme)
       for (const [k, v] of runDocuments(this.options.documentScheme, args.name?.trim() || run.title, run.runner.protocol.kind, runs.length, number))
         this.documents.set(k, v);
-    // The first line says the mode and why; then the sandbox's isolation (information) and the tool file's problems.
-    this.sendEvent(new OutputEvent(`${modeLine(run, options, args.modeReason, runs.length)}\n`, 'console'));
-    for (const note of chatModelNotes(options, chatModel)) this.sendEvent(new OutputEvent(`${note}\n`, 'console'));
+    // The first line says the mode and why, then what became of the key and what the model cannot do; the sandbox's
+    // isolation and the tool file's problems.
+    for (const line of [modeLine(run, options, args.modeReason, runs.length), ...key.notes, ...chatModelNotes(options, chatModel)])
+      this.sendEvent(new OutputEvent(`${line}\n`, 'console'));
     for (const note of run.toolNotes) this.sendEvent(new OutputEvent(`tools: ${note}\n`, 'console'));
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
     runs.forEach((r, i) => this.wire(r, i + 1));
@@ -379,20 +390,8 @@ export class ArtDebugSession extends CheckedDebugSession {
     const s = result.snapshot;
     const tokens = `${plural(s.requests, 'request')}, ${tokenUsage(s.usage)}`;
     const who = samples ? `Sample ${thread}: ` : '';
-    if (result.reason === 'finished')
-      this.sendEvent(
-        new OutputEvent(
-          `${samples ? '' : `\n${this.console.text.endsWith('\n') ? '' : '\n'}`}${who}Answer: ${result.answer ?? '(none)'}\n(${tokens})\n`,
-          'console',
-        ),
-      );
-    else
-      this.sendEvent(
-        new OutputEvent(
-          `\n${who}${endLine(result)}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`,
-          result.reason === 'stopped' ? 'console' : 'stderr',
-        ),
-      );
+    const end = endOutput(result, who, tokens, samples ? '' : `\n${this.console.text.endsWith('\n') ? '' : '\n'}`);
+    this.sendEvent(new OutputEvent(end.text, end.category));
     if (samples) {
       if (current) this.sendEvent(new ThreadEvent('exited', thread));
       // The last sample to end votes; the others wait for it.

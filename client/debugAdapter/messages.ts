@@ -1,5 +1,5 @@
 // What the adapter says in words: the run's first line (the mode and why), the line of a run that did not finish,
-// a launch error, a breakpoint's message, and the names of the documents a run's programs are shown in.
+// a launch error, a run the user chose not to start, a breakpoint's message, and the names of the documents a run's programs are shown in.
 import { Breakpoint } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { LaunchError } from '../../core/launch/options';
@@ -69,6 +69,22 @@ export function tracesLine(runs: PreparedRun[]): string {
 export function endLine(result: RunResult): string {
   const error = result.error?.replace(/\s*\n\s*/g, ' ');
   return `The run ended (${result.reason})${error ? `: ${error}` : ''}`;
+}
+
+/** What the Debug Console says at a run's end: the answer (after `lead`), or why it ended; `who` names a sample. */
+export function endOutput(result: RunResult, who: string, tokens: string, lead: string): { text: string; category: 'console' | 'stderr' } {
+  if (result.reason === 'finished') return { text: `${lead}${who}Answer: ${result.answer ?? '(none)'}\n(${tokens})\n`, category: 'console' };
+  return {
+    text: `\n${who}${endLine(result)}${result.answer ? `; answer so far: ${result.answer}` : ''} (${tokens})\n`,
+    category: result.reason === 'stopped' ? 'console' : 'stderr',
+  };
+}
+
+/** The user chose that the run not start (Cancel when asked about the key's host): a console line, not an error to show. */
+export class RunNotStarted extends Error {
+  get line(): string {
+    return `The run did not start: ${this.message}.`;
+  }
 }
 
 export function launchMessage(e: unknown): string {

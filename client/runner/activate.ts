@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import { readSetting, type ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
-import { API_KEY_SECRET, openTrace, overrideToolOutput, sampleAlternatives, saveAsDemonstration, setApiKey } from './commands';
+import { openTrace, overrideToolOutput, sampleAlternatives, saveAsDemonstration, setApiKey } from './commands';
 import { ArtConfigurationProvider } from './configuration';
 import { AgentDiagrams, SHOW_DIAGRAM_COMMAND } from '../views/diagram';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import { RunModeStatus, SET_ENDPOINT_COMMAND } from './mode';
 import { CHECKED_DOCUMENTS, CHECKED_SCHEMES } from '../languageClient';
 import { TraceView } from '../views/traceView';
 import { provideChatModel } from '../lm/vscodeModel';
+import { FORGET_KEY_HOSTS_COMMAND, KeyHosts } from './keyHosts';
 
 export interface RunnerDeps {
   client?: LanguageClient;
@@ -41,10 +42,13 @@ export interface RunnerApi {
   comparisons: EvalComparisons;
   /** The status bar's run mode (Replay or Live). */
   mode: RunModeStatus;
+  /** Where every run's key is read, and the hosts the user approved (client/runner/keyHosts.ts). */
+  keyHosts: KeyHosts;
 }
 
 export const COMMANDS = {
   setApiKey: 'art.setApiKey',
+  forgetKeyHosts: FORGET_KEY_HOSTS_COMMAND,
   saveDemonstration: 'art.saveDemonstration',
   openTrace: 'art.openTrace',
   overrideToolOutput: 'art.overrideToolOutput',
@@ -80,6 +84,12 @@ function loadDebugSession(): RunnerServices['ArtDebugSession'] {
 
 export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDeps): RunnerApi {
   const traceDir = vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'traces');
+  // Every run's key is read here: the stored key, else the environment's, asked about before it goes to another host.
+  const keyHosts = new KeyHosts({
+    secrets: context.secrets,
+    globalState: context.globalState,
+    testMode: context.extensionMode === vscode.ExtensionMode.Test,
+  });
   const provider = new ArtConfigurationProvider({
     client: deps.client,
     log: deps.log,
@@ -103,7 +113,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
   const evaluations = new Evaluations({
     compare: (a, b) => comparisons.compare(a, b),
     load: () => loadRunnerBundle().evaluation,
-    secrets: context.secrets,
+    runKey: (o, ctx) => keyHosts.keyFor(o, ctx),
     settings: deps.settings,
     log: deps.log,
     extensionUri: context.extensionUri,
@@ -115,8 +125,8 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     createDebugAdapterDescriptor: () =>
       new vscode.DebugAdapterInlineImplementation(
         new (loadDebugSession())({
-          // Read from SecretStorage by the session itself: the key never travels in the launch arguments.
-          apiKey: () => context.secrets.get(API_KEY_SECRET),
+          // Read by the session itself when the run starts: the key never travels in the launch arguments.
+          runKey: (o, args) => keyHosts.keyFor(o, { program: args.program, launchName: args.name }),
           isTrusted: () => vscode.workspace.isTrusted,
           // A run's program is the streamed `art-run:` document (views/streamEditor.ts): never checked, and the
           // stack frames name it.
@@ -174,6 +184,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.run, (uri?: vscode.Uri, task?: number) => start(uri, task, true)),
     vscode.commands.registerCommand(COMMANDS.debug, (uri?: vscode.Uri, task?: number) => start(uri, task, false)),
     vscode.commands.registerCommand(COMMANDS.setApiKey, (value?: string) => setApiKey(context.secrets, value)),
+    vscode.commands.registerCommand(COMMANDS.forgetKeyHosts, () => keyHosts.forgetCommand()),
     vscode.commands.registerCommand(COMMANDS.overrideToolOutput, (text?: string) => overrideToolOutput(text)),
     vscode.commands.registerCommand(COMMANDS.sampleAlternatives, (k?: number) => sampleAlternatives(k)),
     vscode.commands.registerCommand(COMMANDS.saveDemonstration, (target?: vscode.Uri) => saveAsDemonstration(streams, target)),
@@ -192,7 +203,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.compareEvaluations, (a?: string | vscode.Uri, b?: string | vscode.Uri) => comparisons.compare(a, b)),
     vscode.commands.registerCommand(COMMANDS.showPrompt, (target?: Parameters<typeof showPrompt>[1]) =>
       showPrompt(
-        { streams, provider, runs, promptOf: () => loadRunnerBundle().promptOfRun, apiKey: () => context.secrets.get(API_KEY_SECRET) },
+        { streams, provider, runs, promptOf: () => loadRunnerBundle().promptOfRun, runKey: (o, ctx) => keyHosts.keyFor(o, ctx), log: deps.log },
         target,
       ),
     ),
@@ -218,5 +229,5 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, mode };
+  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, mode, keyHosts };
 }

@@ -5,6 +5,9 @@
 // core (core/launch/launch.ts promptOfRun) without running it. The report's text is core's (promptReport.ts).
 import * as vscode from 'vscode';
 import type { RunConfig } from '../../core/launch/session';
+import { promptAsksModel, type KeyOptions, type RunKey } from '../../core/launch/apiKey';
+import { parseRunOptions } from '../../core/launch/options';
+import type { KeyRunContext } from './keyHosts';
 import { formatPromptReport, type PromptReport } from '../../core/prompt/promptReport';
 import type { ArtConfigurationProvider } from './configuration';
 import { isRunnable } from './programs';
@@ -20,8 +23,9 @@ export interface ShowPromptDeps {
   runs: RunsView;
   /** The runner bundle's promptOfRun, loaded on first use. */
   promptOf: () => (config: RunConfig) => Promise<PromptReport>;
-  /** The stored API key (llm and best-cluster selection ask the model). */
-  apiKey: () => Thenable<string | undefined>;
+  /** The key of a run (client/runner/keyHosts.ts): llm and best-cluster selection ask the model. */
+  runKey: (o: KeyOptions, ctx: KeyRunContext) => Promise<RunKey>;
+  log: vscode.LogOutputChannel;
 }
 
 /** Shows the prompt of `target` (a program or trace file, a Runs view item), else of the session or the active editor. */
@@ -62,7 +66,15 @@ async function reportOf(deps: ShowPromptDeps, target: vscode.Uri | RunsNode | un
   const config = await deps.provider.complete(folder, { type: DEBUG_TYPE, request: 'launch', name, program: doc.uri.fsPath }, { trace: false });
   if (!config) return undefined;
   const options = config as unknown as RunConfig;
-  return deps.promptOf()({ ...options, text: doc.getText(), apiKey: await deps.apiKey(), trusted: vscode.workspace.isTrusted });
+  // The key only when choosing the demonstrations asks the model, read as a run reads it (asked about its host).
+  const parsed = parseRunOptions(options);
+  const key = promptAsksModel(parsed) ? await deps.runKey(parsed, { program: doc.uri.fsPath }) : undefined;
+  for (const note of key?.notes ?? []) deps.log.info(`Show Prompt: ${note}`);
+  if (key?.cancelled) {
+    void vscode.window.showInformationMessage(`ART Studio: Show Prompt did not run: ${key.cancelled}.`);
+    return undefined;
+  }
+  return deps.promptOf()({ ...options, text: doc.getText(), apiKey: key?.key, trusted: vscode.workspace.isTrusted });
 }
 
 /** The active ART session's prompt (of the focused thread's sample), or undefined when it has no run. */

@@ -16,7 +16,8 @@ import { RUN_OPTIONS } from '../../core/launch/options';
 import type { ChatModelProvider } from '../../core/launch/session';
 import type { ChatBackend } from '../../core/model/chatContinuation';
 import type { ArtSettings } from '../settings';
-import { API_KEY_SECRET } from '../runner/commands';
+import type { KeyOptions, RunKey } from '../../core/launch/apiKey';
+import { KeyNotSent, type KeyRunContext } from '../runner/keyHosts';
 import { UNTRUSTED_RUN_MESSAGE } from '../runner/configuration';
 
 export const EVALUATE_COMMAND = 'art.evaluateTask';
@@ -28,7 +29,8 @@ export type EvaluationMode = 'resume' | 'new';
 
 export interface EvaluationDeps {
   load(): EvaluationModule;
-  secrets: vscode.SecretStorage;
+  /** The key of a run (client/runner/keyHosts.ts: asked about before it goes to another host than the user's setting). */
+  runKey: (o: KeyOptions, ctx: KeyRunContext) => Promise<RunKey>;
   settings: (scope?: vscode.ConfigurationScope) => ArtSettings;
   log: vscode.LogOutputChannel;
   extensionUri: vscode.Uri;
@@ -173,7 +175,12 @@ export class Evaluations implements vscode.Disposable {
                 const key = RUN_OPTIONS[n].setting?.key;
                 return key ? `the setting "art.${key}"` : `"${n}"`;
               },
-              apiKey: async env => (await this.deps.secrets.get(API_KEY_SECRET)) || process.env[env] || undefined,
+              apiKey: async o => {
+                const key = await this.deps.runKey(o, { program: library!.fsPath });
+                for (const note of key.notes) this.deps.log.info(`evaluation: ${note}`);
+                if (key.cancelled) throw new KeyNotSent(key.cancelled);
+                return key.key;
+              },
               trusted: vscode.workspace.isTrusted,
               chatModel,
               concurrency: s.evaluationConcurrency,
@@ -219,6 +226,10 @@ export class Evaluations implements vscode.Disposable {
       if (latest && out !== latest && !end.stopped) this.offerComparison(latest, end.resultsPath);
       return { end, report, panel };
     } catch (e) {
+      if (e instanceof KeyNotSent) {
+        void vscode.window.showInformationMessage(`ART Studio: the evaluation did not start: ${e.message}.`);
+        return undefined;
+      }
       if (!m.isUserError(e)) throw e;
       void vscode.window.showErrorMessage(`ART Studio: ${(e as Error).message}`);
       return undefined;

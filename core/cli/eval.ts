@@ -96,7 +96,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
           out: outPath,
           options: { ...given, cwd: resolve(here, String(given.cwd ?? '.')) },
           optionLabel: cliLabel('LIBRARY'),
-          apiKey: name => env[name] || undefined,
+          apiKey: o => env[o.apiKeyEnv] || undefined,
           trusted: true,
           concurrency,
           selectExamples,

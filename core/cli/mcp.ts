@@ -358,7 +358,7 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
             out,
             options: runOptionsOf(args),
             optionLabel: mcpLabel('library'),
-            apiKey: name => ctx.env[name] || undefined,
+            apiKey: o => ctx.env[o.apiKeyEnv] || undefined,
             trusted: true,
             concurrency: args.concurrency ?? 4,
             selectExamples: args.selectExamples ?? 3,

@@ -94,8 +94,11 @@ export interface EvaluationConfig {
   options: Record<string, unknown>;
   /** How a run option is named in an error (a flag, a setting); default the launch configuration's name. */
   optionLabel?: (name: RunOptionName) => string;
-  /** The key, read by the shell given the environment variable the options name (VS Code: its secret storage first). Never traced. */
-  apiKey?(apiKeyEnv: string): string | undefined | Promise<string | undefined>;
+  /**
+   * The key, read by the shell given the options (the environment variable `apiKeyEnv` names; VS Code: its secret
+   * storage first, and a question before it goes to another host than the user's setting). Never traced.
+   */
+  apiKey?(o: RunOptions): string | undefined | Promise<string | undefined>;
   /** Whether anything may run (the workspace trust). */
   trusted: boolean;
   /** With the option modelSource "vscode": the chat model the caller has (VS Code's Language Model API). */
@@ -156,7 +159,7 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
   let session: RunSession | undefined;
   try {
     if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
-    const apiKey = (await c.apiKey?.(o.apiKeyEnv)) || undefined;
+    const apiKey = (await c.apiKey?.(o)) || undefined;
     file.redact([apiKey]);
     session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log, chatModel: c.chatModel });
     return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });

@@ -47,6 +47,8 @@ export interface RecordedRequest {
   fault?: Fault;
   /** The decoding constraint the request carried (any server's field), and whether a script met it. */
   constraint?: { regex?: string; grammar?: string; met: boolean };
+  /** The request's Authorization header (the key the client sent), if any. */
+  authorization?: string;
 }
 
 export interface ScriptedServerOptions {
@@ -217,6 +219,7 @@ export class ScriptedServer {
       tokensAfterCall: 0,
       aborted: false,
       unaligned: false,
+      authorization: req.headers.authorization,
     };
     this.requests.push(rec);
     if (this.requestDelayMs > 0) await wait(this.requestDelayMs);

@@ -2,7 +2,7 @@
 // log-probabilities, no assistant prefill, no system role (VS Code's Language Model API, `vscode.lm`, is such a
 // model; client/lm/vscodeModel.ts adapts it to ChatBackend). A program is continued as the chat path of openai.ts
 // continues it: an instruction to reply with only the exact continuation, then the text so far, in user messages;
-// the reply is made a bare continuation (chatReply.ts) and the stop sequences are applied here (stops.ts), the
+// the reply is made a bare continuation and the stop sequences are applied here (assembly.ts, as for openai.ts), the
 // backend's stream given up at the first one. A completion is also cut at the same local budget as openai.ts's.
 // The runner's own guards (checked continuations, the no-progress stop) apply to this model as to any other.
 //
@@ -11,9 +11,8 @@
 // has is an assistant message with the call and a user message with its result), and a call that comes back
 // written as the program's tool step.
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from './types';
-import { ChatReplyNormalizer, type ReplyPiece, type ReplyRepair } from './chatReply';
-import { CHAT_CONTINUE_SYSTEM_PROMPT, localBudgetChars } from './openai';
-import { StopScanner } from './stops';
+import { CHAT_CONTINUE_SYSTEM_PROMPT } from './openai';
+import { Assembly } from './assembly';
 import { abortError } from './retry';
 import {
   callId,
@@ -124,34 +123,9 @@ export class ChatContinuationModel implements ModelClient {
     const ctrl = new AbortController();
     const onAbort = () => ctrl.abort(req.signal?.reason);
     req.signal?.addEventListener('abort', onAbort, { once: true });
-    const scanner = new StopScanner(req.stop);
-    const reply = new ChatReplyNormalizer(req.prompt);
-    const budget = localBudgetChars(req.maxTokens);
-    let received = '';
-    let reasoning = '';
-    const repairs: ReplyRepair[] = [];
-    let finishReason: string | undefined;
-    const release = (text: string): { out: string; done: boolean } => {
-      const { release: out, stopped } = scanner.push(text);
-      const room = budget - received.length;
-      if (out.length > room) {
-        finishReason = 'length';
-        const kept = out.slice(0, Math.max(0, room));
-        received += kept;
-        return { out: kept, done: true };
-      }
-      received += out;
-      if (stopped) finishReason = 'stop';
-      return { out, done: stopped };
-    };
-    const extras = (p: ReplyPiece): CompletionChunk | null => {
-      if (!p.reasoning && !p.repairs.length) return null;
-      reasoning += p.reasoning;
-      repairs.push(...p.repairs);
-      return { text: '', ...(p.reasoning ? { reasoning: p.reasoning } : {}), ...(p.repairs.length ? { repairs: p.repairs } : {}) };
-    };
+    const whole = new Assembly(req.maxTokens);
+    const at = whole.attempt(req.stop, req.prompt);
     try {
-      let done = false;
       const { messages, functions } = this.request(req.prompt);
       const parts = this.backend.send(messages, {
         maxTokens: req.maxTokens,
@@ -163,50 +137,19 @@ export class ChatContinuationModel implements ModelClient {
         if (req.signal?.aborted) throw abortError(req.signal);
         if (typeof part !== 'string') {
           // A function call: what the reply held back, then the call written as the program's tool step; it ends.
-          const tail = reply.end();
-          const x = extras(tail);
-          if (x) yield x;
-          const r = release(tail.text);
-          if (r.out) yield { text: r.out };
-          if (!r.done && this.names) {
-            const call = this.toolProgram!.callText(req.prompt + received, this.names.toolOf(part.call.name), instructionOf(part.call.arguments));
-            const c = release(call);
-            if (c.out) yield { text: c.out };
-            finishReason ??= 'tool_calls';
-          }
-          done = true;
+          const names = this.names;
+          if (names)
+            yield* at.call(received =>
+              this.toolProgram!.callText(req.prompt + received, names.toolOf(part.call.name), instructionOf(part.call.arguments)),
+            );
           break;
         }
-        const p = reply.push(part);
-        const x = extras(p);
-        if (x) yield x;
-        const r = release(p.text);
-        if (r.out) yield { text: r.out };
-        if (r.done) {
-          done = true;
-          break;
-        }
+        yield* at.text(part);
+        if (at.done) break;
       }
       if (req.signal?.aborted) throw abortError(req.signal);
-      if (!done) {
-        const p = reply.end();
-        const x = extras(p);
-        if (x) yield x;
-        const r = release(p.text);
-        if (r.out) yield { text: r.out };
-        done = r.done;
-      }
-      const rest = done ? '' : scanner.flush();
-      if (rest) {
-        received += rest;
-        yield { text: rest };
-      }
-      return {
-        text: received,
-        finishReason: finishReason ?? 'stop',
-        ...(reasoning ? { reasoning } : {}),
-        ...(repairs.length ? { repairs } : {}),
-      };
+      yield* at.end();
+      return { ...whole.result(), finishReason: at.finishReason ?? 'stop' };
     } finally {
       req.signal?.removeEventListener('abort', onAbort);
       // The backend's request never outlives the completion (a stop sequence, the budget, the consumer gone).

@@ -41,7 +41,8 @@ import OpenAI, { APIError } from 'openai';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from './types';
 import { DEFAULT_RETRY, StreamInterruptedError, abortError, backoffDelay, isAbortError, retryReason, sleep, type RetryPolicy } from './retry';
 import { StopScanner } from './stops';
-import { ChatReplyNormalizer, type ReplyPiece, type ReplyRepair } from './chatReply';
+import { Assembly, DEFAULT_BUDGET_TOKENS } from './assembly';
+import { ChatReplyNormalizer } from './chatReply';
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_ERROR_BODY_CHARS, RequestTimeoutError, ResponseTooLargeError, boundedFetch, idle } from './bounds';
 import {
   FunctionNames,
@@ -100,10 +101,7 @@ export interface RetryInfo {
   resumedAfter?: number;
 }
 
-/** Local budget: characters accepted per requested token (about 4 a token, doubled for margin). */
-export const LOCAL_CHARS_PER_TOKEN = 8;
-const DEFAULT_BUDGET_TOKENS = 4096;
-export const localBudgetChars = (maxTokens: number | undefined) => (maxTokens ?? DEFAULT_BUDGET_TOKENS) * LOCAL_CHARS_PER_TOKEN + 1000;
+export { LOCAL_CHARS_PER_TOKEN, localBudgetChars } from './assembly';
 export { MAX_BODY_BYTES, MAX_ERROR_BODY_CHARS, MAX_EVENT_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './bounds';
 
 export const CHAT_CONTINUE_SYSTEM_PROMPT =
@@ -213,15 +211,13 @@ export class OpenAIModel implements ModelClient {
 
   private async *streamAttempts(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
     const maxTokens = req.maxTokens ?? this.opts.maxTokens;
-    const budget = localBudgetChars(maxTokens);
-    let received = '';
+    const whole = new Assembly(maxTokens, message => this.reportLimit(message));
+    const budget = whole.budget;
     let chunks = 0;
     let attempt = 0;
     const usage: Usage = { promptTokens: 0, completionTokens: 0 };
     let sawUsage = false;
     const logprobs: number[] = [];
-    let reasoning = '';
-    const repairs: ReplyRepair[] = [];
     // Every event counts, whatever it carries (empty deltas, logprobs alone): at most one per budgeted character.
     let events = 0;
     for (;;) {
@@ -229,48 +225,18 @@ export class OpenAIModel implements ModelClient {
       const ctrl = new AbortController();
       const onAbort = () => ctrl.abort(req.signal?.reason);
       req.signal?.addEventListener('abort', onAbort, { once: true });
-      const scanner = new StopScanner(req.stop);
-      // Chat: the reply is made a bare continuation of the text it was asked to continue (chatReply.ts).
-      const reply = this.isChat ? new ChatReplyNormalizer(req.prompt + received) : null;
-      let finishReason: string | undefined;
-      /** Text for the caller: through the stop scanner and the local budget; `done` once either ends the completion. */
-      const release = (text: string): { out: string; done: boolean } => {
-        const { release: out, stopped } = scanner.push(text);
-        const room = budget - received.length;
-        if (out.length > room) {
-          // Past the local budget: the endpoint ignores max_tokens (or streams forever). Stop here.
-          finishReason = 'length';
-          this.reportLimit(
-            `the endpoint sent more than the local budget of ${budget} characters for ${maxTokens ?? DEFAULT_BUDGET_TOKENS} tokens: the completion was cut there`,
-          );
-          const kept = out.slice(0, Math.max(0, room));
-          received += kept;
-          return { out: kept, done: true };
-        }
-        received += out;
-        if (stopped) finishReason = 'stop';
-        return { out, done: stopped };
-      };
-      /** A normalised piece of a chat reply: its reasoning and repairs as a chunk of their own. */
-      const extras = (p: ReplyPiece): CompletionChunk | null => {
-        if (!p.reasoning && !p.repairs.length) return null;
-        reasoning += p.reasoning;
-        repairs.push(...p.repairs);
-        return { text: '', ...(p.reasoning ? { reasoning: p.reasoning } : {}), ...(p.repairs.length ? { repairs: p.repairs } : {}) };
-      };
+      // Stop sequences and the local budget; a chat reply is made a bare continuation of the text it continues (chatReply.ts).
+      const at = whole.attempt(req.stop, this.isChat ? req.prompt : undefined);
       try {
         const remaining = maxTokens === undefined ? undefined : Math.max(1, maxTokens - chunks);
-        const stream = await this.openStream(req, req.prompt + received, remaining, ctrl.signal);
-        let done = false;
+        const stream = await this.openStream(req, req.prompt + whole.received, remaining, ctrl.signal);
         for await (const ev of idle(stream, this.opts.idleTimeoutMs ?? 60_000, ctrl, isProgress)) {
-          if (++events > budget || reasoning.length > budget) {
-            finishReason = 'length';
-            this.reportLimit(
+          if (++events > budget || whole.reasoning.length > budget) {
+            at.cut(
               events > budget
-                ? `the endpoint sent more than ${budget} events (the local budget for ${maxTokens ?? DEFAULT_BUDGET_TOKENS} tokens): the completion was cut there`
-                : `the endpoint sent more than the local budget of ${budget} characters of reasoning: the completion was cut there`,
+                ? `the endpoint sent more than ${budget} events (the local budget for ${maxTokens ?? DEFAULT_BUDGET_TOKENS} tokens)`
+                : `the endpoint sent more than the local budget of ${budget} characters of reasoning`,
             );
-            done = true;
             break;
           }
           if (ev.usage) {
@@ -281,64 +247,27 @@ export class OpenAIModel implements ModelClient {
           }
           // Kept only when asked for, and no more than the budget.
           if (req.logprobs && ev.logprobs && logprobs.length < budget) logprobs.push(...ev.logprobs.slice(0, budget - logprobs.length));
-          if (ev.reasoning) {
-            reasoning += ev.reasoning;
-            yield { text: '', reasoning: ev.reasoning };
-          }
+          if (ev.reasoning) yield at.reasoningChunk(ev.reasoning);
           if (ev.text) {
             chunks++;
-            let text = ev.text;
-            if (reply) {
-              const p = reply.push(text);
-              const x = extras(p);
-              if (x) yield x;
-              text = p.text;
-            }
-            const r = release(text);
-            if (r.out) yield { text: r.out };
-            if (r.done) {
-              done = true;
-              break;
-            }
+            yield* at.text(ev.text);
+            if (at.done) break;
           }
           if (ev.call) {
             // A function call: what the reply held back, then the call written as program text; the request ends.
-            const tail = reply ? reply.end() : null;
-            const x = tail ? extras(tail) : null;
-            if (x) yield x;
-            const r = tail ? release(tail.text) : { out: '', done: false };
-            if (r.out) yield { text: r.out };
-            if (!r.done) {
-              const c = release(this.callText(req.prompt + received, ev.call));
-              if (c.out) yield { text: c.out };
-              finishReason ??= 'tool_calls';
-            }
-            done = true;
+            const call = ev.call;
+            yield* at.call(received => this.callText(req.prompt + received, call));
             break;
           }
-          if (ev.finishReason) finishReason = ev.finishReason;
+          if (ev.finishReason) at.finishReason = ev.finishReason;
         }
-        if (!finishReason) throw new StreamInterruptedError('the stream ended before the model finished');
-        if (!done && reply) {
-          const p = reply.end();
-          const x = extras(p);
-          if (x) yield x;
-          const r = release(p.text);
-          if (r.out) yield { text: r.out };
-          done = r.done;
-        }
-        const rest = done ? '' : scanner.flush();
-        if (rest) {
-          received += rest;
-          yield { text: rest };
-        }
+        if (!at.finishReason) throw new StreamInterruptedError('the stream ended before the model finished');
+        yield* at.end();
         return {
-          text: received,
+          ...whole.result(),
           usage: sawUsage ? usage : undefined,
           tokenLogprobs: req.logprobs && logprobs.length ? logprobs : undefined,
-          finishReason,
-          ...(reasoning ? { reasoning } : {}),
-          ...(repairs.length ? { repairs } : {}),
+          finishReason: at.finishReason,
         };
       } catch (err) {
         if (req.signal?.aborted) throw abortError(req.signal);
@@ -346,7 +275,7 @@ export class OpenAIModel implements ModelClient {
         if (reason === null || attempt >= this.retry.maxRetries) throw this.toModelError(err, attempt);
         attempt++;
         const delayMs = backoffDelay(attempt, this.retry, err);
-        this.reportRetry({ attempt, delayMs, reason, resumedAfter: received.length || undefined });
+        this.reportRetry({ attempt, delayMs, reason, resumedAfter: whole.received.length || undefined });
         await sleep(delayMs, req.signal);
       } finally {
         // Runs on success, error, and when the consumer stops iterating: the HTTP request never outlives us.

@@ -88,8 +88,8 @@ describe('run options: derived artifacts', () => {
     const withoutFlag = (Object.keys(RUN_OPTIONS) as RunOptionName[]).filter(n => !RUN_OPTIONS[n].cli);
     assert.deepEqual(
       withoutFlag,
-      ['program', 'pauseBeforeTool', 'stopOnEntry', 'trusted'],
-      'FILE is positional; the rest only mean something in a debugger',
+      ['program', 'modelSource', 'vscodeModel', 'pauseBeforeTool', 'stopOnEntry', 'trusted'],
+      "FILE is positional; the rest only mean something in a debugger (or in VS Code: its Language Model API's models)",
     );
   });
 

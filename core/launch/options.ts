@@ -119,6 +119,12 @@ export const RUN_OPTIONS = {
       ],
     },
     cli: { flag: 'api', arg: 'completions|chat|tools' },
+    setting: {
+      key: 'model.api',
+      scope: 'resource',
+      description:
+        'The API of the endpoint: "completions" (stop sequences honoured), "chat" (the program so far in a message, the reply made a bare continuation) or "tools" (ART programs over chat function calling).',
+    },
   }),
   modelSource: option(z.enum(['endpoint', 'vscode']).default('endpoint'), {
     description:
@@ -190,6 +196,11 @@ export const RUN_OPTIONS = {
         'The longest one model request may take, from its start to its last byte (retries and resumed streams included), in milliseconds; a request past it is stopped and the run ends with one line saying so.',
       expect: 'a whole number of milliseconds between 1 and 2147483647',
       cli: { flag: 'request-timeout-ms', arg: 'MS' },
+      setting: {
+        key: 'model.requestTimeoutMs',
+        scope: 'resource',
+        description: 'The longest one model request may take, from its start to its last byte (retries and resumed streams included), in milliseconds.',
+      },
     },
   ),
   noProgressLimit: option(count(1).default(DEFAULT_NO_PROGRESS_LIMIT), {

@@ -15,6 +15,7 @@ import { registerLibraryTests, type LibraryTests } from '../testing/libraryTests
 import { registerRunsCommands, replayRun, RunsView } from '../views/runsView';
 import { COMPARE_EVALUATIONS_COMMAND, EVALUATE_COMMAND, Evaluations, type EvaluationMode } from '../testing/evaluation';
 import { EvalComparisons } from '../testing/comparison';
+import { EvaluationsView, registerEvaluationsCommands } from '../views/evaluationsView';
 import { SHOW_PROMPT_COMMAND, showPrompt } from './showPrompt';
 import { ProgramStreams, RUN_SCHEME } from '../views/streamEditor';
 import { RunModeStatus, SET_ENDPOINT_COMMAND } from './mode';
@@ -38,6 +39,8 @@ export interface RunnerApi {
   evaluations: Evaluations;
   /** "ART: Compare Evaluations" and its view. */
   comparisons: EvalComparisons;
+  /** The ART Evaluations view: the workspace's past evaluations per library. */
+  evaluationsView: EvaluationsView;
   /** The status bar's run mode (Replay or Live). */
   mode: RunModeStatus;
 }
@@ -108,6 +111,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     extensionUri: context.extensionUri,
     replay: replayRun,
   });
+  const evaluationsView = new EvaluationsView(deps.log);
 
   const factory: vscode.DebugAdapterDescriptorFactory = {
     createDebugAdapterDescriptor: () =>
@@ -185,6 +189,8 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       evaluations.run(library, data, task, undefined, mode),
     ),
     comparisons,
+    evaluationsView,
+    ...registerEvaluationsCommands(evaluationsView, { open: path => evaluations.open(path), compare: (a, b) => comparisons.compare(a, b) }),
     vscode.commands.registerCommand(COMMANDS.compareEvaluations, (a?: string | vscode.Uri, b?: string | vscode.Uri) => comparisons.compare(a, b)),
     vscode.commands.registerCommand(COMMANDS.showPrompt, (target?: Parameters<typeof showPrompt>[1]) =>
       showPrompt(
@@ -214,5 +220,5 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, mode };
+  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, evaluationsView, mode };
 }

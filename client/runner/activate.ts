@@ -101,7 +101,10 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
   });
   const runs = new RunsView(deps.settings);
   const diagrams = new AgentDiagrams(deps.log);
-  const comparisons = new EvalComparisons({ load: () => loadRunnerBundle().evaluation, extensionUri: context.extensionUri, replay: replayRun });
+  // An evaluated example is replayed to be debugged: it stops before each tool too, where the call's input (the
+  // model's decomposition) can be corrected; the first change goes on live (core/launch/traceRun.ts).
+  const replayExample = (trace: string) => replayRun(trace, { pauseBeforeTool: true });
+  const comparisons = new EvalComparisons({ load: () => loadRunnerBundle().evaluation, extensionUri: context.extensionUri, replay: replayExample });
   const evaluations = new Evaluations({
     compare: (a, b) => comparisons.compare(a, b),
     load: () => loadRunnerBundle().evaluation,
@@ -109,7 +112,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     settings: deps.settings,
     log: deps.log,
     extensionUri: context.extensionUri,
-    replay: replayRun,
+    replay: replayExample,
   });
   const evaluationsView = new EvaluationsView(deps.log);
 

@@ -9,7 +9,7 @@ import { promptOfRun } from '../core/launch/promptOfRun';
 import { openSession } from '../core/launch/session';
 import { HEADLESS } from '../core/launch/options';
 import { readDataset } from '../core/evaluation/eval';
-import { comparisonReport, evalReport, progressLine } from '../core/evaluation/report';
+import { comparisonReport, evalReport, progressLine, resultsFileReport } from '../core/evaluation/report';
 import {
   defaultResultsPath,
   EvalDataError,
@@ -72,6 +72,7 @@ export const evaluation = {
   resultsFiles,
   hasResults,
   comparisonReport,
+  resultsFileReport,
   /** The tasks of a library's text (the template left out). */
   libraryTasks: (text: string) => libraryTasks(parseArt(text)),
   /** Reads the dataset (an EvalDataError naming the file and line when it cannot) and says whether every example names its task. */

@@ -15,6 +15,7 @@ import { registerLibraryTests, type LibraryTests } from '../testing/libraryTests
 import { registerRunsCommands, replayRun, RunsView } from '../views/runsView';
 import { COMPARE_EVALUATIONS_COMMAND, EVALUATE_COMMAND, Evaluations, type EvaluationMode } from '../testing/evaluation';
 import { EvalComparisons } from '../testing/comparison';
+import { EvaluationsView, registerEvaluationsCommands } from '../views/evaluationsView';
 import { SHOW_PROMPT_COMMAND, showPrompt } from './showPrompt';
 import { ProgramStreams, RUN_SCHEME } from '../views/streamEditor';
 import { RunModeStatus, SET_ENDPOINT_COMMAND } from './mode';
@@ -40,6 +41,8 @@ export interface RunnerApi {
   evaluations: Evaluations;
   /** "ART: Compare Evaluations" and its view. */
   comparisons: EvalComparisons;
+  /** The ART Evaluations view: the workspace's past evaluations per library. */
+  evaluationsView: EvaluationsView;
   /** The status bar's run mode (Replay or Live). */
   mode: RunModeStatus;
   /** Where every run's key is read, and the hosts the user approved (client/runner/keyHosts.ts). */
@@ -109,7 +112,10 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
   });
   const runs = new RunsView(deps.settings);
   const diagrams = new AgentDiagrams(deps.log);
-  const comparisons = new EvalComparisons({ load: () => loadRunnerBundle().evaluation, extensionUri: context.extensionUri, replay: replayRun });
+  // An evaluated example is replayed to be debugged: it stops before each tool too, where the call's input (the
+  // model's decomposition) can be corrected; the first change goes on live (core/launch/traceRun.ts).
+  const replayExample = (trace: string) => replayRun(trace, { pauseBeforeTool: true });
+  const comparisons = new EvalComparisons({ load: () => loadRunnerBundle().evaluation, extensionUri: context.extensionUri, replay: replayExample });
   const evaluations = new Evaluations({
     compare: (a, b) => comparisons.compare(a, b),
     load: () => loadRunnerBundle().evaluation,
@@ -117,9 +123,10 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     settings: deps.settings,
     log: deps.log,
     extensionUri: context.extensionUri,
-    replay: replayRun,
+    replay: replayExample,
     chatModel: provideChatModel,
   });
+  const evaluationsView = new EvaluationsView(deps.log);
 
   const factory: vscode.DebugAdapterDescriptorFactory = {
     createDebugAdapterDescriptor: () =>
@@ -200,6 +207,8 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       evaluations.run(library, data, task, undefined, mode),
     ),
     comparisons,
+    evaluationsView,
+    ...registerEvaluationsCommands(evaluationsView, { open: path => evaluations.open(path), compare: (a, b) => comparisons.compare(a, b) }),
     vscode.commands.registerCommand(COMMANDS.compareEvaluations, (a?: string | vscode.Uri, b?: string | vscode.Uri) => comparisons.compare(a, b)),
     vscode.commands.registerCommand(COMMANDS.showPrompt, (target?: Parameters<typeof showPrompt>[1]) =>
       showPrompt(
@@ -229,5 +238,5 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, mode, keyHosts };
+  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, evaluationsView, mode, keyHosts };
 }

@@ -1,5 +1,7 @@
 // The runner's commands: the API key in SecretStorage, overriding the paused tool call's output, saving a finished
-// (possibly corrected) program into a task library as a demonstration, and opening a trace.
+// (possibly corrected) program into a task library as a demonstration (offering first the library it came from, also
+// for a replayed trace), and opening a trace.
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { appendDemonstrationEdit, demonstrationText, DemonstrationError } from '../../core/prompt/demonstration';
@@ -9,6 +11,7 @@ import type { TraceView } from '../views/traceView';
 import { typedText } from '../../core/common/typedText';
 import { readSetting } from '../settings';
 import { plural } from '../../core/common/counts';
+import { programOfRun } from '../../core/trace/history';
 
 /** The SecretStorage key of the model API key. */
 export const API_KEY_SECRET = 'art.model.apiKey';
@@ -137,7 +140,7 @@ export async function saveAsDemonstration(streams: ProgramStreams, target?: vsco
     }
     throw e;
   }
-  const library = target ?? (await pickLibrary(run.language === 'art' ? vscode.Uri.file(run.program) : undefined));
+  const library = target ?? (await pickLibrary(sourceLibrary(run)));
   if (!library) return undefined;
   const doc = await vscode.workspace.openTextDocument(library);
   const e = appendDemonstrationEdit(doc.getText(), program);
@@ -154,6 +157,18 @@ export async function saveAsDemonstration(streams: ProgramStreams, target?: vsco
   vscode.window.activeTextEditor?.revealRange(inserted, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   void vscode.window.showInformationMessage(`ART Studio: the program was added to ${basename(library.fsPath)} (unsaved; Undo removes it).`);
   return inserted;
+}
+
+/**
+ * The task library a finished run came from: its program, or for a replay of a trace (an evaluated example's, a run
+ * of the history) the library the run history says that trace's run came from.
+ */
+function sourceLibrary(run: { language: string; program: string }): vscode.Uri | undefined {
+  if (run.language === 'art') return vscode.Uri.file(run.program);
+  if (run.language !== 'trace') return undefined;
+  const root = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(run.program))?.uri.fsPath;
+  const program = root ? programOfRun(run.program, root) : undefined;
+  return program?.endsWith('.art') && existsSync(program) ? vscode.Uri.file(program) : undefined;
 }
 
 async function pickLibrary(source: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {

@@ -3,7 +3,8 @@
 // the running count and accuracy, then shows the results view: the accuracy per task as a Chart.js chart, the
 // summary and a row per example whose link replays that example's run in the debugger from its trace. The page is
 // dist/evalView.js (client/webview/evalView.ts), the only code that loads Chart.js; a strict CSP with a nonce, no
-// remote resource. Cancelling stops the runs in flight; the same command again resumes from the results file.
+// remote resource. Cancelling stops the runs in flight; the same command again resumes from the results file. An
+// evaluation done before opens in the same view from its results file (the ART Evaluations view).
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import * as vscode from 'vscode';
@@ -236,6 +237,21 @@ export class Evaluations implements vscode.Disposable {
     } finally {
       this.running = false;
     }
+  }
+
+  /** Shows the results view of an evaluation done before, from its results file (the Evaluations view's entries). */
+  async open(resultsPath: string): Promise<EvalReport | undefined> {
+    const m = this.deps.load();
+    let report: EvalReport;
+    try {
+      report = m.resultsFileReport(resultsPath, p => vscode.workspace.asRelativePath(p));
+    } catch (e) {
+      if (!m.isUserError(e)) throw e;
+      void vscode.window.showErrorMessage(`ART Studio: ${(e as Error).message}`);
+      return undefined;
+    }
+    this.show(report, resultsPath);
+    return report;
   }
 
   private offerComparison(previous: string, latest: string): void {

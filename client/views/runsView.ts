@@ -239,15 +239,17 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.TextD
 
 /**
  * Opens a run in the debugger, replayed from its trace: the recorded completions and tool outputs are played again,
- * stopping at each tool call (the Runs view's "Replay in Debugger", an evaluated example's link).
+ * stopping at each tool call (the Runs view's "Replay in Debugger", an evaluated example's link); with
+ * `pauseBeforeTool` also before each tool runs, where its input can be corrected.
  */
-export function replayRun(trace: string): Thenable<boolean> {
+export function replayRun(trace: string, options: { pauseBeforeTool?: boolean } = {}): Thenable<boolean> {
   const uri = vscode.Uri.file(trace);
   return vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(uri), {
     type: DEBUG_TYPE,
     request: 'launch',
     name: `Replay ${runLabel(trace)}`,
     program: trace,
+    ...(options.pauseBeforeTool ? { pauseBeforeTool: true } : {}),
   });
 }
 

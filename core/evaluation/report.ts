@@ -2,7 +2,8 @@
 // draws: the accuracy per task for the chart (exact and substring match, in percent, with their Wilson intervals),
 // the summary, and one row per example with the trace of its run. Computed here so the shell holds no scoring.
 import { compareResults, formatP, pValueWords, type ChangedExample, type CompareMetric, type CompareSide } from './compare';
-import { formatSummary, summarise, summariseByTask, traceOfResult, type EvalResult, type EvalSummary } from './eval';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { formatSummary, readDataset, summarise, summariseByTask, traceOfResult, type EvalResult, type EvalSummary } from './eval';
 import { formatHeader, headerDifferences, libraryChanged, loadResultsFile } from './header';
 
 export interface EvalReportTask {
@@ -90,6 +91,40 @@ export function evalReport(o: {
       ...(r.trace !== undefined ? { trace: traceOfResult(o.resultsPath, r) } : {}),
     })),
   };
+}
+
+/**
+ * The report of an evaluation done before, from its results file alone (the Evaluations view opens one): the library
+ * and the data as its header names them (`name` says how the shell shows a path), the results in the dataset's order
+ * and its count of examples when the dataset can still be read (else the results as they are). An EvalDataError
+ * when the file cannot be read.
+ */
+export function resultsFileReport(path: string, name: (absolute: string) => string): EvalReport {
+  const { header, results } = loadResultsFile(path);
+  const at = (p: string) => (isAbsolute(p) ? p : resolve(dirname(path), p));
+  let total = results.length;
+  let ordered = results;
+  if (header) {
+    try {
+      const examples = readDataset(at(header.data.path));
+      const order = new Map(examples.map((e, i) => [e.id, i]));
+      ordered = [...results].sort((a, b) => (order.get(a.id) ?? examples.length) - (order.get(b.id) ?? examples.length));
+      total = Math.max(results.length, examples.length);
+    } catch {
+      // The dataset moved or changed: the results as the file has them.
+    }
+  }
+  return evalReport({
+    results: ordered,
+    resultsPath: path,
+    total,
+    stopped: results.length < total,
+    names: {
+      library: header ? name(at(header.library.path)) : '(library not recorded)',
+      data: header ? name(at(header.data.path)) : '(data not recorded)',
+      results: name(path),
+    },
+  });
 }
 
 /** The running count and accuracy of an evaluation, as its progress shows them: `3/6 done · exact 2/3 = 66.7%`. */

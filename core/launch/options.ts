@@ -199,7 +199,8 @@ export const RUN_OPTIONS = {
       setting: {
         key: 'model.requestTimeoutMs',
         scope: 'resource',
-        description: 'The longest one model request may take, from its start to its last byte (retries and resumed streams included), in milliseconds.',
+        description:
+          'The longest one model request may take, from its start to its last byte (retries and resumed streams included), in milliseconds.',
       },
     },
   ),

@@ -1,24 +1,36 @@
 // A run of a recorded trace (`.jsonl`): the recorded completions streamed again and the recorded tool outputs (with
-// the recorded overrides in their place), through the protocol rebuilt from the trace.
+// the recorded overrides in their place), through the protocol rebuilt from the trace. The first change made while
+// it runs (an output set by hand, an edited input, a skipped tool) departs from the recording, as a program's replay
+// does (core/replay/departure.ts): from there the configured endpoint writes the rest live and the tools run for
+// real; going back before the change follows the recording again.
 import { Runner } from '../engine/runner';
+import type { ToolLookup } from '../engine/types';
+import { departOnEdit } from '../replay/departure';
 import { protocolFromTrace, TraceReplayModel, traceReplayTools } from '../replay/traceReplay';
 import type { TraceRecord } from '../trace/schema';
 import { parseTrace } from '../trace/trace';
 import { LaunchError } from './options';
-import { runnerOptions, type Base, type Made } from './session';
+import { endpointModel, runnerOptions, type Base, type Made } from './session';
 
 export function makeTraceRun(text: string, path: string, b: Base): Made {
   const { records, errors } = parseTrace(text);
   if (errors.length) throw new LaunchError(`${path}:${errors[0].line}: ${errors[0].message}`);
   if (!records.some(r => r.t === 'run')) throw new LaunchError(`${path}: not a run trace (it has no "run" record)`);
-  const model = new TraceReplayModel(records as TraceRecord[]);
+  // A configured endpoint is where the run goes on once it departs from the recording.
+  const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
+  const model = new TraceReplayModel(records as TraceRecord[], { live });
   // The recorded tool outputs, with the recorded overrides in their place: the model sees what it saw then.
-  const tools = traceReplayTools(
+  const recorded = traceReplayTools(
     records.map(r =>
       r.t === 'tool' && r.call.override !== undefined ? { ...r, call: { ...r.call, output: r.call.override, error: undefined } } : r,
     ),
+    // The run's current call (the runner below; a tool runs only once it runs).
+    () => runner.snapshot().calls.at(-1)?.id,
   );
+  // Departed: the tools run for real on what the run now holds.
+  const tools: ToolLookup = { get: name => (model.departed !== null ? b.tools.get(name) : recorded.get(name)) };
   const runner = new Runner(protocolFromTrace(records, tools), { ...runnerOptions(b, model), tools });
+  departOnEdit(runner, model, b.config.log);
   const run = records.find(r => r.t === 'run');
   return { runner, unit: -1, title: `trace of ${run?.t === 'run' ? run.kind : 'a'} run`, ownProgram: false, model };
 }

@@ -12,26 +12,62 @@ import type { RunProtocol } from '../protocols/runProtocol';
 import { Runner } from '../engine/runner';
 import type { RunResult, ToolCall, ToolLookup } from '../engine/types';
 import type { TraceRecord, TraceSink } from '../trace/schema';
+import type { Departing } from './departure';
+import { DepartedError } from './programReplay';
 import { mainLine, recordedRequests, type RecordedRequest } from '../trace/trace';
 
-/** Streams the recorded completions in order, chunk by chunk as they arrived; notes prompts that differ. */
-export class TraceReplayModel implements ModelClient {
+/**
+ * Streams the recorded completions, chunk by chunk as they arrived: the request recorded with the same prompt (the
+ * next one in order first, so a run gone back by a step back is answered as it was then), else the next in order
+ * (noted as a mismatch). Once the run departs from the recording (an output set by hand, an edited input, a skipped
+ * tool: core/replay/departure.ts), every request goes to the live model, or fails with a DepartedError without one.
+ */
+export class TraceReplayModel implements ModelClient, Departing {
   readonly id: string;
   readonly honoursStop: boolean;
   readonly mismatches: string[] = [];
   private next = 0;
   private readonly requests: RecordedRequest[];
+  private departure: string | null = null;
 
-  constructor(records: TraceRecord[]) {
+  constructor(
+    records: TraceRecord[],
+    private readonly opts: { live?: ModelClient } = {},
+  ) {
     const run = records.find(r => r.t === 'run');
     this.id = `trace-replay:${run?.t === 'run' ? run.model : 'unknown'}`;
     this.honoursStop = run?.t === 'run' ? run.honoursStop : true;
     this.requests = recordedRequests(records);
   }
 
+  get live(): ModelClient | undefined {
+    return this.opts.live;
+  }
+
+  get departed(): string | null {
+    return this.departure;
+  }
+
+  depart(why: string): void {
+    this.departure ??= why;
+  }
+
+  rejoin(): void {
+    this.departure = null;
+  }
+
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
-    const rec = this.requests[this.next++];
-    if (!rec) throw new Error(`the trace has no request ${this.next} to replay (it recorded ${this.requests.length})`);
+    if (this.departure !== null) {
+      if (this.opts.live) return yield* this.opts.live.stream(req);
+      throw new DepartedError(
+        `the run departed from its recording (${this.departure}), and a trace cannot say what the model writes after that: set a model endpoint (the settings art.model.name and art.model.baseURL, or --base-url and --model) and run again to go on live from there`,
+      );
+    }
+    const same = this.requests[this.next]?.prompt === req.prompt ? this.next : this.requests.findIndex(r => r.prompt === req.prompt);
+    const at = same >= 0 ? same : this.next;
+    const rec = this.requests[at];
+    this.next = at + 1;
+    if (!rec) throw new Error(`the trace has no request ${at + 1} to replay (it recorded ${this.requests.length})`);
     if (rec.prompt !== req.prompt) this.mismatches.push(`request ${rec.n}: the prompt differs from the recorded one`);
     let text = '';
     for (const c of rec.chunks) {
@@ -51,8 +87,11 @@ export class TraceReplayModel implements ModelClient {
   }
 }
 
-/** Tools that return the recorded outputs (or errors) in call order. */
-export function traceReplayTools(records: TraceRecord[]): ToolLookup {
+/**
+ * Tools that return the recorded outputs (or errors): the recorded call of the id `callId` gives (the run's current
+ * call, so a run gone back gets the outputs it got then), else the calls in order.
+ */
+export function traceReplayTools(records: TraceRecord[], callId?: () => number | undefined): ToolLookup {
   records = mainLine(records);
   const calls = records.flatMap(r => (r.t === 'tool' ? [r.call] : [])).sort((a, b) => a.id - b.id);
   const names = new Set(calls.map(c => normalizeName(c.tool)));
@@ -60,6 +99,9 @@ export function traceReplayTools(records: TraceRecord[]): ToolLookup {
   const tool = (name: string): Tool => ({
     info: { name, description: 'Replays the output recorded in a trace.', input: 'Ignored.', origin: 'user' },
     async run(): Promise<ToolResult> {
+      const id = callId?.();
+      const byId = id === undefined ? -1 : calls.findIndex(c => c.id === id && (c.output !== undefined || c.error !== undefined));
+      if (byId >= 0) next = byId;
       // Skip the calls that never ran (skipped, or overridden before running).
       while (next < calls.length && calls[next].output === undefined && calls[next].error === undefined) next++;
       const c = calls[next++];

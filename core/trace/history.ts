@@ -4,7 +4,7 @@
 // one missing or stale is derived from the trace. Records are read generically: a kind this version does not know
 // (a newer writer's) is kept as it is and never makes a trace unreadable here.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Usage } from '../model/types';
 import type { EndReason, RunKind } from '../engine/types';
 import { readJsonLines } from '../common/jsonLines';
@@ -222,6 +222,24 @@ function readSummary(path: string, id: string): RunSummary | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The program file a run came from, as the run history says: its summary's program, followed through replays (a run
+ * of another run's trace) back to the run replayed; a relative program is relative to `root` (the workspace folder
+ * the shells name programs from). Undefined when no summary says.
+ */
+export function programOfRun(trace: string, root: string): string | undefined {
+  let path = trace;
+  for (let hops = 0; hops < 16; hops++) {
+    const id = basename(path).replace(/\.jsonl$/i, '');
+    const summary = readSummary(runFiles(dirname(path), id).summary, id);
+    if (!summary?.program) return undefined;
+    const program = isAbsolute(summary.program) ? summary.program : resolve(root, summary.program);
+    if (!/\.jsonl$/i.test(program)) return program;
+    path = program;
+  }
+  return undefined;
 }
 
 export interface HistoryEntry {

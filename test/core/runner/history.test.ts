@@ -17,6 +17,7 @@ import {
   listRuns,
   newRunId,
   prepareRunsFolder,
+  programOfRun,
   readRecords,
   runFiles,
   runLabel,
@@ -158,6 +159,26 @@ describe('run history', () => {
     assert.ok(!existsSync(runFiles(dir, second).trace) && !existsSync(runFiles(dir, second).summary));
     assert.equal(listRuns(dir).length, 2);
     assert.deepEqual(listRuns(join(dir, 'missing')), []);
+  });
+});
+
+describe('programOfRun', () => {
+  test("a run's program from its summary, followed through replays of replays; none when no summary says", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'art-program-of-'));
+    const dir = join(root, '.art/runs');
+    prepareRunsFolder(dir, false);
+    const trace = jsonl(answered(await artRun('18'), '18'));
+    const [a, b, c, d] = [1, 2, 3, 4].map(day => newRunId('x', new Date(Date.UTC(2025, 0, day))));
+    for (const id of [a, b, c, d]) writeFileSync(runFiles(dir, id).trace, trace);
+    // An evaluated example's run names its library relative to the workspace; its replay names that trace, relative
+    // too; a replay of the replay names it absolute.
+    writeSummary(dir, a, { program: 'evaluation/library.art' });
+    writeSummary(dir, b, { program: `.art/runs/${a}.jsonl` });
+    writeSummary(dir, c, { program: runFiles(dir, b).trace });
+    assert.equal(programOfRun(runFiles(dir, c).trace, root), join(root, 'evaluation/library.art'));
+    assert.equal(programOfRun(runFiles(dir, a).trace, root), join(root, 'evaluation/library.art'));
+    assert.equal(programOfRun(runFiles(dir, d).trace, root), undefined, 'no summary');
+    assert.equal(programOfRun(join(root, 'elsewhere.jsonl'), root), undefined);
   });
 });
 

@@ -3,42 +3,18 @@
 // palette on the open library asks for the dataset and the task, the progress notification runs, and the results
 // view shows the chart of the accuracy per task and the table of examples; an example's link replays its run in
 // the debugger.
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startArithmeticServer } from './workbench.mjs';
 
 export const title = 'evaluation: Evaluate Task on a dataset, the chart and the table, an example replayed';
 
 const ROOT = new URL('../../..', import.meta.url).pathname;
 const DIR = 'evaluation-e2e';
 
-/** Starts the scripted server; resolves with its base URL and the process. */
-function startServer() {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/arithmeticServer.ts')], {
-    cwd: ROOT,
-    // Slow enough (several seconds in all) for the progress notification to be read.
-    env: { ...process.env, ART_TOKEN_DELAY_MS: '200' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`the scripted server did not start:\n${err}`)), 30_000);
-    child.stdout.on('data', d => {
-      out += d;
-      const m = /ART_SCRIPTED_SERVER (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ baseURL: m[1], child });
-      }
-    });
-    child.stderr.on('data', d => (err += d));
-    child.on('exit', code => reject(new Error(`the scripted server exited (${code}):\n${err}`)));
-  });
-}
-
 export async function run({ page, step, wb, workspace, picture }) {
-  const { baseURL, child } = await startServer();
+  // Slow enough (several seconds in all) for the progress notification to be read.
+  const { baseURL, child } = await startArithmeticServer({ tokenDelayMs: 200 });
   const settingsFile = join(workspace, '.vscode/settings.json');
   const settings = readFileSync(settingsFile, 'utf8');
   try {
@@ -98,7 +74,8 @@ export async function run({ page, step, wb, workspace, picture }) {
     await step("an example's link replays its run in the debugger, stopped at its tool call", async () => {
       await view.locator('#examples tbody tr', { hasText: 'pages' }).locator('a.replay').click();
       await page.locator('.debug-toolbar').waitFor({ timeout: 30_000 });
-      // Stopped after the calculator call: the editor marks the step, the Debug Console shows the program so far.
+      // Stopped at the calculator call (before it runs: an evaluated example is replayed to be debugged, its input
+      // editable): the editor marks the step, the Debug Console shows the program so far.
       await page.locator('.tab', { hasText: 'Replay library-pages' }).first().waitFor({ timeout: 30_000 });
       // The Debug Console (a scenario before may have hidden the panel).
       await wb.command('Debug Console: Focus on Debug Console View');

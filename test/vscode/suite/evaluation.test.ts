@@ -100,25 +100,38 @@ describe('Evaluate Task and its results view', function () {
     assert.doesNotMatch(panel.webview.html, /cdn\.jsdelivr|unpkg|cdnjs/, 'nothing from a CDN');
   });
 
-  it("an example's link replays its run in the debugger from its trace, stopping at its tool call", async () => {
+  it("an example's link replays its run in the debugger from its trace, stopping before and after its tool call", async () => {
     const api = await artStudio();
     const trace = api.runner.evaluations.shown!.rows.find(r => r.id === 'pages')!.trace!;
     const started = new Promise<vscode.DebugSession>(resolve => subscriptions.push(vscode.debug.onDidStartDebugSession(resolve)));
-    const stopped = new Promise<any>(resolve =>
-      subscriptions.push(
-        vscode.debug.registerDebugAdapterTrackerFactory('art', {
-          createDebugAdapterTracker: () => ({ onDidSendMessage: (m: any) => m.type === 'event' && m.event === 'stopped' && resolve(m) }),
+    const stops: any[] = [];
+    const waiting: ((m: any) => void)[] = [];
+    subscriptions.push(
+      vscode.debug.registerDebugAdapterTrackerFactory('art', {
+        createDebugAdapterTracker: () => ({
+          onDidSendMessage: (m: any) => {
+            if (m.type !== 'event' || m.event !== 'stopped') return;
+            const waiter = waiting.shift();
+            if (waiter) waiter(m);
+            else stops.push(m);
+          },
         }),
-      ),
+      }),
     );
+    const nextStop = () => (stops.length ? Promise.resolve(stops.shift()) : new Promise<any>(resolve => waiting.push(resolve)));
     const before = server.requests.length;
     assert.equal(await api.runner.evaluations.replay('pages'), true);
     const session = await started;
     assert.equal(session.configuration.program, trace);
+    assert.equal(session.configuration.pauseBeforeTool, true, "an example is replayed to be debugged: its calls' inputs can be corrected");
     assert.match(session.name, /^Replay library-pages, /);
-    const stop = await stopped;
-    assert.match(stop.body.description, /calculator/);
-    const state = (await session.customRequest(StateRequest.command)) as StateRequest.Response;
+    assert.match((await nextStop()).body.description, /calculator/);
+    let state = (await session.customRequest(StateRequest.command)) as StateRequest.Response;
+    assert.deepEqual([state.phase, state.call?.input, state.call?.output], ['before', '240 / 30', undefined], JSON.stringify(state.call));
+    await session.customRequest('continue', { threadId: 1 });
+    await nextStop();
+    state = (await session.customRequest(StateRequest.command)) as StateRequest.Response;
+    assert.equal(state.phase, 'after');
     assert.equal(state.call?.output?.trim(), '8', JSON.stringify(state.call));
     assert.equal(server.requests.length, before, 'a replay asks the endpoint nothing');
     await vscode.debug.stopDebugging(session);

@@ -21,6 +21,7 @@ export async function run(): Promise<void> {
   await import('./libraryTests.test');
   await import('./history.test');
   await import('./evaluation.test');
+  await import('./evaluationsView.test');
   await import('./showPrompt.test');
   await import('./samples.test');
   await import('./lmTools.test');

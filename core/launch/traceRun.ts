@@ -10,14 +10,14 @@ import { protocolFromTrace, TraceReplayModel, traceReplayTools } from '../replay
 import type { TraceRecord } from '../trace/schema';
 import { parseTrace } from '../trace/trace';
 import { LaunchError } from './options';
-import { endpointModel, runnerOptions, type Base, type Made } from './session';
+import { endpointModel, hasLiveModel, runnerOptions, type Base, type Made } from './session';
 
 export function makeTraceRun(text: string, path: string, b: Base): Made {
   const { records, errors } = parseTrace(text);
   if (errors.length) throw new LaunchError(`${path}:${errors[0].line}: ${errors[0].message}`);
   if (!records.some(r => r.t === 'run')) throw new LaunchError(`${path}: not a run trace (it has no "run" record)`);
   // A configured endpoint is where the run goes on once it departs from the recording.
-  const live = b.options.baseURL && b.options.model ? endpointModel(b) : undefined;
+  const live = hasLiveModel(b) ? endpointModel(b) : undefined;
   const model = new TraceReplayModel(records as TraceRecord[], { live });
   // The recorded tool outputs, with the recorded overrides in their place: the model sees what it saw then.
   const recorded = traceReplayTools(

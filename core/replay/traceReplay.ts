@@ -60,7 +60,7 @@ export class TraceReplayModel implements ModelClient, Departing {
     if (this.departure !== null) {
       if (this.opts.live) return yield* this.opts.live.stream(req);
       throw new DepartedError(
-        `the run departed from its recording (${this.departure}), and a trace cannot say what the model writes after that: set a model endpoint (the settings art.model.name and art.model.baseURL, or --base-url and --model) and run again to go on live from there`,
+        `the run departed from its recording (${this.departure}), and a trace cannot say what the model writes after that: set a model (in VS Code the status bar's run mode item: an endpoint or one of VS Code's models; on the command line --base-url and --model) and run again to go on live from there`,
       );
     }
     const same = this.requests[this.next]?.prompt === req.prompt ? this.next : this.requests.findIndex(r => r.prompt === req.prompt);

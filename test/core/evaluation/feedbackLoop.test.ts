@@ -198,7 +198,7 @@ describe('a trace replay departs from its recording on the first change', () => 
       r.continue();
     });
     assert.equal(result.reason, 'departed');
-    assert.match(result.error ?? '', /a trace cannot say what the model writes after that: set a model endpoint/);
+    assert.match(result.error ?? '', /a trace cannot say what the model writes after that: set a model \(in VS Code the status bar's run mode item/);
   });
 
   test('a step back before the change follows the recording again, with the outputs recorded then', async () => {

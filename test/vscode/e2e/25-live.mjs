@@ -6,7 +6,7 @@
 // run leaves no Problems entry.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startZoo, ZOO_LIBRARY } from './zoo.mjs';
+import { startZoo, ZOO_LIBRARY } from './servers.mjs';
 
 export const title = 'live debugging: Replay/Live in the status bar, F5 live to a tool stop, override, Step Back, finish';
 

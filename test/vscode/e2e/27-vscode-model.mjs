@@ -5,7 +5,7 @@
 // the Debug Console says what the model cannot do (no log-probabilities) and the wrapper once, and F5 finishes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startZoo, ZOO_LIBRARY } from './zoo.mjs';
+import { startZoo, ZOO_LIBRARY } from './servers.mjs';
 
 export const title = 'a VS Code language model: chosen in the status bar, F5 live on it through vscode.lm, stop at the tool, finish';
 

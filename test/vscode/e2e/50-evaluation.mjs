@@ -5,7 +5,7 @@
 // the debugger.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startArithmeticServer } from './workbench.mjs';
+import { startArithmeticServer } from './servers.mjs';
 
 export const title = 'evaluation: Evaluate Task on a dataset, the chart and the table, an example replayed';
 

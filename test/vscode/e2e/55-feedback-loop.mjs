@@ -8,7 +8,7 @@
 // nothing broken, and the ART Evaluations view lists both evaluations with the change.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startArithmeticServer } from './workbench.mjs';
+import { startArithmeticServer } from './servers.mjs';
 
 export const title = 'the feedback loop: a failed example debugged, corrected, saved as a demonstration, evaluated again, compared';
 

@@ -4,9 +4,9 @@
 // it; Run Without Key runs with no key and the Debug Console says so; after "ART: Forget Approved Key Hosts", Send Key
 // sends it, the host is remembered and the next run is not asked. Last of the scenarios: it stores a key, and removes
 // it at its end.
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { startArithmeticServer } from './servers.mjs';
 
 export const title = 'key host: a modal before the stored key goes to the host a launch configuration names';
 
@@ -14,30 +14,8 @@ const ROOT = new URL('../../..', import.meta.url).pathname;
 const DIR = 'keyhost-e2e';
 const NAME = 'ART: the eggs example on the workspace endpoint';
 
-function startServer() {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/arithmeticServer.ts')], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`the scripted server did not start:\n${err}`)), 30_000);
-    child.stdout.on('data', d => {
-      out += d;
-      const m = /ART_SCRIPTED_SERVER (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ baseURL: m[1], child });
-      }
-    });
-    child.stderr.on('data', d => (err += d));
-    child.on('exit', code => reject(new Error(`the scripted server exited (${code}):\n${err}`)));
-  });
-}
-
 export async function run({ page, step, wb, workspace }) {
-  const { baseURL, child } = await startServer();
+  const { baseURL, child } = await startArithmeticServer();
   const origin = new URL(baseURL).origin;
   const launchFile = join(workspace, '.vscode/launch.json');
   const dialog = page.locator('.monaco-dialog-box');
@@ -79,7 +57,7 @@ export async function run({ page, step, wb, workspace }) {
   try {
     mkdirSync(join(workspace, DIR), { recursive: true });
     mkdirSync(join(workspace, '.vscode'), { recursive: true });
-    copyFileSync(join(ROOT, 'examples/library.art'), join(workspace, DIR, 'library.art'));
+    copyFileSync(join(ROOT, 'examples/library.art'), join(workspace, DIR, 'keyhost-library.art'));
     writeFileSync(
       launchFile,
       JSON.stringify(
@@ -106,8 +84,8 @@ export async function run({ page, step, wb, workspace }) {
 
     await step('ART: Set API Key stores a key typed in a password box', async () => {
       await wb.ready('clean.art');
-      // The library opened first: the extension starts with its language.
-      await wb.openFile('library.art');
+      // The library opened first (a name no other scenario's file has): the extension starts with its language.
+      await wb.openFile('keyhost-library.art');
       await page.locator('.statusbar-item[id$="art.runMode"]').waitFor({ timeout: 30_000 });
       await wb.command('ART: Set API Key');
       const box = page.locator('.quick-input-widget input[type="password"]');
@@ -118,7 +96,7 @@ export async function run({ page, step, wb, workspace }) {
     });
 
     await step('the run asks in a modal naming the host and the launch configuration; Run Without Key runs without it', async () => {
-      await wb.openFile('library.art');
+      await wb.openFile('keyhost-library.art');
       await runIt();
       await dialog.waitFor({ timeout: 30_000 });
       const text = (await dialog.innerText()).replace(/\s+/g, ' ');
@@ -134,14 +112,14 @@ export async function run({ page, step, wb, workspace }) {
     await step('after ART: Forget Approved Key Hosts, Send Key sends it and the next run is not asked', async () => {
       await wb.command('ART: Forget Approved Key Hosts');
       await notified('no host was approved');
-      await wb.openFile('library.art');
+      await wb.openFile('keyhost-library.art');
       await runIt();
       await dialog.waitFor({ timeout: 30_000 });
       await dialog.getByRole('button', { name: 'Send Key' }).click();
       const out = await finished();
       if (!out.includes(`key: your stored API key goes to ${origin}`)) throw new Error(`the Debug Console does not say where the key went:\n${out}`);
       // Asked again, the run would wait on the modal and never reach its answer.
-      await wb.openFile('library.art');
+      await wb.openFile('keyhost-library.art');
       await runIt();
       await page.locator('.debug-toolbar').or(dialog).first().waitFor({ timeout: 30_000 });
       if (await dialog.count()) throw new Error('asked again for a host already approved');

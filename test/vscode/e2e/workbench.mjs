@@ -1,39 +1,7 @@
 // What a person does in the VS Code workbench, as Playwright actions: Quick Open, the command palette, Go to Line,
-// the Problems panel, the light bulb, the suggest widget, the status bar; and the scripted model endpoint the
-// evaluation scenarios start. Selectors are VS Code 1.139's.
-import { spawn } from 'node:child_process';
+// the Problems panel, the light bulb, the suggest widget, the status bar. Selectors are VS Code 1.139's.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-const ROOT = new URL('../../..', import.meta.url).pathname;
-
-/**
- * Starts the scripted model endpoint as a process of its own (test/support/arithmeticServer.ts): the arithmetic
- * model, or with `model: 'feedback'` the one that follows the demonstrations in its prompt; `tokenDelayMs` between
- * streamed tokens. Resolves with its base URL and the process (kill it at the scenario's end).
- */
-export function startArithmeticServer({ tokenDelayMs, model } = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/arithmeticServer.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ART_TOKEN_DELAY_MS: String(tokenDelayMs ?? 2), ...(model ? { ART_MODEL: model } : {}) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`the scripted server did not start:\n${err}`)), 30_000);
-    child.stdout.on('data', d => {
-      out += d;
-      const m = /ART_SCRIPTED_SERVER (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ baseURL: m[1], child });
-      }
-    });
-    child.stderr.on('data', d => (err += d));
-    child.on('exit', code => reject(new Error(`the scripted server exited (${code}):\n${err}`)));
-  });
-}
 
 /** A replayable program of two tool calls (Python really runs; `#2: 120`), under the task name `task`. */
 export function applesProgram(task) {

@@ -7,10 +7,14 @@
 // still become a prompt text), and a transition is the monitor fed one more character. So "free text" can never
 // contain a prompt text where the monitor would read a state (leftmost, longest match first), by construction.
 // Characters that occur in no prompt text behave alike and form two symbols (white space, which alone may come
-// before the first state, and everything else), so the automaton stays small.
+// before the first state, and everything else), so the automaton stays small. It is then made portable
+// (core/common/regular.ts portableDfa), so that every engine reads its regex and grammar the same: no class leaves out
+// a non-ASCII character, which costs the rare texts where an unknown non-ASCII character stands where a prompt
+// text's non-ASCII character would start or continue that prompt text.
 import type { CompiledAgent } from './compile';
 import { StreamMonitor } from './monitor';
-import { dfaToGbnf, dfaToRegex, minimizeDfa, type Alphabet, type Dfa } from '../common/regular';
+import { dfaToGbnf, dfaToRegex, minimizeDfa, portableDfa, type Alphabet, type Dfa } from '../common/regular';
+import { isAscii } from '../common/portableSyntax';
 
 export interface Constraint {
   /** A regular expression for the whole continuation (no anchors, no lookaround). */
@@ -52,17 +56,20 @@ interface MonitorState {
   stopped: boolean;
 }
 
-const cache = new WeakMap<CompiledAgent, Map<string, Constraint>>();
+const cache = new WeakMap<CompiledAgent, Map<string, Constraint | null>>();
 
-/** The constraint at a pause point, cached per agent and monitor state. */
-export function agentConstraint(agent: CompiledAgent, at: PausePoint = { positions: null }): Constraint {
+/**
+ * The constraint at a pause point, cached per agent and monitor state; null when no text is on spec from there
+ * (no portable regex or grammar matches nothing at all: core/common/portableSyntax.ts).
+ */
+export function agentConstraint(agent: CompiledAgent, at: PausePoint = { positions: null }): Constraint | null {
   let perAgent = cache.get(agent);
   if (!perAgent) cache.set(agent, (perAgent = new Map()));
   const key = stateKey({ positions: at.positions, tail: at.tail ?? '', stopped: false });
   let c = perAgent.get(key);
-  if (!c) {
-    const dfa = agentDfa(agent, at);
-    c = { regex: dfaToRegex(dfa), gbnf: dfaToGbnf(dfa) };
+  if (c === undefined) {
+    const dfa = portableDfa(agentDfa(agent, at), unlistedSymbols(agent));
+    c = dfa.accept.some(Boolean) ? { regex: dfaToRegex(dfa), gbnf: dfaToGbnf(dfa) } : null;
     perAgent.set(key, c);
   }
   return c;
@@ -84,8 +91,11 @@ function stateKey(s: MonitorState): string {
   return s.stopped ? 'stop' : `${s.positions ? s.positions.join(',') : '-'}|${s.tail}`;
 }
 
-/** The minimal automaton of the continuations the monitor accepts from a pause point. */
-export function agentDfa(agent: CompiledAgent, at: PausePoint): Dfa {
+/**
+ * The monitor's alphabet: each character of a prompt text, the white space that is in none (when any), everything
+ * else; `sample` has a character of each symbol, `spaces` the white space symbol (-1 when there is none).
+ */
+function agentAlphabet(agent: CompiledAgent): { alphabet: Alphabet; sample: (string | undefined)[]; spaces: number } {
   const promptChars = [...new Set(agent.states.flatMap(s => [...s.text]))].sort();
   const inPrompts = new Set(promptChars);
   const spaces = SPACES.filter(c => !inPrompts.has(c));
@@ -94,6 +104,12 @@ export function agentDfa(agent: CompiledAgent, at: PausePoint): Dfa {
   chars.push([]); // every other character
   const alphabet: Alphabet = { chars, other: chars.length - 1 };
   const sample = chars.map((cs, i) => (i === alphabet.other ? otherChar(inPrompts) : cs[0]));
+  return { alphabet, sample, spaces: spaces.length ? chars.length - 2 : -1 };
+}
+
+/** The minimal automaton of the continuations the monitor accepts from a pause point. */
+export function agentDfa(agent: CompiledAgent, at: PausePoint): Dfa {
+  const { alphabet, sample } = agentAlphabet(agent);
 
   const monitor = (s: MonitorState) => {
     const m = new StreamMonitor(agent, { start: s.positions ?? undefined });
@@ -145,6 +161,21 @@ export function agentDfa(agent: CompiledAgent, at: PausePoint): Dfa {
     });
   }
   return minimizeDfa({ alphabet, start, accept, next });
+}
+
+/**
+ * The symbols whose non-ASCII characters a portable constraint does not write out (core/common/regular.ts
+ * portableDfa): white space, when a prompt text has a non-ASCII character. Where free text may not take every non-ASCII
+ * character alike (one may start a prompt text), each non-ASCII character written out is one more alternative on
+ * almost every transition; the 18 of white space would make the regex grow to megabytes. Read as any non-ASCII
+ * character instead, they cost only texts that start with non-ASCII white space or put it where that prompt text's
+ * first character would start it. With prompt texts in ASCII, white space is written out only where it differs from
+ * other text (before the first state), and the constraint loses nothing.
+ */
+function unlistedSymbols(agent: CompiledAgent): Set<number> {
+  const { alphabet, spaces } = agentAlphabet(agent);
+  const wide = alphabet.chars.some((cs, i) => i !== spaces && !cs.every(isAscii));
+  return new Set(wide && spaces >= 0 ? [spaces] : []);
 }
 
 /** A character that is neither white space nor in a prompt text (stands for all such characters). */

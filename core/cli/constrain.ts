@@ -28,6 +28,10 @@ export function constraintOf(specPath: string, opts: { agent?: string; state?: s
     throw new CliError(`${specPath}: ${(e as Error).message}`);
   }
   const c = agentConstraint(compiled, at);
+  if (!c)
+    throw new CliError(
+      `${specPath}: no text is on spec ${opts.state ? `after ${opts.state}` : 'from the start of a run'}: there is no constraint to write`,
+    );
   return { agent: compiled.name, state: opts.state ?? null, regex: c.regex, gbnf: c.gbnf };
 }
 

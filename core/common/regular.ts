@@ -1,7 +1,10 @@
 // A deterministic automaton over a small alphabet of character classes, written out as a regular expression (state
 // elimination) and as a GBNF grammar (one rule per state). The decoding constraints (core/agent/constrain.ts)
 // build their automata here; the output is the plain regular-expression syntax that vLLM, SGLang and Python's `re`
-// all read (groups, `|`, `*`, `?`, character classes; no lookaround, no backreferences).
+// all read (groups, `|`, `*`, `?`, character classes; no lookaround, no backreferences), in the subset that every
+// engine reads the same (core/common/portableSyntax.ts): the automaton is first made portable (portableDfa), so that
+// no class has to leave out a non-ASCII character.
+import { charSetText, isAscii, type SyntaxForm } from './portableSyntax';
 
 /** The alphabet: `chars[i]` are the characters of symbol i; the symbol `other` (if any) is every character not listed. */
 export interface Alphabet {
@@ -10,17 +13,33 @@ export interface Alphabet {
   other: number;
 }
 
-export interface Dfa {
-  alphabet: Alphabet;
+/** A deterministic automaton; symbol i of `next[s][i]` is the alphabet's symbol i. */
+export interface Automaton<A> {
+  alphabet: A;
   start: number;
   accept: boolean[];
   /** next[s][symbol]: the target state, or -1 (no way on). */
   next: number[][];
 }
 
+export type Dfa = Automaton<Alphabet>;
+
+/**
+ * A symbol of the portable alphabet: ASCII characters (written in a class), non-ASCII characters (each written out),
+ * or every non-ASCII character (a negated ASCII class). Symbols may overlap: a non-ASCII character of a prompt text
+ * is both its own symbol and one of "every non-ASCII character".
+ */
+export interface PortableSymbol {
+  ascii: number[];
+  literals: string[];
+  nonAscii: boolean;
+}
+
+export type PortableDfa = Automaton<PortableSymbol[]>;
+
 /** Keeps only the states that are reachable and can still reach an accepting state, merged where equivalent (Moore). */
-export function minimizeDfa(d: Dfa): Dfa {
-  const symbols = d.alphabet.chars.length;
+export function minimizeDfa<A>(d: Automaton<A>): Automaton<A> {
+  const symbols = d.next[d.start].length;
   // Useful states: reachable from start and co-reachable to an accepting state.
   const reach = new Set<number>([d.start]);
   const queue = [d.start];
@@ -83,6 +102,72 @@ export function minimizeDfa(d: Dfa): Dfa {
   return { alphabet: d.alphabet, start: 0, accept, next };
 }
 
+/**
+ * The automaton over the portable alphabet. Its ASCII characters and the non-ASCII characters the alphabet lists
+ * keep their own symbols; every other non-ASCII character can only be read by "every non-ASCII character", which
+ * also reads the listed ones. So that symbol leads to where all of them lead at once: a state of the result is a
+ * set of states of `d` and accepts what all of them accept (subset construction, then minimised). The language is
+ * then `d`'s, less the texts that `d` would refuse with some unlisted non-ASCII character put in place of another
+ * non-ASCII character: the most a portable constraint can keep without letting anything through that `d` refuses.
+ * The non-ASCII characters of the `unlisted` symbols are not written out either (they count as unlisted ones), which
+ * keeps the constraint small where they would have to be written out on almost every transition.
+ */
+export function portableDfa(d: Dfa, unlisted: ReadonlySet<number> = new Set()): PortableDfa {
+  const { chars, other } = d.alphabet;
+  const listed = new Set(chars.flat());
+  const symbols: PortableSymbol[] = [];
+  /** For each portable symbol, the symbols of `d` its characters may be. */
+  const from: number[][] = [];
+  chars.forEach((cs, i) => {
+    const ascii =
+      i === other
+        ? Array.from({ length: 0x80 }, (_, c) => c).filter(c => !listed.has(String.fromCharCode(c)))
+        : cs.filter(isAscii).map(c => c.codePointAt(0)!);
+    if (ascii.length) {
+      symbols.push({ ascii, literals: [], nonAscii: false });
+      from.push([i]);
+    }
+    const literals = i === other || unlisted.has(i) ? [] : cs.filter(c => !isAscii(c));
+    if (literals.length) {
+      symbols.push({ ascii: [], literals, nonAscii: false });
+      from.push([i]);
+    }
+  });
+  if (other >= 0) {
+    symbols.push({ ascii: [], literals: [], nonAscii: true });
+    from.push(chars.flatMap((cs, i) => (i === other || !cs.every(isAscii) ? [i] : [])));
+  }
+  const sets: number[][] = [];
+  const ids = new Map<string, number>();
+  const id = (set: number[]) => {
+    const key = set.join(',');
+    let i = ids.get(key);
+    if (i === undefined) {
+      i = sets.length;
+      ids.set(key, i);
+      sets.push(set);
+    }
+    return i;
+  };
+  const start = id([d.start]);
+  const accept: boolean[] = [];
+  const next: number[][] = [];
+  for (let k = 0; k < sets.length; k++) {
+    accept[k] = sets[k].every(q => d.accept[q]);
+    next[k] = from.map(syms => {
+      const targets = new Set<number>();
+      for (const q of sets[k])
+        for (const a of syms) {
+          const t = d.next[q][a];
+          if (t < 0) return -1;
+          targets.add(t);
+        }
+      return id([...targets].sort((x, y) => x - y));
+    });
+  }
+  return minimizeDfa({ alphabet: symbols, start, accept, next });
+}
+
 // ---- regular expressions ----
 
 type Re = { k: 'eps' } | { k: 'set'; syms: number[] } | { k: 'cat'; parts: Re[] } | { k: 'alt'; parts: Re[]; opt: boolean } | { k: 'star'; r: Re };
@@ -99,7 +184,7 @@ function cat(...rs: Re[]): Re {
   return parts.length === 0 ? EPS : parts.length === 1 ? parts[0] : { k: 'cat', parts };
 }
 
-function alt(a: Re, b: Re, alphabet: Alphabet): Re {
+function alt(a: Re, b: Re, alphabet: readonly PortableSymbol[]): Re {
   let opt = false;
   const syms = new Set<number>();
   const parts: Re[] = [];
@@ -135,55 +220,34 @@ function star(r: Re): Re {
   return { k: 'star', r };
 }
 
-const REGEX_META = new Set([...'\\^$.|?*+()[]{}/']);
-
-function escapeCodeUnit(c: string): string | null {
-  if (c === '\n') return '\\n';
-  if (c === '\r') return '\\r';
-  if (c === '\t') return '\\t';
-  if (c === '\f') return '\\f';
-  if (c === '\v') return '\\v';
-  const code = c.charCodeAt(0);
-  if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || /\s/.test(c)) return `\\u${code.toString(16).padStart(4, '0')}`;
-  return null;
-}
-
-/** A character class or a single escaped character, for regexes (gbnf false) or GBNF (gbnf true). */
-export function classText(syms: readonly number[], alphabet: Alphabet, gbnf = false): string {
-  const has = new Set(syms);
-  // GBNF (llama.cpp) knows only \x, \u, \t, \r, \n and escaped \\ " [ ]: everything else special goes as \uXXXX.
-  const hex = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  const special = (c: string) => c === '\\' || c === ']' || c === '[' || c === '^' || c === '-' || c === '"';
-  const inClass = gbnf
-    ? (c: string) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : escapeCodeUnit(c) !== null || special(c) ? hex(c) : c)
-    : (c: string) => escapeCodeUnit(c) ?? (special(c) && c !== '"' ? `\\${c}` : c);
-  if (alphabet.other >= 0 && has.has(alphabet.other)) {
-    const excluded = alphabet.chars.flatMap((cs, i) => (has.has(i) ? [] : cs));
-    return excluded.length ? `[^${excluded.map(inClass).join('')}]` : gbnf ? '[^\\x00]' : '[\\s\\S]';
+/** A set of symbols as one regex atom or GBNF item (the portable subset: core/common/portableSyntax.ts). */
+function symbolsText(syms: readonly number[], alphabet: readonly PortableSymbol[], form: SyntaxForm): string {
+  const ascii: number[] = [];
+  const literals: string[] = [];
+  let nonAscii = false;
+  for (const s of syms) {
+    ascii.push(...alphabet[s].ascii);
+    literals.push(...alphabet[s].literals);
+    nonAscii ||= alphabet[s].nonAscii;
   }
-  const chars = syms.flatMap(s => alphabet.chars[s]);
-  if (chars.length === 1 && !gbnf) {
-    const c = chars[0];
-    return escapeCodeUnit(c) ?? (REGEX_META.has(c) ? `\\${c}` : c);
-  }
-  return `[${chars.map(inClass).join('')}]`;
+  return charSetText({ ascii, literals, nonAscii }, form);
 }
 
 const printed = new WeakMap<Re, string>();
 
-function printRe(r: Re, alphabet: Alphabet): string {
+function printRe(r: Re, alphabet: readonly PortableSymbol[]): string {
   let s = printed.get(r);
   if (s === undefined) printed.set(r, (s = printReOnce(r, alphabet)));
   return s;
 }
 
-function printReOnce(r: Re, alphabet: Alphabet): string {
+function printReOnce(r: Re, alphabet: readonly PortableSymbol[]): string {
   const group = (s: string) => `(${s})`;
   switch (r.k) {
     case 'eps':
       return '';
     case 'set':
-      return classText(r.syms, alphabet);
+      return symbolsText(r.syms, alphabet, 'regex');
     case 'cat':
       return r.parts.map(p => (p.k === 'alt' && !p.opt ? group(printRe(p, alphabet)) : printRe(p, alphabet))).join('');
     case 'alt': {
@@ -200,10 +264,13 @@ function printReOnce(r: Re, alphabet: Alphabet): string {
   }
 }
 
+/** No portable regex or grammar matches nothing at all: every class matches some character (a negated one, in xgrammar 0.1.27, every non-ASCII character). */
+const EMPTY = 'the automaton accepts no text: there is no constraint to write (check for an empty language first)';
+
 /** The language of the automaton as a regular expression (state elimination, cheapest state first). */
-export function dfaToRegex(d: Dfa): string {
+export function dfaToRegex(d: PortableDfa): string {
   const n = d.accept.length;
-  if (!d.accept.some(Boolean)) return '[^\\s\\S]';
+  if (!d.accept.some(Boolean)) throw new Error(EMPTY);
   const S = n;
   const F = n + 1;
   const edges = new Map<number, Map<number, Re>>();
@@ -231,12 +298,20 @@ export function dfaToRegex(d: Dfa): string {
   const remaining = new Set(Array.from({ length: n }, (_, i) => i));
   const incoming = (k: number) => [...(into.get(k) ?? [])];
   while (remaining.size) {
-    // Eliminate the state with the fewest paths through it.
+    // Eliminate the state whose elimination writes the least (Delgado and Morais's weight: the length each of its
+    // incoming and outgoing expressions is copied with, and its loop's, over the paths through it).
     let best = -1;
     let bestCost = Infinity;
     for (const k of remaining) {
-      const outs = [...(edges.get(k)?.keys() ?? [])].filter(q => q !== k).length;
-      const cost = incoming(k).length * outs;
+      const out = edges.get(k) ?? new Map<number, Re>();
+      const ins = incoming(k);
+      const outs = [...out.keys()].filter(q => q !== k);
+      const len = (r: Re) => printRe(r, d.alphabet).length;
+      const loop = out.get(k);
+      const cost =
+        ins.reduce((n, p) => n + len(edges.get(p)!.get(k)!) * (outs.length - 1), 0) +
+        outs.reduce((n, q) => n + len(out.get(q)!) * (ins.length - 1), 0) +
+        (loop ? len(loop) * (ins.length * outs.length - 1) : 0);
       if (cost < bestCost) {
         best = k;
         bestCost = cost;
@@ -257,19 +332,20 @@ export function dfaToRegex(d: Dfa): string {
     edges.delete(k);
   }
   const r = edges.get(S)?.get(F);
-  return r ? printRe(r, d.alphabet) : '[^\\s\\S]';
+  if (!r) throw new Error(EMPTY);
+  return printRe(r, d.alphabet);
 }
 
 /** The language of the automaton as a GBNF grammar (llama.cpp syntax): `root ::= s0`, one right-linear rule per state. */
-export function dfaToGbnf(d: Dfa): string {
-  if (!d.accept.some(Boolean)) return 'root ::= [^\\x00-\\U0010FFFF]\n';
+export function dfaToGbnf(d: PortableDfa): string {
+  if (!d.accept.some(Boolean)) throw new Error(EMPTY);
   const lines = [`root ::= s${d.start}`];
   d.next.forEach((row, s) => {
     const byTarget = new Map<number, number[]>();
     row.forEach((t, a) => {
       if (t >= 0) byTarget.set(t, [...(byTarget.get(t) ?? []), a]);
     });
-    const alts = [...byTarget].map(([t, syms]) => `${classText(syms, d.alphabet, true)} s${t}`);
+    const alts = [...byTarget].map(([t, syms]) => `${symbolsText(syms, d.alphabet, 'gbnf')} s${t}`);
     if (d.accept[s]) alts.unshift('""');
     lines.push(`s${s} ::= ${alts.join(' | ')}`);
   });

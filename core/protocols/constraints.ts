@@ -13,6 +13,7 @@ import type { Constraint } from '../agent/constrain';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
 import { CONSTRAIN_SERVERS, type ConstrainServer, type SentConstraint } from '../engine/types';
 import type { RunProtocol } from './runProtocol';
+import { anyCharExcept, literal, type SyntaxForm } from '../common/portableSyntax';
 
 export type { Constraint };
 
@@ -84,11 +85,18 @@ async function identify(get: (path: string) => Promise<Record<string, unknown> |
   return null;
 }
 
+/**
+ * A regex longer than this goes as the grammar instead (every server kind takes one): the regex of an automaton can
+ * grow much faster than its grammar (one rule per state), as for an agent whose prompt texts start with different
+ * non-ASCII characters (core/common/regular.ts portableDfa).
+ */
+export const MAX_REGEX_LENGTH = 256 * 1024;
+
 export interface ConstrainerOptions {
   mode: ConstrainMode;
   /** The endpoint (for `auto`). */
   baseURL?: string;
-  /** Prefer the grammar form where the server takes both (llama.cpp takes only a grammar). Default: regex. */
+  /** Prefer the grammar form where the server takes both (llama.cpp takes only a grammar). Default: regex, unless longer than MAX_REGEX_LENGTH. */
   prefer?: 'regex' | 'grammar';
   fetch?: typeof fetch;
   /** Told once, in one line, when `auto` finds no server to write constraints for: the run goes unconstrained. */
@@ -133,7 +141,7 @@ export class Constrainer {
     if (!server) return null;
     const c = protocol.constraint?.(written);
     if (!c) return null;
-    const form = server === 'llama.cpp' || this.opts.prefer === 'grammar' ? 'grammar' : 'regex';
+    const form = server === 'llama.cpp' || this.opts.prefer === 'grammar' || c.regex.length > MAX_REGEX_LENGTH ? 'grammar' : 'regex';
     return { server, form, text: form === 'regex' ? c.regex : c.gbnf };
   }
 }
@@ -164,9 +172,9 @@ export async function* streamConstrained(
 }
 
 // ---- ART programs and MultiTool-CoT ----
+// Written in the portable subset (core/common/portableSyntax.ts): names are literals, the classes leave out ASCII only.
 
-const reEscape = (s: string) => s.replace(/[\\^$.|?*+()[\]{}/]/g, '\\$&');
-const gbnfString = (s: string) => JSON.stringify(s).replace(/\\u00([0-9a-f]{2})/g, '\\x$1');
+const alternatives = (names: readonly string[], form: SyntaxForm) => `(${names.map(n => literal(n, form)).join(form === 'gbnf' ? ' | ' : '|')})`;
 
 /**
  * The next ART step up to its call: `Qk: [name] instruction` then `\n#` (where the runner stops and writes `#k:`),
@@ -176,13 +184,13 @@ const gbnfString = (s: string) => JSON.stringify(s).replace(/\\u00([0-9a-f]{2})/
 export function artStepConstraint(k: number, afterMarker: boolean, names?: readonly string[]): Constraint {
   const marker = afterMarker ? '' : `Q${k}:`;
   const list = names?.length ? [...new Set(names)] : null;
-  const nameRe = list ? `(${list.map(reEscape).join('|')})` : '[^\\]\\n]+';
-  const regex = `${reEscape(marker)} ?(\\[${nameRe}\\][^\\n]*\\n#|\\[EOQ\\]\\nAns:[^\\n]*\\n?)`;
-  const nameG = list ? `(${list.map(gbnfString).join(' | ')})` : '[^\\]\\n]+';
+  const name = (form: SyntaxForm) => (list ? alternatives(list, form) : `${anyCharExcept(']\n', form)}+`);
+  const line = (form: SyntaxForm) => `${anyCharExcept('\n', form)}*`;
+  const regex = `${literal(marker, 'regex')} ?(\\[${name('regex')}\\]${line('regex')}\\n#|\\[EOQ\\]\\nAns:${line('regex')}\\n?)`;
   const gbnf = [
-    `root ::= ${marker ? `${gbnfString(marker)} ` : ''}" "? (call | eoq)`,
-    `call ::= "[" ${nameG} "]" [^\\n]* "\\n#"`,
-    `eoq ::= "[EOQ]\\nAns:" [^\\n]* "\\n"?`,
+    `root ::= ${marker ? `${literal(marker, 'gbnf')} ` : ''}" "? (call | eoq)`,
+    `call ::= "[" ${name('gbnf')} "]" ${line('gbnf')} "\\n#"`,
+    `eoq ::= "[EOQ]\\nAns:" ${line('gbnf')} "\\n"?`,
   ].join('\n');
   return { regex, gbnf: gbnf + '\n' };
 }
@@ -193,9 +201,9 @@ export function artStepConstraint(k: number, afterMarker: boolean, names?: reado
  */
 export function triggerConstraint(names?: readonly string[]): Constraint {
   const list = names?.length ? [...new Set(names)] : null;
-  const nameRe = list ? `(${list.map(reEscape).join('|')})` : '[^<>\\n]+';
-  const regex = `([^<]|<[^<])*(<<${nameRe}>>|<)?`;
-  const nameG = list ? `(${list.map(gbnfString).join(' | ')})` : '[^<>\\n]+';
-  const gbnf = [`root ::= free ("<<" ${nameG} ">>" | "<")?`, 'free ::= ([^<] | "<" [^<])*'].join('\n');
+  const name = (form: SyntaxForm) => (list ? alternatives(list, form) : `${anyCharExcept('<>\n', form)}+`);
+  const notLt = (form: SyntaxForm) => anyCharExcept('<', form);
+  const regex = `(${notLt('regex')}|<${notLt('regex')})*(<<${name('regex')}>>|<)?`;
+  const gbnf = [`root ::= free ("<<" ${name('gbnf')} ">>" | "<")?`, `free ::= (${notLt('gbnf')} | "<" ${notLt('gbnf')})*`].join('\n');
   return { regex, gbnf: gbnf + '\n' };
 }

@@ -1,8 +1,13 @@
 // A small GBNF recogniser for the tests (llama.cpp syntax, the part the constraint compiler writes and a bit more):
 // rules `name ::= alternatives`, sequences of "literals", [classes] / [^classes] with \n \t \r \\ \" \[ \] \xNN
-// \uNNNN escapes and ranges, rule references, ( groups ) and the * + ? suffixes. Recognition computes, for an item
-// at a text offset, the set of offsets where it can end (memoised per rule and offset): fine for grammars without
+// \uNNNN \UNNNNNNNN escapes and ranges, rule references, ( groups ) and the * + ? suffixes. Recognition computes, for an
+// item at a text offset, the set of offsets where it can end (memoised per rule and offset): fine for grammars without
 // left recursion, which is all the tests give it.
+//
+// It refuses what the engines read differently (core/common/portableSyntax.ts): an escape llama.cpp rejects (`\f`,
+// `\v`, `\b`, ...), `\xNN` followed by another hex digit (xgrammar reads all of them: `\x411` is U+0411, llama.cpp
+// reads `A1`), and a non-ASCII character in a class (xgrammar 0.1.27 cuts it to its low byte, and a negated class
+// lets every non-ASCII character through whatever it lists).
 
 type Item =
   | { k: 'lit'; text: string }
@@ -34,7 +39,11 @@ export class Gbnf {
       return m![0];
     };
     const char = (): number => {
-      if (src[i] !== '\\') return src.codePointAt(i++)!;
+      if (src[i] !== '\\') {
+        const code = src.codePointAt(i)!;
+        i += code > 0xffff ? 2 : 1;
+        return code;
+      }
       const e = src[i + 1];
       i += 2;
       const hex = (n: number) => {
@@ -43,11 +52,16 @@ export class Gbnf {
         i += n;
         return parseInt(h, 16);
       };
-      if (e === 'x') return hex(2);
+      if (e === 'x') {
+        const code = hex(2);
+        if (/[0-9a-fA-F]/.test(src[i] ?? ''))
+          fail(`\\x${src.slice(i - 2, i)} followed by the hex digit ${src[i]}: xgrammar reads all the hex digits, llama.cpp two`);
+        return code;
+      }
       if (e === 'u') return hex(4);
       if (e === 'U') return hex(8);
       const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', '[': '[', ']': ']' };
-      if (!(e in simple)) fail(`unknown escape \\${e}`);
+      if (!(e in simple)) fail(`unknown escape \\${e} (llama.cpp rejects it)`);
       return simple[e].codePointAt(0)!;
     };
     const alternatives = (inGroup: boolean): Item[][] => {
@@ -76,12 +90,17 @@ export class Gbnf {
           const negated = src[i] === '^';
           if (negated) i++;
           const ranges: [number, number][] = [];
+          const ascii = (code: number) => {
+            if (code >= 0x80)
+              fail(`a non-ASCII character (U+${code.toString(16).toUpperCase().padStart(4, '0')}) in a class: xgrammar 0.1.27 does not read it`);
+            return code;
+          };
           while (src[i] !== ']') {
             if (i >= src.length) fail('an unclosed class');
-            const lo = char();
+            const lo = ascii(char());
             if (src[i] === '-' && src[i + 1] !== ']') {
               i++;
-              ranges.push([lo, char()]);
+              ranges.push([lo, ascii(char())]);
             } else ranges.push([lo, lo]);
           }
           i++;

@@ -459,7 +459,8 @@ function constraintOf(body: Record<string, any>): { regex?: string; grammar?: st
 }
 
 function constraintAccepts(c: { regex?: string; grammar?: string }, text: string): boolean {
-  if (c.regex !== undefined) return new RegExp(`^(?:${c.regex})$`).test(text);
+  // Code points, as the servers read them (the `u` flag).
+  if (c.regex !== undefined) return new RegExp(`^(?:${c.regex})$`, 'u').test(text);
   return new Gbnf(c.grammar!).accepts(text);
 }
 

@@ -8,11 +8,20 @@ import { join } from 'node:path';
 import { compileAgent, parseAgentFile } from '../../../core/agent';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript, roughTokens } from '../../../core/replay/script';
-import { Constrainer, artStepConstraint, probeServer, triggerConstraint, type ConstrainMode } from '../../../core/protocols/constraints';
+import {
+  Constrainer,
+  MAX_REGEX_LENGTH,
+  artStepConstraint,
+  probeServer,
+  triggerConstraint,
+  type ConstrainMode,
+} from '../../../core/protocols/constraints';
+import type { RunProtocol } from '../../../core/protocols/runProtocol';
 import { createAgentRunner } from '../../../core/engine/create';
 import { MemoryTrace } from '../../../core/trace/trace';
 import { runWithoutPauses, scriptedSuite } from './helpers';
 import { Gbnf } from '../../support/gbnf';
+import { portableRegExp } from '../../support/portableRegex';
 
 const react = compileAgent(parseAgentFile(readFileSync(join(__dirname, '../../fixtures/agents/react.agent'), 'utf8')).agents[0]);
 const QUESTION = 'Milhouse was named after who?';
@@ -146,7 +155,7 @@ describe('ART and MultiTool-CoT syntax constraints', () => {
       [named, ' [EOQ]\nAns: 3', true],
     ];
     for (const [c, text, want] of cases) {
-      assert.equal(new RegExp(`^(?:${c.regex})$`).test(text), want, `regex on ${JSON.stringify(text)}`);
+      assert.equal(portableRegExp(c.regex).test(text), want, `regex on ${JSON.stringify(text)}`);
       assert.equal(new Gbnf(c.gbnf).accepts(text), want, `GBNF on ${JSON.stringify(text)}`);
     }
   });
@@ -161,8 +170,58 @@ describe('ART and MultiTool-CoT syntax constraints', () => {
       ['<<Calculator>> and more', false],
     ];
     for (const [text, want] of cases) {
-      assert.equal(new RegExp(`^(?:${c.regex})$`).test(text), want, `regex on ${JSON.stringify(text)}`);
+      assert.equal(portableRegExp(c.regex).test(text), want, `regex on ${JSON.stringify(text)}`);
       assert.equal(new Gbnf(c.gbnf).accepts(text), want, `GBNF on ${JSON.stringify(text)}`);
     }
+  });
+
+  test('non-ASCII names and text, names that need escapes: portable regex and grammar, the same answers', () => {
+    const named = artStepConstraint(2, false, ['recherche', 'résumé é', '计算', 'emoji 😀', 'form\ffeed', 'x\u001fbad']);
+    const free = artStepConstraint(2, false);
+    const cases: [typeof free, string, boolean][] = [
+      [named, 'Q2: [résumé é] le texte — vite\n#', true],
+      [named, 'Q2: [计算] 1+1 你好\n#', true],
+      [named, 'Q2: [emoji 😀] x 😁\n#', true],
+      [named, 'Q2: [form\ffeed] x\n#', true],
+      [named, 'Q2: [x\u001fbad] x\n#', true],
+      // What xgrammar read the grammar's earlier "x\x1fbad" as.
+      [named, 'Q2: [x\u{1fbad}] x\n#', false],
+      [named, 'Q2: [resume] x\n#', false],
+      [named, 'Q2: [计] x\n#', false],
+      [named, 'Q2: [emoji 😁] x\n#', false],
+      [named, 'Q2: [EOQ]\nAns: 巴黎 — Paris\n', true],
+      [free, 'Q2: [ünïcödé 工具] é 😀\n#', true],
+      [free, 'Q2: [a\nb] x\n#', false],
+      [free, 'Q2: [工具] x\n#\n', false],
+    ];
+    for (const [c, text, want] of cases) {
+      assert.equal(portableRegExp(c.regex).test(text), want, `regex on ${JSON.stringify(text)}`);
+      assert.equal(new Gbnf(c.gbnf).accepts(text), want, `GBNF on ${JSON.stringify(text)}`);
+    }
+    const escapes: string[] = named.gbnf.match(/\\./gsu) ?? [];
+    assert.ok(!escapes.includes('\\f') && !escapes.includes('\\x'), escapes.join(' '));
+
+    const trigger = triggerConstraint(['計算機', 'Calc😀']);
+    for (const [text, want] of [
+      ['Donc 3 × 4 = <<計算機>>', true],
+      ['« a < b » — <<Calc😀>>', true],
+      ['<<Calc😁>>', false],
+      ['é<<', false],
+      ['<<計算機>> 以后', false],
+    ] as const) {
+      assert.equal(portableRegExp(trigger.regex).test(text), want, `regex on ${JSON.stringify(text)}`);
+      assert.equal(new Gbnf(trigger.gbnf).accepts(text), want, `GBNF on ${JSON.stringify(text)}`);
+    }
+  });
+
+  test('a regex over MAX_REGEX_LENGTH goes as the grammar, to a server that takes both', async () => {
+    const protocolWith = (regex: string) => ({ constraint: () => ({ regex, gbnf: 'root ::= "a"\n' }) }) as unknown as RunProtocol;
+    const constrainer = new Constrainer({ mode: 'vllm' });
+    assert.deepEqual(await constrainer.forRequest(protocolWith('a'), ''), { server: 'vllm', form: 'regex', text: 'a' });
+    assert.deepEqual(await constrainer.forRequest(protocolWith('a'.repeat(MAX_REGEX_LENGTH + 1)), ''), {
+      server: 'vllm',
+      form: 'grammar',
+      text: 'root ::= "a"\n',
+    });
   });
 });

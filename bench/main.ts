@@ -4,6 +4,7 @@
 import { benchArt } from './art';
 import { benchEval, serveEndpoint } from './eval';
 import { benchLsp } from './lsp';
+import { benchReplay } from './replay';
 import { benchRunner } from './runner';
 import { benchScale } from './scale';
 
@@ -13,6 +14,7 @@ const areas: Record<string, Bench> = {
   art: benchArt,
   eval: benchEval,
   lsp: benchLsp,
+  replay: benchReplay,
   runner: benchRunner,
   scale: benchScale,
 };

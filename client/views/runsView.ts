@@ -10,13 +10,13 @@ import {
   deleteRun,
   historyTree,
   listRuns,
-  readRecords,
   runLabel,
   writeSummary,
   type HistoryNode,
   type RecordedBranch,
   type RunSummary,
 } from '../../core/trace/history';
+import { parseTrace, runTraceProblem } from '../../core/trace/trace';
 import type { ArtSettings } from '../settings';
 import { DEBUG_TYPE } from '../debugAdapter/protocol';
 
@@ -198,12 +198,11 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.TextD
   /** Opens the two runs side by side in the diff editor, aligned step by step; returns the two documents' URIs. */
   async compare(traceA: string, traceB: string): Promise<[vscode.Uri, vscode.Uri]> {
     const load = (p: string) => {
-      const { records, errors } = readRecords(readFileSync(p, 'utf8'));
-      if (!records.some(r => r.t === 'run'))
-        throw new Error(
-          `${vscode.workspace.asRelativePath(p)} is not a run trace (${errors.length ? `line ${errors[0].line}: ${errors[0].message}` : 'no "run" record'})`,
-        );
-      return runView(records);
+      // The trace schema, as `art diff` and every other reader of traces reads them.
+      const parsed = parseTrace(readFileSync(p, 'utf8'));
+      const problem = runTraceProblem(vscode.workspace.asRelativePath(p), parsed);
+      if (problem) throw new Error(problem);
+      return runView(parsed.records);
     };
     const [a, b] = [load(traceA), load(traceB)];
     const d = diffRuns(a, b);

@@ -5,7 +5,8 @@
 // prefix of the valid next states' prompt texts is appended, so generation resumes on spec.
 //
 // StreamMonitor does this chunk by chunk; a tail that could still be the start of a prompt text is held back
-// until the next chunk (or end()) decides it, so any chunking of a text gives exactly the batch result.
+// until the next chunk (or end()) decides it, so any chunking of a text gives exactly the batch result. A chunk
+// costs its own length and the held-back tail: the text fed so far is kept whole but read only for a correction.
 import { positionState, type CompiledAgent } from './compile';
 import { commonPrefixLength } from '../common/text';
 
@@ -79,6 +80,10 @@ export class StreamMonitor {
   private buffer = '';
   /** Next offset to scan; everything before it is decided. */
   private pos = 0;
+  /** The text from `pos` on (what is not decided yet): the only part a chunk reads. */
+  private undecided = '';
+  /** Characters read so far (each scan's undecided text), for tests of the per-chunk cost. */
+  charsRead = 0;
   /** Current automaton positions; null before the first state. */
   private positions: number[] | null = null;
   private readonly entered: string[] = [];
@@ -152,6 +157,7 @@ export class StreamMonitor {
   feed(chunk: string): MonitorEvent[] {
     if (this.ended) return [];
     this.buffer += chunk;
+    this.undecided += chunk;
     return this.violationFound ? [] : this.scan(false);
   }
 
@@ -173,6 +179,7 @@ export class StreamMonitor {
     if (!v) return [];
     this.buffer = this.correction;
     this.pos = v.offset;
+    this.undecided = this.correction.slice(v.offset);
     this.violationFound = null;
     this.correction = '';
     this.ended = false;
@@ -210,20 +217,24 @@ export class StreamMonitor {
 
   private scan(atEnd: boolean): MonitorEvent[] {
     const events: MonitorEvent[] = [];
-    const text = this.buffer;
-    while (this.pos < text.length) {
+    // The text from `base` on: offsets below are the whole text's.
+    const text = this.undecided;
+    const base = this.pos;
+    this.charsRead += text.length;
+    const length = base + text.length;
+    while (this.pos < length) {
       const at = this.pos;
-      const c = text[at];
+      const c = text[at - base];
       let match: PromptText | null = null;
       if (this.firstChars.has(c)) {
         let undecided = false;
         for (const p of this.prompts) {
-          if (at + p.text.length <= text.length) {
-            if (text.startsWith(p.text, at)) {
+          if (at + p.text.length <= length) {
+            if (text.startsWith(p.text, at - base)) {
               match = p;
               break;
             }
-          } else if (!atEnd && p.text.startsWith(text.slice(at))) {
+          } else if (!atEnd && p.text.startsWith(text.slice(at - base))) {
             undecided = true; // a longer prompt text may still be arriving: wait for more text
             break;
           }
@@ -250,6 +261,7 @@ export class StreamMonitor {
       this.pos = at + match.text.length;
       events.push({ type: 'state', state: state.name, offset: at, end: this.pos, envInput: state.envInput });
     }
+    this.undecided = text.slice(this.pos - base);
     return events;
   }
 }

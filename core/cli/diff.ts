@@ -1,8 +1,10 @@
 // `art diff TRACE_A TRACE_B`: two runs aligned step by step (core/replay/diff.ts), printed for a terminal. Exit 0
-// whether or not they differ; a file that cannot be read or is not a trace is one line naming it and the fix.
+// whether or not they differ; a file that cannot be read or is not a trace is one line naming it and the fix. The
+// traces are read through the trace schema (core/trace/schema.ts), as `art run TRACE`, `art run --from` and
+// `art prompt` read them: a record one refuses, all refuse, in the same words.
 import { readFileSync } from 'node:fs';
 import { diffReport, runView, type RunView } from '../replay/diff';
-import { readRecords } from '../trace/history';
+import { parseTrace, runTraceProblem } from '../trace/trace';
 import { CliError } from './files';
 
 function load(path: string): RunView {
@@ -14,13 +16,11 @@ function load(path: string): RunView {
       `art diff: ${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give a run's .jsonl trace`,
     );
   }
-  const { records, errors } = readRecords(text);
-  if (errors.length)
-    throw new CliError(`art diff: ${path}:${errors[0].line}: ${errors[0].message}: give a run's .jsonl trace (one JSON record a line)`);
-  if (!records.some(r => r.t === 'run'))
-    throw new CliError(`art diff: ${path}: no "run" record: give a run's .jsonl trace (written with --trace or kept in .art/runs)`);
+  const parsed = parseTrace(text);
+  const problem = runTraceProblem(path, parsed);
+  if (problem) throw new CliError(`art diff: ${problem}`);
   try {
-    return runView(records);
+    return runView(parsed.records);
   } catch (e) {
     throw new CliError(`art diff: ${path}: ${(e as Error).message}: give a trace written by this version of art`);
   }

@@ -119,7 +119,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     if (!values.quiet) io.write(s);
   });
   const runner = run.runner;
-  runner.on('text', ({ text }) => printed.update(text));
+  runner.on('text', ({ text, delta, grown }) => printed.update(text, false, grown ? delta : undefined));
   runner.on('correction', c => {
     printed.update(runner.text, true);
     io.err(`\n[art] monitor: off-spec at offset ${c.offset} (expected ${c.expected.join(' or ')}); inserted ${JSON.stringify(c.inserted)}`);

@@ -2,11 +2,12 @@
 // runner has read it (what a stop point or the continuation check cuts off is never shown); its reasoning and the
 // repairs the chat client made to it are kept per request (replies.ts), traced and reported; text that does not
 // continue the program (the protocol's `checkContinuation`) is cut there and ends the run (`malformed`); and after
-// the request, whether it made progress (progress.ts: requests in a row that add nothing end the run).
+// the request, whether it made progress (progress.ts: requests in a row that add nothing end the run). A chunk
+// costs its own length: the program text (a string grown chunk by chunk) is not read while the reply streams.
 import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { CompletionChunk, Usage } from '../model/types';
-import type { RunProtocol, StreamEndAction } from '../protocols/runProtocol';
+import type { Detection, RunProtocol, StreamEndAction } from '../protocols/runProtocol';
 import type { TraceRecord } from '../trace/schema';
 import type { Progress } from './checkpoints';
 import type { RunnerEvents } from './types';
@@ -19,6 +20,42 @@ export interface CompletionExtra {
   cached?: boolean;
 }
 
+/** Where the runner shows the program text (its `text` events: TextEvents, below). */
+export interface TextView {
+  /** The text grew by `delta` since it was last shown: show it. */
+  show(delta: string): void;
+  /** The generated text changed from `offset` on, other than by growing: what was shown past it is taken back. */
+  changedAt(offset: number): void;
+}
+
+/**
+ * The runner's `text` events: the text as it stands and `delta`, what it added; `grown` when the text is the last
+ * event's text followed by `delta` (a listener may then read `delta` alone, not the text, whose whole length it
+ * costs to read). What the events showed is taken back by a change before its end (a cut, an edit, a rewind).
+ */
+export class TextEvents implements TextView {
+  /** The length of the text the events showed, and how much of it the text still begins with. */
+  private length = -1;
+  private intact = -1;
+
+  constructor(
+    private readonly events: Pick<EventEmitter<RunnerEvents>, 'emit'>,
+    private readonly header: string,
+    private readonly text: () => string,
+  ) {}
+
+  show(delta: string): void {
+    const text = this.text();
+    const grown = this.length >= 0 && this.intact === this.length && this.length + delta.length === text.length;
+    this.length = this.intact = text.length;
+    this.events.emit('text', { delta, text, grown });
+  }
+
+  changedAt(offset: number): void {
+    this.intact = Math.min(this.intact, this.header.length + offset);
+  }
+}
+
 export class Reply {
   /** Where the request's text starts in the generated text. */
   readonly start: number;
@@ -28,6 +65,10 @@ export class Reply {
   recorded = false;
   /** How much of the generated text the `text` events have shown. */
   private shown: number;
+  /** The text read since, not shown yet (the generated text from `shown` on). */
+  private unshown = '';
+  /** Whether detect() has read this reply's text: the next chunk is then given to it alone. */
+  private detected = false;
 
   constructor(
     readonly n: number,
@@ -35,6 +76,7 @@ export class Reply {
     private readonly protocol: RunProtocol,
     private readonly events: Pick<EventEmitter<RunnerEvents>, 'emit'>,
     private readonly trace: (r: TraceRecord) => void,
+    private readonly view: TextView,
   ) {
     this.start = progress.written.length;
     this.shown = this.start;
@@ -53,9 +95,17 @@ export class Reply {
     }
     if (chunk.text) {
       this.progress.written += chunk.text;
+      this.unshown += chunk.text;
       this.trace({ t: 'chunk', at: Date.now(), n, text: chunk.text });
     }
     return chunk.text;
+  }
+
+  /** The detections in the text so far, after the chunk that added `added` (the protocol reads only that, after the first). */
+  detect(added: string): Detection[] {
+    const first = !this.detected;
+    this.detected = true;
+    return first ? this.protocol.detect(this.progress.written) : this.protocol.detect(this.progress.written, added);
   }
 
   /**
@@ -78,9 +128,10 @@ export class Reply {
 
   /** Shows (a `text` event) the text read and kept since the last time. */
   show(): void {
-    const { written } = this.progress;
-    if (written.length > this.shown) this.events.emit('text', { delta: written.slice(this.shown), text: this.protocol.header + written });
-    this.shown = Math.max(this.shown, written.length);
+    const delta = this.unshown;
+    this.unshown = '';
+    this.shown += delta.length;
+    if (delta) this.view.show(delta);
   }
 
   /** Ends the request's text at `cut`, dropping what the model wrote past a stop point, and traces the completion. */
@@ -90,6 +141,9 @@ export class Reply {
     p.lastDropped = dropped;
     const text = p.written.slice(this.start, Math.max(this.start, cut));
     p.written = p.written.slice(0, cut);
+    if (dropped) this.view.changedAt(cut);
+    // What is left to show: the text read up to the cut; what was shown past it is taken back.
+    this.unshown = cut > this.shown ? this.unshown.slice(0, cut - this.shown) : '';
     this.shown = Math.min(this.shown, cut);
     const reasoning = p.replies.reasoningOf(this.n);
     const cutAt = dropped ? cut : undefined;

@@ -27,7 +27,7 @@ import {
   type RunPoint,
 } from './checkpoints';
 import { breakpointAt, describePause, normalizeBreakpoints, toolBreakpointAt, type Hold, type Pending, type Resume } from './pause';
-import { addedSince, Reply, stalled } from './reply';
+import { addedSince, Reply, stalled, TextEvents } from './reply';
 import { maxTokensOf, pauseAfterToolOf, runRecord, type RunnerOptions } from './runnerOptions';
 import { snapshotOf, stepViewsOf } from './snapshot';
 import { newCall, outputForModel, runTool, tracedToolModel } from './toolCalls';
@@ -77,6 +77,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private forced: { text: string; index: number } | undefined;
   /** The model LLM-backed tools get: the tool model, with its requests written to the trace. */
   private readonly toolModel: ModelClient;
+  /** The `text` events (reply.ts). */
+  private readonly view: TextEvents;
 
   constructor(
     readonly protocol: RunProtocol,
@@ -84,6 +86,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
   ) {
     super();
     this.progress = newProgress(opts.noProgressLimit);
+    this.view = new TextEvents(this, protocol.header, () => this.text);
     if (opts.breakpoints) this.setBreakpoints(opts.breakpoints);
     this.toolModel = tracedToolModel(
       opts.toolModel ?? opts.model,
@@ -250,7 +253,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.stepping = false;
     this.pauseRequested = false;
     this.forced = undefined;
-    this.emit('text', { delta: '', text: this.text });
+    this.view.changedAt(0);
+    this.view.show('');
     this.emit('rewound', { checkpoint: cp.index, step: cp.step, why: back.why });
   }
 
@@ -446,7 +450,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
             this.trace({ t: 'unconstrained', at: Date.now(), n, reason });
           },
         );
-    const reply = new Reply(n, this.progress, this.protocol, this, r => this.trace(r));
+    const reply = new Reply(n, this.progress, this.protocol, this, r => this.trace(r), this.view);
     let result: CompletionResult | undefined;
     try {
       for (;;) {
@@ -455,9 +459,10 @@ export class Runner extends EventEmitter<RunnerEvents> {
           result = r.value;
           break;
         }
-        if (!reply.take(r.value)) continue;
+        const added = reply.take(r.value);
+        if (!added) continue;
         // Text is shown once the runner has read it: what a stop point or the continuation check cuts off never is.
-        const stopAt = this.firstStop(this.protocol.detect(this.progress.written));
+        const stopAt = this.firstStop(reply.detect(added));
         const bad = reply.problem(false, stopAt);
         if (bad || stopAt) this.closeStream(it, ctrl);
         if (bad) return reply.malformed(bad, { aborted: true, cached: reply.cached || undefined });
@@ -590,6 +595,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       written: () => this.progress.written,
       setInput: text => {
         this.progress.written = replaceInput(this.progress.written, dc, text);
+        this.view.changedAt(dc.inputSpan.start);
         dc.inputSpan = { start: dc.inputSpan.start, end: dc.inputSpan.start + text.length };
         dc.input = text;
       },
@@ -660,7 +666,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private append(text: string): void {
     if (!text) return;
     this.progress.written += text;
-    this.emit('text', { delta: text, text: this.text });
+    this.view.show(text);
   }
 
   private addUsage(u: Usage | undefined): void {

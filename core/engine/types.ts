@@ -207,7 +207,8 @@ export interface RunnerEvents {
   /** A request is about to be sent. */
   request: [{ n: number; stop: string[]; promptLength: number; at: number }];
   /** Model text arrived (`text` is the program so far, as in Snapshot.text). */
-  text: [{ delta: string; text: string }];
+  /** The program text as it stands; `grown`: it is the last `text` event's text followed by `delta`. */
+  text: [{ delta: string; text: string; grown: boolean }];
   /** Generated text past a stop point was dropped (a call, a step pause, the end of the program). */
   cut: [{ dropped: string; at: number }];
   /** The agent monitor corrected off-spec text. */

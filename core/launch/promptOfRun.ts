@@ -1,7 +1,7 @@
 // The prompt a run sends, without running it: "ART: Show Prompt" and `art prompt`. A trace gives the prompt it recorded.
 import { resolve } from 'node:path';
 import { promptReportFromTrace, type PromptReport } from '../prompt/promptReport';
-import { parseTrace } from '../trace/trace';
+import { parseTrace, runTraceProblem } from '../trace/trace';
 import { languageOf, prepareRun, readProgram } from './launch';
 import { LaunchError } from './options';
 import type { PreparedRun, RunConfig } from './session';
@@ -30,10 +30,11 @@ export function promptReportOf(run: PreparedRun, sample?: { index: number; of: n
 export async function promptOfRun(config: RunConfig): Promise<PromptReport> {
   const program = resolve(config.cwd ?? process.cwd(), String(config.program ?? ''));
   if (config.program && languageOf(program) === 'trace') {
-    const { records, errors } = parseTrace(config.text ?? readProgram(program));
-    if (errors.length) throw new LaunchError(`${program}:${errors[0].line}: ${errors[0].message}`);
+    const parsed = parseTrace(config.text ?? readProgram(program));
+    const problem = runTraceProblem(program, parsed);
+    if (problem) throw new LaunchError(problem);
     try {
-      return promptReportFromTrace(records, program);
+      return promptReportFromTrace(parsed.records, program);
     } catch (e) {
       throw new LaunchError(`${program}: ${(e as Error).message}`);
     }

@@ -4,7 +4,7 @@ import { readTextFile } from '../common/textFile';
 import type { ModelClient } from '../model/types';
 import { cacheEntries, CachedModel } from '../replay/cache';
 import type { TraceRecord } from '../trace/schema';
-import { parseTrace } from '../trace/trace';
+import { parseTrace, runTraceProblem } from '../trace/trace';
 import { LaunchError, type RunOptions } from './options';
 import type { Base, RunConfig } from './session';
 
@@ -19,10 +19,10 @@ function cacheRecords(config: RunConfig, o: RunOptions, at: (p: string) => strin
   } catch (e) {
     throw new LaunchError(`${file}: cannot read the trace to re-run from: ${(e as Error).message}`);
   }
-  const { records, errors } = parseTrace(text);
-  if (errors.length) throw new LaunchError(`${file}:${errors[0].line}: ${errors[0].message} (give a trace written by an earlier run as from)`);
-  if (!records.some(r => r.t === 'run')) throw new LaunchError(`${file}: not a run trace (it has no "run" record)`);
-  return records;
+  const parsed = parseTrace(text);
+  const problem = runTraceProblem(file, parsed);
+  if (problem) throw new LaunchError(problem);
+  return parsed.records;
 }
 
 export /** The model, answered first from the recorded completions when there are any. */

@@ -8,15 +8,16 @@ import type { ToolLookup } from '../engine/types';
 import { departOnEdit } from '../replay/departure';
 import { protocolFromTrace, TraceReplayModel, traceReplayTools } from '../replay/traceReplay';
 import type { TraceRecord } from '../trace/schema';
-import { parseTrace } from '../trace/trace';
+import { parseTrace, runTraceProblem } from '../trace/trace';
 import { LaunchError } from './options';
 import { endpointModel, hasLiveModel, runnerOptions, type Base, type Made } from './session';
 
 export function makeTraceRun(text: string, path: string, b: Base): Made {
-  const { records, errors } = parseTrace(text);
-  if (errors.length) throw new LaunchError(`${path}:${errors[0].line}: ${errors[0].message}`);
-  if (!records.some(r => r.t === 'run')) throw new LaunchError(`${path}: not a run trace (it has no "run" record)`);
-  // A configured endpoint is where the run goes on once it departs from the recording.
+  const parsed = parseTrace(text);
+  const problem = runTraceProblem(path, parsed);
+  if (problem) throw new LaunchError(problem);
+  const { records } = parsed;
+  // The run's model (an endpoint, or VS Code's) is where the run goes on once it departs from the recording.
   const live = hasLiveModel(b) ? endpointModel(b) : undefined;
   const model = new TraceReplayModel(records as TraceRecord[], { live });
   // The recorded tool outputs, with the recorded overrides in their place: the model sees what it saw then.

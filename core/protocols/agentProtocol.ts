@@ -25,8 +25,21 @@ export class AgentProtocol implements RunProtocol {
   readonly prompt: string;
   readonly header: string;
   private monitor!: StreamMonitor;
+  /** Characters the monitors read so far (all of them, over restarts), for tests of the per-chunk cost. */
+  get charsRead(): number {
+    return this.monitorsRead + this.monitor.charsRead;
+  }
+  private monitorsRead = 0;
   private fed = '';
   private events: StateEvent[] = [];
+  /** Env-input boundaries built, by event index (for the monitor of the moment: its events do not change). */
+  private envBoundaries = new Map<number, Boundary>();
+  /** Where the last `\n` of the header and the fed text is (-1: none), and the first one after a final state's event. */
+  private lastNewline = -1;
+  /** The text fed last, and lastNewline before it. */
+  private lastFed = '';
+  private newlineBefore = -1;
+  private lineAfter: { event: number; at: number } | null = null;
   private violation: Extract<MonitorEvent, { type: 'violation' }> | null = null;
   private readonly flagged: boolean;
   private readonly firstText: string;
@@ -54,13 +67,14 @@ export class AgentProtocol implements RunProtocol {
     return [...new Set([...texts, `\n${this.firstText}`])].slice(0, 4);
   }
 
-  detect(written: string): Detection[] {
-    this.sync(written);
+  /** `added`: `written` is the text of the last call followed by `added` (a chunk); only `added` is read. */
+  detect(written: string, added?: string): Detection[] {
+    this.sync(written, added);
     const out: Detection[] = [];
     const h = this.header.length;
     this.events.forEach((ev, i) => {
       if (ev.offset < h) return;
-      if (ev.envInput) out.push(this.envBoundary(i, ev.offset - h));
+      if (ev.envInput) out.push(this.envBoundaryOf(i, ev.offset - h));
       else out.push({ type: 'boundary', key: `s${i}`, cut: ev.end - h, step: i + 1, label: ev.state, state: ev.state });
     });
     if (this.violation) {
@@ -80,10 +94,26 @@ export class AgentProtocol implements RunProtocol {
     // A final state with nothing that may follow ends the run at the end of its line.
     const last = this.events[this.events.length - 1];
     if (last && this.monitor.isFinal && this.monitor.expectedNext().length === 0) {
-      const nl = (this.header + written).indexOf('\n', last.end);
+      const nl = this.newlineAfter(this.events.length - 1);
       if (nl >= 0) out.push({ type: 'end', key: 'end', cut: nl - h });
     }
     return out;
+  }
+
+  /**
+   * The first `\n` at or after the end of event `i` (in the header and the fed text), or -1. Found once; until then
+   * only the text fed last (a chunk) is searched when the text before it has none there.
+   */
+  private newlineAfter(i: number): number {
+    const from = this.events[i].end;
+    if (this.lineAfter?.event === i) return this.lineAfter.at;
+    if (this.lastNewline < from) return -1;
+    const fed = this.lastFed;
+    const start = this.monitor.text.length - fed.length;
+    // No `\n` at or after `from` before the text fed last: the first is in it.
+    const at = this.newlineBefore < from ? start + fed.indexOf('\n', Math.max(0, from - start)) : (this.header + this.fed).indexOf('\n', from);
+    this.lineAfter = { event: i, at };
+    return at;
   }
 
   atStreamEnd(written: string, finishReason: string | undefined, stopsSent: boolean): StreamEndAction {
@@ -151,17 +181,34 @@ export class AgentProtocol implements RunProtocol {
     return agentConstraint(this.spec.agent, { positions: m.currentPositions.length ? m.currentPositions : null, tail: m.text.slice(m.safeLength) });
   }
 
-  /** Keeps the monitor in step with the text: feeds what was added, or starts over when text was cut or edited. */
-  private sync(written: string): void {
-    if (this.monitor && written.startsWith(this.fed)) {
-      if (written.length > this.fed.length) this.take(this.monitor.feed(written.slice(this.fed.length)));
+  /**
+   * Keeps the monitor in step with the text: feeds what was added, or starts over when text was cut or edited.
+   * `added`: `written` is the text of the last call followed by `added` (nothing else is read).
+   */
+  private sync(written: string, added?: string): void {
+    if (this.monitor && added !== undefined && this.fed.length + added.length === written.length) {
+      if (added) this.feed(added);
+    } else if (this.monitor && written.startsWith(this.fed)) {
+      if (written.length > this.fed.length) this.feed(written.slice(this.fed.length));
     } else {
+      this.monitorsRead += this.monitor?.charsRead ?? 0;
       this.monitor = new StreamMonitor(this.spec.agent);
       this.events = [];
       this.violation = null;
-      this.take(this.monitor.feed(this.header + written));
+      this.envBoundaries = new Map();
+      this.lastNewline = -1;
+      this.lineAfter = null;
+      this.feed(this.header + written);
     }
     this.fed = written;
+  }
+
+  private feed(text: string): void {
+    this.lastFed = text;
+    const nl = text.lastIndexOf('\n');
+    this.newlineBefore = this.lastNewline;
+    if (nl >= 0) this.lastNewline = this.monitor.text.length + nl;
+    this.take(this.monitor.feed(text));
   }
 
   private take(events: MonitorEvent[]): void {
@@ -169,6 +216,13 @@ export class AgentProtocol implements RunProtocol {
       if (e.type === 'state') this.events.push(e);
       else this.violation = e;
     }
+  }
+
+  /** The boundary of the env-input state entered as event `i`, built once (the states before it do not change). */
+  private envBoundaryOf(i: number, cut: number): Boundary {
+    let b = this.envBoundaries.get(i);
+    if (!b) this.envBoundaries.set(i, (b = this.envBoundary(i, cut)));
+    return b;
   }
 
   /** The env-input state entered as event `i` (or about to be entered when `name` is given). */

@@ -10,9 +10,9 @@ import { isEoqName } from '../art/ast';
 import { STREAM_STOPS } from '../art/lines';
 import { parseArt } from '../art/parse';
 import { ArtScanner, type ArtScan, type ScannedStep } from './artScan';
-import { artContinuationProblem, type ContinuationProblem } from './artContinuation';
+import { artContinuationProblem, RequestCheck, type ContinuationProblem } from './artContinuation';
 import { artStepConstraint, type Constraint } from './constraints';
-import { TRIGGER_END, findTriggers, openTrigger, triggerBoundary, triggerOutput, type Trigger } from './multitoolProtocol';
+import { TRIGGER_END, findTriggers, openTrigger, shiftBoundary, triggerBoundary, triggerOutput, type Trigger } from './multitoolProtocol';
 import type { Boundary, DetectedCall, Detection, RunProtocol, StreamEndAction } from './runProtocol';
 import type { PromptDemonstration } from '../prompt/promptReport';
 import type { StepView, ToolLookup } from '../engine/types';
@@ -36,11 +36,32 @@ export interface ArtProtocolOptions {
   demonstrations?: PromptDemonstration[];
 }
 
+/**
+ * What a reading of the scanner (one generation: texts that extend each other) has found that more text cannot
+ * change: the boundaries built, the inline triggers on complete lines, what the check of a request found.
+ */
+interface Found {
+  generation: number;
+  /** Boundaries of steps, by step index and cut. */
+  boundaries: Map<string, Boundary>;
+  /** Inline triggers in the answers the model writes: on complete lines, by step index; on the unfinished line. */
+  triggers: Map<number, Boundary[]>;
+  unfinished: Map<number, Boundary[]>;
+  /** The triggers that end before this are in `triggers`. */
+  triggersUpTo: number;
+  /** Each step's previous answer, by step index (read once). */
+  previous: Map<number, string | undefined>;
+  check: RequestCheck | null;
+}
+
 export class ArtProtocol implements RunProtocol {
   readonly kind = 'art' as const;
   readonly traceConfig: Record<string, unknown>;
   private readonly scanner = new ArtScanner('Q1:');
   private cache: { text: string; scan: ArtScan } | null = null;
+  /** The text detect() read last: what a chunk's `added` extends. */
+  private detected: string | null = null;
+  private found: Found = newFound(-1);
   /** The new task's input, answer `#0` for tools that read the task (the ART reference's convention). */
   private readonly taskInput: string | undefined;
   private readonly inlineTriggers: boolean;
@@ -99,14 +120,15 @@ export class ArtProtocol implements RunProtocol {
   /** Step names a constraint allows; any name when unset. */
   stepNames: string[] | undefined;
 
-  detect(written: string): Detection[] {
-    const scan = this.scan(written);
+  detect(written: string, added?: string): Detection[] {
+    const scan = this.scan(written, added);
+    this.detected = written;
+    const found = this.found;
     const out: Detection[] = [];
     scan.steps.forEach((s, i) => {
       if (s.answerBreak === null) return;
-      out.push(this.boundary(scan, i, s.answerBreak));
-      if (this.inlineTriggers && this.answeredByModel(s))
-        findTriggers(written, s.answerSpan!.start, s.answerSpan!.end).forEach((t, j) => out.push(this.trigger(written, scan, i, t, j)));
+      out.push(this.stepBoundary(scan, i, s.answerBreak));
+      if (this.inlineTriggers && this.answeredByModel(s)) out.push(...(found.triggers.get(i) ?? []), ...(found.unfinished.get(i) ?? []));
     });
     if (scan.endAt !== null) out.push({ type: 'end', key: 'end', cut: scan.endAt });
     else if (scan.ans?.lineComplete) out.push({ type: 'end', key: 'end', cut: scan.ans.span.end });
@@ -147,10 +169,16 @@ export class ArtProtocol implements RunProtocol {
   /** See core/protocols/artContinuation.ts. */
   checkContinuation(written: string, from: number, final: boolean): ContinuationProblem | null {
     const scan = this.scan(written);
-    // Right after a tool's output line the model must start a step (a request never starts there otherwise).
-    const before = scan.steps.filter(s => s.querySpan.start < from).at(-1);
-    const afterTool = from > 0 && written[from - 1] === '\n' && !!before?.answerSpan && this.isTool(before.name);
-    return artContinuationProblem(written, scan, from, afterTool, final, this.freeQueries);
+    const found = this.found;
+    if (found.check?.from !== from) {
+      // Right after a tool's output line the model must start a step (a request never starts there otherwise).
+      const before = scan.steps.filter(s => s.querySpan.start < from).at(-1);
+      const afterTool = from > 0 && written[from - 1] === '\n' && !!before?.answerSpan && this.isTool(before.name);
+      found.check = new RequestCheck(from, written.lastIndexOf('\n', from - 1) + 1, afterTool);
+    }
+    const w = this.scanner.window;
+    const text = { text: written, window: w.text, base: w.base, lastNewline: this.scanner.lastNewline };
+    return artContinuationProblem(text, scan, found.check, final, this.freeQueries);
   }
 
   resumeAfter(_written: string, b: Boundary): string {
@@ -196,16 +224,61 @@ export class ArtProtocol implements RunProtocol {
     return scan.last === 'answer' && scan.endAt === null && this.answeredByModel(scan.steps[scan.steps.length - 1]);
   }
 
-  /** The boundary of trigger `t`, the `j`-th (0-based) in the answer of step `i`. */
-  private trigger(written: string, scan: ArtScan, i: number, t: Trigger, j: number): Boundary {
+  /** The boundary of trigger `t`, the `j`-th (0-based) in the answer of step `i`; `t` and `written` start at `base`. */
+  private trigger(written: string, scan: ArtScan, i: number, t: Trigger, j: number, base = 0): Boundary {
     const s = scan.steps[i];
-    const b = triggerBoundary(written, t, { key: `q${i}t${j}`, step: s.number, floor: s.answerSpan!.start }, this.tools);
+    const floor = Math.max(0, s.answerSpan!.start - base);
+    const b = shiftBoundary(triggerBoundary(written, t, { key: `q${i}t${j}`, step: s.number, floor }, this.tools), base);
     b.inline = true;
     if (b.call) {
       b.call.inline = true;
-      b.call.previousAnswer = scan.steps[i - 1]?.answer ?? undefined;
+      b.call.previousAnswer = this.previousAnswer(scan, i);
     }
     return b;
+  }
+
+  /** The answer of the step before step `i` (complete: read once). */
+  private previousAnswer(scan: ArtScan, i: number): string | undefined {
+    const found = this.found;
+    if (!found.previous.has(i)) found.previous.set(i, scan.steps[i - 1]?.answer ?? undefined);
+    return found.previous.get(i);
+  }
+
+  /** The boundary of step `i` at `cut`, built once (the step's query and the answers before it are complete then). */
+  private stepBoundary(scan: ArtScan, i: number, cut: number): Boundary {
+    const key = `${i}:${cut}`;
+    let b = this.found.boundaries.get(key);
+    if (!b) this.found.boundaries.set(key, (b = this.boundary(scan, i, cut)));
+    return b;
+  }
+
+  /**
+   * The inline triggers the scanner's last reading brought. Its window starts where a line starts (a trigger never
+   * holds a `\n`), so every trigger that ends in it is in it: those that end on lines read for good are kept, once
+   * (`triggersUpTo`), and those on the unfinished line are found again at each reading.
+   */
+  private readTriggers(scan: ArtScan): void {
+    const found = this.found;
+    const w = this.scanner.window;
+    const end = w.base + w.text.length;
+    found.unfinished = new Map();
+    scan.steps.forEach((s, i) => {
+      if (!this.answeredByModel(s)) return;
+      const from = Math.max(s.answerSpan!.start, w.base);
+      const to = Math.min(s.answerSpan!.end, end);
+      if (from >= to) return;
+      const kept = found.triggers.get(i) ?? [];
+      const unfinished: Boundary[] = [];
+      for (const t of findTriggers(w.text, from - w.base, to - w.base)) {
+        const ends = w.base + t.at + t.name.length + 4;
+        if (ends <= found.triggersUpTo) continue;
+        if (ends <= w.done) kept.push(this.trigger(w.text, scan, i, t, kept.length, w.base));
+        else unfinished.push(this.trigger(w.text, scan, i, t, kept.length + unfinished.length, w.base));
+      }
+      if (kept.length) found.triggers.set(i, kept);
+      if (unfinished.length) found.unfinished.set(i, unfinished);
+    });
+    found.triggersUpTo = Math.max(found.triggersUpTo, w.done);
   }
 
   private boundary(scan: ArtScan, i: number, cut: number): Boundary {
@@ -231,8 +304,22 @@ export class ArtProtocol implements RunProtocol {
     };
   }
 
-  private scan(written: string): ArtScan {
-    if (this.cache?.text !== written) this.cache = { text: written, scan: this.scanner.scan(written) };
-    return this.cache.scan;
+  /**
+   * The reading of `written`. `added`: `written` is the text detect() read last followed by `added` (a chunk), and
+   * only the scanner's window and `added` are read.
+   */
+  private scan(written: string, added?: string): ArtScan {
+    if (this.cache?.text === written) return this.cache.scan;
+    const d = this.detected;
+    const more = added !== undefined && d !== null && this.cache?.text === d && d.length + added.length === written.length;
+    const scan = more ? this.scanner.scanMore(written, added) : this.scanner.scan(written);
+    this.cache = { text: written, scan };
+    if (this.found.generation !== this.scanner.generation) this.found = newFound(this.scanner.generation);
+    if (this.inlineTriggers) this.readTriggers(scan);
+    return scan;
   }
+}
+
+function newFound(generation: number): Found {
+  return { generation, boundaries: new Map(), triggers: new Map(), unfinished: new Map(), triggersUpTo: 0, previous: new Map(), check: null };
 }

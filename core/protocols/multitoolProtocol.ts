@@ -114,6 +114,24 @@ export function triggerOutput(output: string | null): string {
   return `${TRIGGER_END} ${output.trim()}`;
 }
 
+/**
+ * What detect() has found in the text it read last (`length` characters), kept so that a chunk's text is read
+ * alone: the triggers (a trigger is at most MAX_TRIGGER characters and holds no line break), the first end marker,
+ * the end of that text (enough to find a trigger or a marker that a chunk completes) and its unfinished line.
+ */
+interface Read {
+  length: number;
+  triggers: Boundary[];
+  end: number | null;
+  /** The last MAX_TRIGGER - 1 characters or more (at least the longest end marker's length - 1). */
+  tail: string;
+  /** The text since the last `\n`, in pieces: joined only when a trigger on it is found. */
+  line: string;
+}
+
+/** `<<` + 64 characters + `>>`. */
+const MAX_TRIGGER = 68;
+
 export class MultiToolProtocol implements RunProtocol {
   readonly kind = 'multitool' as const;
   readonly prompt: string;
@@ -121,6 +139,9 @@ export class MultiToolProtocol implements RunProtocol {
   private readonly endMarkers: string[];
   private readonly answerMarker: string;
   readonly traceConfig: Record<string, unknown>;
+  private read: Read | null = null;
+  /** Characters detect() read so far, for tests of the per-chunk cost. */
+  charsRead = 0;
 
   constructor(
     spec: MultiToolRunSpec,
@@ -141,11 +162,72 @@ export class MultiToolProtocol implements RunProtocol {
     return OPEN_TRIGGER.test(written) ? null : triggerConstraint();
   }
 
-  detect(written: string): Detection[] {
-    const out: Detection[] = findTriggers(written).map((t, i) => this.boundary(written, t, i + 1));
-    const end = this.endAt(written);
-    if (end !== null) return [...out.filter(d => d.cut <= end), { type: 'end', key: 'end', cut: end }];
-    return out;
+  /**
+   * The triggers and the end marker. `added`: `written` is the text of the last call followed by `added` (a chunk),
+   * and only `added` and the end of the last text are read.
+   */
+  detect(written: string, added?: string): Detection[] {
+    const r = added !== undefined && this.read?.length === written.length - added.length ? this.readMore(this.read, added) : this.readAll(written);
+    this.read = r;
+    if (r.end !== null) return [...r.triggers.filter(d => d.cut <= r.end!), { type: 'end', key: 'end', cut: r.end }];
+    return [...r.triggers];
+  }
+
+  private readAll(written: string): Read {
+    this.charsRead += written.length;
+    const nl = written.lastIndexOf('\n');
+    return {
+      length: written.length,
+      triggers: findTriggers(written).map((t, i) => this.boundary(written, t, i + 1)),
+      end: this.endAt(written),
+      tail: written.slice(-this.tailLength()),
+      line: written.slice(nl + 1),
+    };
+  }
+
+  /** The text read last (`r`) followed by `added`: the triggers and the marker that end in `added`. */
+  private readMore(r: Read, added: string): Read {
+    const window = r.tail + added;
+    const base = r.length - r.tail.length;
+    this.charsRead += window.length;
+    const nl = added.lastIndexOf('\n');
+    const line = nl < 0 ? r.line + added : added.slice(nl + 1);
+    const triggers = [...r.triggers];
+    let lineText: string | null = null;
+    for (const t of findTriggers(window)) {
+      if (t.at + t.name.length + 4 <= r.tail.length) continue; // ended in the text read last: found then
+      // The trigger's line, from its start (the input is the text before the trigger on it).
+      const lineStart = window.lastIndexOf('\n', t.at);
+      let text: string;
+      let offset: number;
+      if (lineStart >= 0) {
+        text = window;
+        offset = base;
+      } else {
+        if (lineText === null) {
+          lineText = nl < 0 ? r.line + added : r.line + added.slice(0, nl + 1);
+          this.charsRead += lineText.length;
+        }
+        text = lineText;
+        offset = r.length - r.line.length;
+      }
+      const at = { ...t, at: base + t.at - offset };
+      triggers.push(shiftBoundary(this.boundary(text, at, triggers.length + 1, offset), offset));
+    }
+    let end = r.end;
+    if (end === null) {
+      for (const m of this.endMarkers) {
+        const i = window.indexOf(m);
+        if (i >= 0 && (end === null || base + i < end)) end = base + i;
+      }
+    }
+    const tail = window.slice(-this.tailLength());
+    return { length: r.length + added.length, triggers, end, tail, line };
+  }
+
+  /** How much of the end of the text a reading keeps: a trigger or an end marker that a chunk completes starts in it. */
+  private tailLength(): number {
+    return Math.max(MAX_TRIGGER - 1, ...this.endMarkers.map(m => m.length - 1));
   }
 
   atStreamEnd(written: string, finishReason: string | undefined, stopsSent: boolean): StreamEndAction {
@@ -186,8 +268,9 @@ export class MultiToolProtocol implements RunProtocol {
     return statedAnswer(written, this.answerMarker);
   }
 
-  private boundary(written: string, t: Trigger, n: number): Boundary {
-    return triggerBoundary(written, t, { key: `t${t.at}`, step: n }, this.tools);
+  /** The boundary of trigger `t` (the `n`-th) of `written`, which starts at `offset` in the whole text. */
+  private boundary(written: string, t: Trigger, n: number, offset = 0): Boundary {
+    return triggerBoundary(written, t, { key: `t${offset + t.at}`, step: n }, this.tools);
   }
 
   private endAt(written: string): number | null {
@@ -220,4 +303,12 @@ export function triggerInput(written: string, at: number, floor = 0): { start: n
   while (start < end && /\s/.test(written[start])) start++;
   while (end > start && /\s/.test(written[end - 1])) end--;
   return { start, end };
+}
+
+/** A boundary found in a text that starts at `offset`, with its offsets in the whole text. */
+export function shiftBoundary(b: Boundary, offset: number): Boundary {
+  if (!offset) return b;
+  b.cut += offset;
+  if (b.call) b.call.inputSpan = { start: b.call.inputSpan.start + offset, end: b.call.inputSpan.end + offset };
+  return b;
 }

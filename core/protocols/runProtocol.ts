@@ -75,8 +75,13 @@ export interface RunProtocol {
    * Called right before each request: a protocol may keep which stops the latest request had (see atStreamEnd).
    */
   stops(written: string): string[];
-  /** Detections in the generated text so far, in text order (called after every chunk). */
-  detect(written: string): Detection[];
+  /**
+   * Detections in the generated text so far, in text order (called after every chunk). `added`: the runner's calls
+   * after a chunk, within one request: `written` is the text of the previous detect() call followed by `added`, and
+   * the protocol reads only `added` and what it kept (reading the whole text at every chunk costs the square of its
+   * length; V8 copies a string grown by appending to read it). Without it, any text.
+   */
+  detect(written: string, added?: string): Detection[];
   /** The stream ended without a detection having stopped it. `stopsSent`: the endpoint was given stop sequences. */
   atStreamEnd(written: string, finishReason: string | undefined, stopsSent: boolean): StreamEndAction;
   /** Text to append after stopping at a boundary that is not a call, so the model goes on with the step. */
@@ -94,7 +99,8 @@ export interface RunProtocol {
   /**
    * Whether the text the latest request wrote (from `from` on) continues the program, read by the language's own
    * step syntax: the first place it does not (where to cut, and one line that quotes it and says what was
-   * expected), or null. `final`: the stream has ended (an unfinished last line is judged too).
+   * expected), or null. `final`: the stream has ended (an unfinished last line is judged too). Called after every
+   * chunk, right after detect() with the same text: what that read is what it reads.
    */
   checkContinuation?(written: string, from: number, final: boolean): { cut: number; message: string } | null;
   /** What the model may write in the next request (see constraints.ts), or null where the protocol has none to give. */

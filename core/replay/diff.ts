@@ -30,7 +30,7 @@ export interface RunView {
 }
 
 /** The text the run generated (after the header): from its `end` record, else rebuilt from its completions and calls. */
-function generated(records: LooseRecord[], header: string): string {
+function generated(records: readonly LooseRecord[], header: string): string {
   const end = [...records].reverse().find(r => r.t === 'end');
   if (end && typeof end.text === 'string') return end.text.startsWith(header) ? end.text.slice(header.length) : end.text;
   let text = '';
@@ -42,7 +42,8 @@ function generated(records: LooseRecord[], header: string): string {
 }
 
 /** A run's steps as the diff compares them, read from its trace records (unknown kinds are ignored). */
-export function runView(records: LooseRecord[]): RunView {
+export function runView(trace: readonly TraceRecord[] | readonly LooseRecord[]): RunView {
+  const records = trace as readonly LooseRecord[];
   const run = records.find(r => r.t === 'run');
   const end = [...records].reverse().find(r => r.t === 'end');
   const usage = (end?.usage ?? {}) as { promptTokens?: number; completionTokens?: number };
@@ -58,7 +59,7 @@ export function runView(records: LooseRecord[]): RunView {
   };
   if (!run) return view;
   const noTools = { get: () => undefined };
-  const protocol = protocolFromTrace(records as unknown as TraceRecord[], noTools);
+  const protocol = protocolFromTrace(records as readonly LooseRecord[] as unknown as TraceRecord[], noTools);
   const byStep = [...calls.values()];
   for (const s of protocol.steps(generated(records, protocol.header))) {
     const call =

@@ -1,5 +1,6 @@
 // Starting a tool process with a deadline: its own process group (so a timeout kills everything it started),
-// capped stdout/stderr (past the cap the process is stopped), an optional extra pipe on fd 3 for a side channel,
+// capped stdout/stderr (past the cap the process is stopped), an optional extra pipe on fd 3 for a side channel
+// (and one on fd 4 that carries a secret to the process, read and closed),
 // and an explicit environment; with `contain`, tied to the host so that it and what it starts die with it
 // (./containment.ts). Used by the Python sandbox and by user `command` tools. Never throws.
 import { spawn } from 'node:child_process';
@@ -18,6 +19,8 @@ export interface ProcessRequest {
   signal?: AbortSignal;
   /** Open fd 3 as a pipe and collect what the process writes there. */
   sideChannel?: boolean;
+  /** With sideChannel: written on fd 4, which is then closed (the sandbox's nonce). */
+  secret?: string;
   /** Run it tied to the host (see detectContainment): it and its children die with the host process. */
   contain?: Containment;
 }
@@ -62,7 +65,7 @@ export function runProcess(req: ProcessRequest): Promise<ProcessResult> {
       child = spawn(command, args, {
         cwd: req.cwd,
         env: req.env,
-        stdio: req.sideChannel ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+        stdio: req.sideChannel ? ['pipe', 'pipe', 'pipe', 'pipe', ...(req.secret !== undefined ? ['pipe' as const] : [])] : ['pipe', 'pipe', 'pipe'],
         detached: process.platform !== 'win32',
       });
     } catch (e) {
@@ -105,6 +108,11 @@ export function runProcess(req: ProcessRequest): Promise<ProcessResult> {
         if (channel.length < 1_000_000) channel += b.toString('utf8');
       });
       fd3.on('error', () => undefined);
+      if (req.secret !== undefined) {
+        const fd4 = child.stdio[4] as NodeJS.WritableStream;
+        fd4.on('error', () => undefined);
+        fd4.end(req.secret);
+      }
     }
     child.stdin!.on('error', () => undefined); // the process may exit before reading its input
     child.stdin!.end(req.stdin ?? '');

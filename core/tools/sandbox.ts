@@ -25,6 +25,8 @@
 // not count; seccomp.ts) are set before any user code runs, and RLIMIT_NPROC (processes) in a user namespace (the
 // kernel exempts the host's root user from it, so under bubblewrap a root host runs the sandbox as `nobody` when
 // the interpreter is a system one, and otherwise, and under `unshare`, a root host gets no process limit); stdout and stderr are each capped; the environment holds only PATH, LANG, HOME, TMPDIR and a few Python/BLAS settings (no keys).
+// The result comes back on a channel the code never holds: the wrapper runs the code in a child, reports once itself
+// with a per-run nonce, and a report the code forged is a `forged` status (pythonWrapper.ts, docs/security.md).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
@@ -37,6 +39,9 @@ import { shmFilter } from './seccomp';
 import { withoutUndefined } from '../common/text';
 
 export const DEFAULT_PYTHON = '/usr/bin/python3';
+
+/** The largest report the code's process may send the wrapper (its result variable's text): REPORT_LIMIT there. */
+const RESULT_LIMIT_BYTES = 1_000_000;
 
 /** RLIMIT_NPROC inside the sandbox: enough for a process pool, not for a fork bomb. */
 export const MAX_PROCESSES = 64;
@@ -88,6 +93,8 @@ export type SandboxStatus =
   | 'cancelled'
   | 'missing-module' // the prefix could not import (no sympy)
   | 'refused' // no isolation possible here and the user did not allow unisolated code
+  | 'forged' // the report on the wrapper's channel or pipe is not the one the wrapper writes (code wrote its own)
+  | 'exited' // the code ended its process (os._exit) with a non-zero code before it finished
   | 'start-failed'; // the interpreter could not be started
 
 export interface SandboxResult {
@@ -355,6 +362,8 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
 
   async function runIn(scratch: string, hostCwd: string): Promise<SandboxResult> {
     const env = minimalEnv(scratch);
+    // The wrapper's frame on the channel carries it; the code's process never has it (pythonWrapper.ts).
+    const nonce = randomBytes(16).toString('hex');
     const wrapped = ['-I', '-c', PYTHON_WRAPPER];
     const pidNamespace = detected.level === 'unshare' ? detected.pidNamespace : detected.level === 'bwrap';
     const [command, args] =
@@ -393,38 +402,34 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
       maxOutputBytes: limits.maxOutputBytes,
       signal: req.signal,
       sideChannel: true,
+      secret: nonce,
     });
     // bwrap and `unshare --fork` report a child killed by signal N as exit code 128 + N.
     if (level !== 'none' && !p.signal && p.exitCode !== null && p.exitCode > 128 && p.exitCode < 128 + 65) {
       const name = Object.entries(osConstants.signals).find(([, n]) => n === p.exitCode! - 128)?.[0];
       if (name) Object.assign(p, { signal: name as NodeJS.Signals, exitCode: null });
     }
-    const messages = p.channel
-      .split('\n')
-      .filter(Boolean)
-      .map(line => {
-        try {
-          return JSON.parse(line) as Record<string, unknown>;
-        } catch {
-          return {};
-        }
-      });
-    const find = (kind: string) => messages.find(m => m.kind === kind);
+    const report = readChannel(p.channel, nonce);
+    const ended = report.frame?.kind === 'done' ? report.frame : undefined;
+    const child = ended?.report as Record<string, unknown> | null | undefined;
+    const byKind = (kind: string) => (report.frame?.kind === kind ? report.frame : undefined);
+    // How the code's process ended (the wrapper saw it end), else how the wrapper did.
+    const signal = p.signal ?? ((ended?.signal as NodeJS.Signals | null | undefined) || null);
     const result: SandboxResult = {
       ...base,
       status: 'ok',
       stdout: p.stdout,
       stderr: p.stderr,
       truncated: p.truncated,
-      exitCode: p.exitCode,
-      signal: p.signal,
+      exitCode: p.signal ? p.exitCode : ended ? ((ended.exitCode as number | null) ?? null) : p.exitCode,
+      signal,
       durationMs: Date.now() - started,
     };
-    const exception = find('exception');
-    const prefixError = find('prefix-error');
-    const seccompError = find('seccomp-error');
-    const isolationError = find('isolation-error');
-    const value = find('result');
+    const exception = child?.kind === 'exception' ? child : undefined;
+    const prefixError = byKind('prefix-error');
+    const seccompError = byKind('seccomp-error');
+    const isolationError = byKind('isolation-error');
+    const value = child?.kind === 'result' ? child : undefined;
     if (value) result.value = value.found ? { found: true, name: String(value.name), text: String(value.value) } : { found: false };
     if (exception) result.exception = { type: String(exception.type), message: String(exception.message) };
     const lastLine = (t: string) => t.trim().split('\n').pop() ?? '';
@@ -441,6 +446,14 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
     } else if (p.stoppedFor === 'output-limit') {
       result.status = 'output-limit';
       result.message = `stopped after printing more than the output limit of ${limits.maxOutputBytes} bytes`;
+    } else if (ended?.large) {
+      result.status = 'output-limit';
+      result.message = `its result is larger than the limit of ${mb(RESULT_LIMIT_BYTES)}`;
+    } else if (report.problem || ended?.problem) {
+      result.status = 'forged';
+      result.value = undefined;
+      result.exception = undefined;
+      result.message = `reported no result that can be trusted: ${report.problem ?? String(ended!.problem)}`;
     } else if (isolationError) {
       result.status = 'refused';
       result.message = `was not run: the unshare fallback could not isolate the file system (${String(isolationError.message)}); install bubblewrap (apt-get install bubblewrap)`;
@@ -453,18 +466,21 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
     } else if (exception?.type === 'MemoryError') {
       result.status = 'memory';
       result.message = `ran out of memory: the sandbox allows ${mb(limits.memoryBytes)}`;
-    } else if (p.signal === 'SIGXCPU') {
+    } else if (signal === 'SIGXCPU') {
       result.status = 'cpu';
       result.message = `stopped after the CPU time limit of ${cpuSeconds} s`;
-    } else if (p.signal) {
-      result.status = p.signal === 'SIGKILL' ? 'memory' : 'killed';
+    } else if (signal) {
+      result.status = signal === 'SIGKILL' ? 'memory' : 'killed';
       result.message =
-        p.signal === 'SIGKILL'
+        signal === 'SIGKILL'
           ? `was killed by the system, most likely for using too much memory (limit ${mb(limits.memoryBytes)})`
-          : `was ended by signal ${p.signal}`;
+          : `was ended by signal ${signal}`;
     } else if (exception) {
       result.status = 'exception';
-    } else if (p.exitCode !== 0 && !messages.length) {
+    } else if (ended && !child && result.exitCode !== 0) {
+      result.status = 'exited';
+      result.message = `ended its own process with exit code ${result.exitCode} before the code finished`;
+    } else if (p.exitCode !== 0 && !report.frame) {
       // The wrapper never reported: the interpreter itself failed (missing, not Python 3, unshare refused, ...).
       result.status = 'start-failed';
       result.message =
@@ -474,4 +490,22 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
     }
     return result;
   }
+}
+
+/**
+ * The wrapper's one frame on the channel (pythonWrapper.ts): the channel must hold exactly one line, a JSON object
+ * carrying this run's nonce; anything else (more lines, another nonce) is a problem, and no frame is believed.
+ */
+function readChannel(channel: string, nonce: string): { frame?: Record<string, unknown>; problem?: string } {
+  const lines = channel.split('\n').filter(Boolean);
+  if (!lines.length) return {};
+  let frame: unknown;
+  try {
+    frame = JSON.parse(lines[lines.length - 1]);
+  } catch {
+    frame = null;
+  }
+  const ok = lines.length === 1 && !!frame && typeof frame === 'object' && (frame as { nonce?: unknown }).nonce === nonce;
+  if (!ok) return { problem: `the sandbox's result channel held ${lines.length} line(s) that are not the wrapper's one frame` };
+  return { frame: frame as Record<string, unknown> };
 }

@@ -74,6 +74,22 @@ export function readTraceFile(path: string): ParsedTrace {
   return parseTrace(readFileSync(path, 'utf8'));
 }
 
+/** What every command says of a file that is not a run's trace, after the problem. */
+const GIVE_A_TRACE = "give a run's .jsonl trace (written with --trace or kept in .art/runs)";
+
+/**
+ * Why a trace read back (`parsed`, from the file `path`) is not a run's trace, in the one line every reader of
+ * traces says it in (`art run TRACE`, `art run --from`, `art prompt TRACE`, `art diff`, the editor's comparison):
+ * its first line that is not a trace record (the schema's reason, with the file and line), or its want of a `run`
+ * record; null when it is one.
+ */
+export function runTraceProblem(path: string, parsed: ParsedTrace): string | null {
+  const bad = parsed.errors[0];
+  if (bad) return `${path}:${bad.line}: ${bad.message}: ${GIVE_A_TRACE}`;
+  if (!parsed.records.some(r => r.t === 'run')) return `${path}: no "run" record: ${GIVE_A_TRACE}`;
+  return null;
+}
+
 /** One request of a recorded run, as the trace has it. */
 export interface RecordedRequest {
   n: number;

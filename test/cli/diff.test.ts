@@ -1,5 +1,6 @@
 // `art diff` (in-process, test/support/cli.ts): two traces of the same program, one with an overridden tool output,
-// compared step by step; exit 0; one-line errors for files that are not traces.
+// compared step by step; exit 0; one-line errors for files that are not traces, the same as every other reader of
+// traces gives (the trace schema, core/trace/schema.ts).
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,6 +67,34 @@ describe('art diff', () => {
       assert.equal(r.code, 2, r.stdout);
       assert.match(r.stderr, pattern);
       assert.equal(r.stderr.trim().split('\n').length, 1);
+    }
+  });
+
+  test('a record the trace schema refuses: art diff refuses it as art run --from, art run and art prompt do, in the same line', async () => {
+    const good = await trace('schema-ok.jsonl', null);
+    const lines = readFileSync(good, 'utf8').trimEnd().split('\n');
+    // A tool record whose call has no id: the loose history reader took it, the schema does not.
+    const at = lines.findIndex(l => JSON.parse(l).t === 'tool');
+    assert.ok(at > 0);
+    const record = JSON.parse(lines[at]);
+    delete record.call.id;
+    lines[at] = JSON.stringify(record);
+    const bad = join(tmp, 'schema-bad.jsonl');
+    writeFileSync(bad, `${lines.join('\n')}\n`);
+    const expected = `${bad}:${at + 1}: a "tool" record with a bad "call.id": expected number, received undefined: give a run's .jsonl trace (written with --trace or kept in .art/runs)`;
+
+    const diff = await art('diff', good, bad);
+    assert.equal(diff.code, 2, diff.stdout);
+    assert.equal(diff.stderr, `art diff: ${expected}\n`);
+    const program = fixturePath('programs/arithmetic.art');
+    for (const [args, command] of [
+      [['run', program, '--task', 'Elementary Math', '--from', bad], 'art run'],
+      [['run', bad], 'art run'],
+      [['prompt', bad], 'art prompt'],
+    ] as const) {
+      const r = await art(...args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}`);
+      assert.equal(r.stderr.trim().split('\n').at(-1), `${command}: ${expected}`, args.join(' '));
     }
   });
 });

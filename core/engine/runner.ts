@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { CompletionResult, ModelClient, Usage } from '../model/types';
-import { DepartedError } from '../replay/programReplay';
+import { DepartedError } from '../replay/departed';
 import type { Boundary, DetectedCall, Detection, RunProtocol, StreamEndAction } from '../protocols/runProtocol';
 import { replaceInput } from '../protocols/runProtocol';
 import { streamConstrained } from '../protocols/constraints';

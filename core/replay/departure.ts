@@ -4,17 +4,7 @@
 import type { Runner } from '../engine/runner';
 import type { ToolCall } from '../engine/types';
 import { foldWhitespace, quoteShort } from '../common/text';
-import type { ModelClient } from '../model/types';
-
-/** A model that follows a recording until told the run departs from it (a program's replay, a trace's replay). */
-export interface Departing {
-  /** Why the run no longer follows the recording, or null while it does. */
-  readonly departed: string | null;
-  /** The model that writes the rest once the run departed, if any. */
-  readonly live: ModelClient | undefined;
-  depart(why: string): void;
-  rejoin(): void;
-}
+import type { Departing } from './departed';
 
 /**
  * A replay follows its recording only while the run is what was recorded: the first change (an output set by hand,

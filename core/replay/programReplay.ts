@@ -11,9 +11,9 @@ import { ContinuationScript, roughTokens, triggerParts, type ScriptPart } from '
 import { abortError, sleep } from '../model/retry';
 import { StopScanner } from '../model/stops';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
+import { Departure } from './departed';
 
 /** The run left its recording (an override, an edited input, a skipped tool) and there is no model to go on with. */
-export class DepartedError extends Error {}
 
 export interface ReplayOptions {
   /** Tokens per streamed chunk. Default 4. */
@@ -35,8 +35,8 @@ export interface ReplayOptions {
 export class ReplayModel implements ModelClient {
   readonly id: string;
   readonly honoursStop = true;
-  /** Why the run no longer follows the recording, once it does not. */
-  private departure: string | null = null;
+  /** Whether the run still follows the recording, and where requests go once it does not. */
+  private readonly departure: Departure;
   /** The recorded tool answers already given (recordedAnswer). */
   private readonly usedAnswers = new Set<number>();
 
@@ -45,6 +45,7 @@ export class ReplayModel implements ModelClient {
     private readonly opts: ReplayOptions = {},
   ) {
     this.id = opts.id ?? 'replay';
+    this.departure = new Departure(opts.live, 'a replay');
   }
 
   /**
@@ -95,37 +96,24 @@ export class ReplayModel implements ModelClient {
 
   /** The model that goes on after a departure, if any. */
   get live(): ModelClient | undefined {
-    return this.opts.live;
+    return this.departure.live;
   }
 
   get departed(): string | null {
-    return this.departure;
+    return this.departure.departed;
   }
 
-  /**
-   * The text no longer is what was recorded (`why`: the user set an output, edited an input, skipped a tool): the
-   * recording cannot say what the model would write after it, so every later request goes to the live model, or,
-   * without one, fails with a DepartedError. The requests before it cost nothing.
-   */
   depart(why: string): void {
-    this.departure ??= why;
+    this.departure.depart(why);
   }
 
-  /**
-   * The run went back to before the change that made it depart (a step back): the text is the recorded one again,
-   * so the recording answers again and the live model is asked nothing.
-   */
   rejoin(): void {
-    this.departure = null;
+    this.departure.rejoin();
   }
 
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
-    if (this.departure !== null) {
-      if (this.opts.live) return yield* this.opts.live.stream(req);
-      throw new DepartedError(
-        `the run departed from its recording (${this.departure}), and a replay cannot say what the model writes after that: set a model endpoint (the settings art.model.name and art.model.baseURL, or --base-url and --model) and run again to go on live from there`,
-      );
-    }
+    const live = this.departure.stream(req);
+    if (live) return yield* live;
     const text = this.continuation(req.prompt);
     const scanner = new StopScanner(req.stop);
     const tokens = roughTokens(text).slice(0, req.maxTokens ?? Infinity);
@@ -154,7 +142,7 @@ export class ReplayModel implements ModelClient {
   }
 
   recordedAnswer(instruction: string): string | undefined {
-    if (this.departure !== null) return undefined;
+    if (this.departure.departed !== null) return undefined;
     const want = foldWhitespace(instruction);
     const all = this.opts.toolAnswers ?? [];
     // Steps with the same instruction answer in order.

@@ -12,8 +12,7 @@ import type { RunProtocol } from '../protocols/runProtocol';
 import { Runner } from '../engine/runner';
 import type { RunResult, ToolCall, ToolLookup } from '../engine/types';
 import type { TraceRecord, TraceSink } from '../trace/schema';
-import type { Departing } from './departure';
-import { DepartedError } from './programReplay';
+import { Departure, type Departing } from './departed';
 import { mainLine, recordedRequests, type RecordedRequest } from '../trace/trace';
 
 /**
@@ -28,41 +27,35 @@ export class TraceReplayModel implements ModelClient, Departing {
   readonly mismatches: string[] = [];
   private next = 0;
   private readonly requests: RecordedRequest[];
-  private departure: string | null = null;
+  private readonly departure: Departure;
 
-  constructor(
-    records: TraceRecord[],
-    private readonly opts: { live?: ModelClient } = {},
-  ) {
+  constructor(records: TraceRecord[], opts: { live?: ModelClient } = {}) {
     const run = records.find(r => r.t === 'run');
     this.id = `trace-replay:${run?.t === 'run' ? run.model : 'unknown'}`;
     this.honoursStop = run?.t === 'run' ? run.honoursStop : true;
     this.requests = recordedRequests(records);
+    this.departure = new Departure(opts.live, 'a trace');
   }
 
   get live(): ModelClient | undefined {
-    return this.opts.live;
+    return this.departure.live;
   }
 
   get departed(): string | null {
-    return this.departure;
+    return this.departure.departed;
   }
 
   depart(why: string): void {
-    this.departure ??= why;
+    this.departure.depart(why);
   }
 
   rejoin(): void {
-    this.departure = null;
+    this.departure.rejoin();
   }
 
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
-    if (this.departure !== null) {
-      if (this.opts.live) return yield* this.opts.live.stream(req);
-      throw new DepartedError(
-        `the run departed from its recording (${this.departure}), and a trace cannot say what the model writes after that: set a model (in VS Code the status bar's run mode item: an endpoint or one of VS Code's models; on the command line --base-url and --model) and run again to go on live from there`,
-      );
-    }
+    const live = this.departure.stream(req);
+    if (live) return yield* live;
     const same = this.requests[this.next]?.prompt === req.prompt ? this.next : this.requests.findIndex(r => r.prompt === req.prompt);
     const at = same >= 0 ? same : this.next;
     const rec = this.requests[at];

@@ -55,7 +55,7 @@ export function makeAgentRun(text: string, path: string, b: Base): Made {
     model = withCache(b, () => endpointModel(b));
   }
   const runner = createAgentRunner({ agent, question, preamble }, runnerOptions(b, model));
-  if (model instanceof ReplayModel) departOnEdit(runner, model, b.config.log);
+  if (model instanceof ReplayModel) departOnEdit(runner, model.departure, b.config.log);
   return { runner, unit: index, title, ownProgram: false, model };
 }
 

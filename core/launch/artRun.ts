@@ -37,7 +37,7 @@ export async function makeArtRun(text: string, path: string, b: Base): Promise<M
   if (replay) {
     // Step k of a replay of the file's own program is its Qk: a tool whose output now differs ends the recording.
     const own = input === undefined || input.trim() === program.input.text.trim();
-    departOnEdit(runner, replay, b.config.log, own ? call => program.steps.find(s => s.number === call.step)?.answer?.text : undefined);
+    departOnEdit(runner, replay.departure, b.config.log, own ? call => program.steps.find(s => s.number === call.step)?.answer?.text : undefined);
   }
   return {
     runner,

@@ -47,6 +47,6 @@ export function makeCotRun(text: string, path: string, b: Base): Made {
     model = endpointModel(b);
   }
   const runner = createMultiToolRunner(fill(question).spec, runnerOptions(b, model));
-  if (model instanceof ReplayModel) departOnEdit(runner, model, b.config.log);
+  if (model instanceof ReplayModel) departOnEdit(runner, model.departure, b.config.log);
   return { runner, unit: 0, title: basename(path, COT_EXTENSION), ownProgram: false, model };
 }

@@ -29,9 +29,9 @@ export function makeTraceRun(text: string, path: string, b: Base): Made {
     () => runner.snapshot().calls.at(-1)?.id,
   );
   // Departed: the tools run for real on what the run now holds.
-  const tools: ToolLookup = { get: name => (model.departed !== null ? b.tools.get(name) : recorded.get(name)) };
+  const tools: ToolLookup = { get: name => (model.departure.departed !== null ? b.tools.get(name) : recorded.get(name)) };
   const runner = new Runner(protocolFromTrace(records, tools), { ...runnerOptions(b, model), tools });
-  departOnEdit(runner, model, b.config.log);
+  departOnEdit(runner, model.departure, b.config.log);
   const run = records.find(r => r.t === 'run');
   return { runner, unit: -1, title: `trace of ${run?.t === 'run' ? run.kind : 'a'} run`, ownProgram: false, model };
 }

@@ -35,8 +35,8 @@ export interface ReplayOptions {
 export class ReplayModel implements ModelClient {
   readonly id: string;
   readonly honoursStop = true;
-  /** Whether the run still follows the recording, and where requests go once it does not. */
-  private readonly departure: Departure;
+  /** Whether the run still follows the recording, and where requests go once it does not (departure.ts). */
+  readonly departure: Departure;
   /** The recorded tool answers already given (recordedAnswer). */
   private readonly usedAnswers = new Set<number>();
 
@@ -92,23 +92,6 @@ export class ReplayModel implements ModelClient {
       ),
       { id: 'replay:agent transcript', ...opts },
     );
-  }
-
-  /** The model that goes on after a departure, if any. */
-  get live(): ModelClient | undefined {
-    return this.departure.live;
-  }
-
-  get departed(): string | null {
-    return this.departure.departed;
-  }
-
-  depart(why: string): void {
-    this.departure.depart(why);
-  }
-
-  rejoin(): void {
-    this.departure.rejoin();
   }
 
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {

@@ -12,7 +12,7 @@ import type { RunProtocol } from '../protocols/runProtocol';
 import { Runner } from '../engine/runner';
 import type { RunResult, ToolCall, ToolLookup } from '../engine/types';
 import type { TraceRecord, TraceSink } from '../trace/schema';
-import { Departure, type Departing } from './departed';
+import { Departure } from './departed';
 import { mainLine, recordedRequests, type RecordedRequest } from '../trace/trace';
 
 /**
@@ -21,13 +21,14 @@ import { mainLine, recordedRequests, type RecordedRequest } from '../trace/trace
  * (noted as a mismatch). Once the run departs from the recording (an output set by hand, an edited input, a skipped
  * tool: core/replay/departure.ts), every request goes to the live model, or fails with a DepartedError without one.
  */
-export class TraceReplayModel implements ModelClient, Departing {
+export class TraceReplayModel implements ModelClient {
   readonly id: string;
   readonly honoursStop: boolean;
   readonly mismatches: string[] = [];
   private next = 0;
   private readonly requests: RecordedRequest[];
-  private readonly departure: Departure;
+  /** Whether the run still follows the recording, and where requests go once it does not (departure.ts). */
+  readonly departure: Departure;
 
   constructor(records: TraceRecord[], opts: { live?: ModelClient } = {}) {
     const run = records.find(r => r.t === 'run');
@@ -35,22 +36,6 @@ export class TraceReplayModel implements ModelClient, Departing {
     this.honoursStop = run?.t === 'run' ? run.honoursStop : true;
     this.requests = recordedRequests(records);
     this.departure = new Departure(opts.live, 'a trace');
-  }
-
-  get live(): ModelClient | undefined {
-    return this.departure.live;
-  }
-
-  get departed(): string | null {
-    return this.departure.departed;
-  }
-
-  depart(why: string): void {
-    this.departure.depart(why);
-  }
-
-  rejoin(): void {
-    this.departure.rejoin();
   }
 
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {

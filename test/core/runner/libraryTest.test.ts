@@ -94,7 +94,7 @@ describe('ReplayModel.recordedAnswer', () => {
     assert.equal(model.recordedAnswer('What is the letter at index 1 of  "cat"?'), 'a');
     assert.equal(model.recordedAnswer('Write code for 17 % 5.'), 'ans = 17 % 5');
     assert.equal(model.recordedAnswer('not a step of the program'), undefined);
-    model.depart('#2 was set by hand');
+    model.departure.depart('#2 was set by hand');
     assert.equal(model.recordedAnswer('Write code for 17 % 5.'), undefined);
   });
 });

@@ -74,27 +74,7 @@ export async function run({ page, step, wb, workspace, picture }) {
   });
 
   await step('Set Value on output in the Variables view sets it to 42', async () => {
-    // Edit the value as a person does: double-click it (the Variables view's Set Value), else its context menu's
-    // Set Value (F2 itself does not reach the tree in code-server). Set Value edits the tree's focused row, so the
-    // row is selected first; an attempt that opens no editor (a click lost while the view settles) is repeated.
-    const output = rows.filter({ hasText: /^\s*output\b/ }).first();
-    await output.click();
-    await page.locator('.debug-variables .monaco-list-row.focused', { hasText: /^\s*output\b/ }).waitFor({ timeout: 10_000 });
-    const editor = page.locator('.debug-variables input');
-    for (let attempt = 1; ; attempt++) {
-      if (attempt % 2 === 1) await output.dblclick();
-      else {
-        await output.click({ button: 'right' });
-        await page.locator('.monaco-menu .action-item', { hasText: 'Set Value' }).first().click();
-      }
-      try {
-        await editor.waitFor({ timeout: 5_000 });
-        break;
-      } catch (e) {
-        await page.keyboard.press('Escape');
-        if (attempt === 4) throw e;
-      }
-    }
+    await wb.setValueEditor('output');
     await page.keyboard.press('Control+A');
     await page.keyboard.type('42');
     await page.keyboard.press('Enter');

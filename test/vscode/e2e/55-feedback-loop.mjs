@@ -94,24 +94,7 @@ export async function run({ page, step, wb, workspace, picture }) {
     });
 
     await step('the input corrected to 240 / 30 with Set Value (a double-click)', async () => {
-      const input = rows.filter({ hasText: /^\s*input\b/ }).first();
-      await input.click();
-      await page.locator('.debug-variables .monaco-list-row.focused', { hasText: /^\s*input\b/ }).waitFor({ timeout: 10_000 });
-      const editor = page.locator('.debug-variables input');
-      for (let attempt = 1; ; attempt++) {
-        if (attempt % 2 === 1) await input.dblclick();
-        else {
-          await input.click({ button: 'right' });
-          await page.locator('.monaco-menu .action-item', { hasText: 'Set Value' }).first().click();
-        }
-        try {
-          await editor.waitFor({ timeout: 5_000 });
-          break;
-        } catch (e) {
-          await page.keyboard.press('Escape');
-          if (attempt === 4) throw e;
-        }
-      }
+      const editor = await wb.setValueEditor('input');
       const value = await editor.inputValue();
       if (!value.includes('240 * 30')) throw new Error(`the double-click edits "${value}", not the input 240 * 30`);
       await page.keyboard.press('Control+A');

@@ -76,6 +76,35 @@ export function workbench(page, workspace) {
         { timeout: 15_000 },
       );
     },
+    /**
+     * Opens the Variables view's editor of the variable `name` as a person does: double-click it (Set Value), else its
+     * context menu's Set Value (F2 itself does not reach the tree in code-server). Set Value edits the tree's focused
+     * row, so the row is selected first; an attempt that opens no editor (a click lost while the view settles) is
+     * repeated. Resolves with the editor's input box.
+     */
+    async setValueEditor(name) {
+      const row = page
+        .locator('.debug-variables .monaco-list-row')
+        .filter({ hasText: new RegExp(`^\\s*${name}\\b`) })
+        .first();
+      await row.click();
+      await page.locator('.debug-variables .monaco-list-row.focused', { hasText: new RegExp(`^\\s*${name}\\b`) }).waitFor({ timeout: 10_000 });
+      const editor = page.locator('.debug-variables input');
+      for (let attempt = 1; ; attempt++) {
+        if (attempt % 2 === 1) await row.dblclick();
+        else {
+          await row.click({ button: 'right' });
+          await page.locator('.monaco-menu .action-item', { hasText: 'Set Value' }).first().click();
+        }
+        try {
+          await editor.waitFor({ timeout: 5_000 });
+          return editor;
+        } catch (e) {
+          await page.keyboard.press('Escape');
+          if (attempt === 4) throw e;
+        }
+      }
+    },
     /** Chooses the row of the open quick pick that holds `text` (a choice a command or a status bar item asks for). */
     async pick(text) {
       const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: text }).first();

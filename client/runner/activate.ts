@@ -18,7 +18,7 @@ import { EvalComparisons } from '../testing/comparison';
 import { EvaluationsView, registerEvaluationsCommands } from '../views/evaluationsView';
 import { SHOW_PROMPT_COMMAND, showPrompt } from './showPrompt';
 import { ProgramStreams, RUN_SCHEME } from '../views/streamEditor';
-import { RunModeStatus, SET_ENDPOINT_COMMAND } from './mode';
+import { CHOOSE_MODE_COMMAND, RunModeStatus, SET_ENDPOINT_COMMAND } from './mode';
 import { CHECKED_DOCUMENTS, CHECKED_SCHEMES } from '../languageClient';
 import { TraceView } from '../views/traceView';
 import { provideChatModel } from '../lm/vscodeModel';
@@ -66,6 +66,7 @@ export const COMMANDS = {
 } as const;
 
 const OPEN_MODEL_SETTINGS = 'Set a Model Endpoint';
+const CHOOSE_MODEL = 'Choose a Model';
 
 type RunnerServices = typeof import('../runnerServices');
 let runnerServices: RunnerServices | undefined;
@@ -229,11 +230,13 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
         `${run.sessionName} ended (${run.reason})${run.answer !== null ? `: answer ${run.answer}` : ''}${run.tracePath ? `; trace ${run.tracePath}` : ''}`,
       );
       if (run.reason === 'departed') {
-        // A replay that left its recording with no model to go on with: say so, and offer to set one.
+        // A replay that left its recording with no model to go on with: say so, and offer to set one (an endpoint, or
+        // one of VS Code's models in the run mode item's list).
         void vscode.window
-          .showWarningMessage(`ART Studio: ${run.error ?? 'the run departed from its recording'}.`, OPEN_MODEL_SETTINGS)
+          .showWarningMessage(`ART Studio: ${run.error ?? 'the run departed from its recording'}.`, OPEN_MODEL_SETTINGS, CHOOSE_MODEL)
           .then(choice => {
             if (choice === OPEN_MODEL_SETTINGS) void vscode.commands.executeCommand(SET_ENDPOINT_COMMAND);
+            if (choice === CHOOSE_MODEL) void vscode.commands.executeCommand(CHOOSE_MODE_COMMAND);
           });
       }
     }),

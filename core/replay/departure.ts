@@ -30,7 +30,7 @@ export function departOnEdit(
     log?.(
       live
         ? `The run departs from its recording here (${why}): from the next request on, ${live.id} writes the rest live.`
-        : `The run departs from its recording here (${why}): replay mode has no model to go on with, so the run stops at the next request (set a model endpoint to go on live).`,
+        : `The run departs from its recording here (${why}): replay mode has no model to go on with, so the run stops at the next request (set a model to go on live: an endpoint, or in VS Code one of its models).`,
     );
   };
   runner.on('edit', ({ what, call }) => {

@@ -99,7 +99,10 @@ describe('debug adapter over stdio: replay mode', () => {
     const end = await ended;
     await terminated;
     assert.equal(end.body.reason, 'departed');
-    assert.match(end.body.error, /departed from its recording \(#2's output was set by hand\)[\s\S]*set a model endpoint/);
+    assert.match(
+      end.body.error,
+      /departed from its recording \(#2's output was set by hand\)[\s\S]*set a model \(in VS Code the status bar's run mode item/,
+    );
     assert.match(end.body.text, /\n#2: 42\n$/, 'nothing after the change came from the recording');
     assert.doesNotMatch(end.body.text, /Ans:/);
     assert.equal(end.body.calls[1].override, '42');

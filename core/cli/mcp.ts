@@ -94,27 +94,22 @@ function registerCheck(server: McpServer, ctx: McpContext): void {
       },
     },
     async args =>
-      guarded(
-        'check',
-        ctx,
-        () => [],
-        async () => {
-          // Checked at their absolute paths, shown as the client gave them.
-          const given = new Map(args.files.map(f => [pathIn(ctx, f), f]));
-          const diagnostics = checkFiles([...given.keys()]).diagnostics.map(d => ({ ...d, file: given.get(d.file) ?? d.file }));
-          const summary = checkSummary(args.files.length, diagnostics);
-          const files = args.files.map(file => ({
-            file,
-            diagnostics: diagnostics.filter(d => d.file === file).map(({ range, severity, code, message }) => ({ range, severity, code, message })),
-          }));
-          return toolResult([...diagnostics.map(formatDiagnostic), summary].join('\n'), {
-            files,
-            errors: diagnostics.filter(d => d.severity === 'error').length,
-            warnings: diagnostics.filter(d => d.severity === 'warning').length,
-            summary,
-          });
-        },
-      ),
+      guarded('check', ctx, undefined, async () => {
+        // Checked at their absolute paths, shown as the client gave them.
+        const given = new Map(args.files.map(f => [pathIn(ctx, f), f]));
+        const diagnostics = checkFiles([...given.keys()]).diagnostics.map(d => ({ ...d, file: given.get(d.file) ?? d.file }));
+        const summary = checkSummary(args.files.length, diagnostics);
+        const files = args.files.map(file => ({
+          file,
+          diagnostics: diagnostics.filter(d => d.file === file).map(({ range, severity, code, message }) => ({ range, severity, code, message })),
+        }));
+        return toolResult([...diagnostics.map(formatDiagnostic), summary].join('\n'), {
+          files,
+          errors: diagnostics.filter(d => d.severity === 'error').length,
+          warnings: diagnostics.filter(d => d.severity === 'warning').length,
+          summary,
+        });
+      }),
   );
 }
 
@@ -148,56 +143,51 @@ function registerRun(server: McpServer, ctx: McpContext): void {
       },
     },
     async (args, extra) =>
-      guarded(
-        'run',
-        ctx,
-        () => keysOf(ctx, args),
-        async () => {
-          const raw: Record<string, unknown> = { ...runOptionsOf(args), program: existingFile(ctx, args.file) };
-          replayUnlessEndpoint(raw);
-          const o = parseRunOptions(raw, mcpLabel('file'));
-          const notes: string[] = [];
-          const key = apiKeyFromEnv(o, ctx.env);
-          const run = await prepareRun({ ...o, apiKey: key, trusted: true, ...HEADLESS, log: line => notes.push(line) });
-          const stop = () => run.runner.stop();
-          extra.signal.addEventListener('abort', stop, { once: true });
-          let result;
-          try {
-            result = await run.runner.run();
-          } finally {
-            extra.signal.removeEventListener('abort', stop);
-            await run.dispose();
-          }
-          const s = result.snapshot;
-          const calls = s.calls.map(c => ({
-            step: c.step,
-            tool: c.tool,
-            input: c.input,
-            ...(c.output !== undefined ? { output: c.output } : {}),
-            ...(c.override !== undefined ? { override: c.override } : {}),
-            ...(c.error !== undefined ? { error: c.error } : {}),
-          }));
-          const end =
-            result.reason === 'finished'
-              ? `Answer: ${result.answer ?? '(none)'}`
-              : `the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`;
-          return toolResult(
-            `${s.text}${s.text.endsWith('\n') ? '' : '\n'}\n${end}`,
-            {
-              status: result.reason,
-              answer: result.answer,
-              program: s.text,
-              ...(result.error !== undefined ? { error: result.error } : {}),
-              mode: o.mode,
-              calls,
-              requests: s.requests,
-              ...(run.tracePath ? { trace: run.tracePath } : {}),
-              notes: [...run.toolProblems, ...notes],
-            },
-            [key, ...keysOf(ctx, args)],
-          );
-        },
-      ),
+      guarded('run', ctx, args, async () => {
+        const raw: Record<string, unknown> = { ...runOptionsOf(args), program: existingFile(ctx, args.file) };
+        replayUnlessEndpoint(raw);
+        const o = parseRunOptions(raw, mcpLabel('file'));
+        const notes: string[] = [];
+        const key = apiKeyFromEnv(o, ctx.env);
+        const run = await prepareRun({ ...o, apiKey: key, trusted: true, ...HEADLESS, log: line => notes.push(line) });
+        const stop = () => run.runner.stop();
+        extra.signal.addEventListener('abort', stop, { once: true });
+        let result;
+        try {
+          result = await run.runner.run();
+        } finally {
+          extra.signal.removeEventListener('abort', stop);
+          await run.dispose();
+        }
+        const s = result.snapshot;
+        const calls = s.calls.map(c => ({
+          step: c.step,
+          tool: c.tool,
+          input: c.input,
+          ...(c.output !== undefined ? { output: c.output } : {}),
+          ...(c.override !== undefined ? { override: c.override } : {}),
+          ...(c.error !== undefined ? { error: c.error } : {}),
+        }));
+        const end =
+          result.reason === 'finished'
+            ? `Answer: ${result.answer ?? '(none)'}`
+            : `the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`;
+        return toolResult(
+          `${s.text}${s.text.endsWith('\n') ? '' : '\n'}\n${end}`,
+          {
+            status: result.reason,
+            answer: result.answer,
+            program: s.text,
+            ...(result.error !== undefined ? { error: result.error } : {}),
+            mode: o.mode,
+            calls,
+            requests: s.requests,
+            ...(run.tracePath ? { trace: run.tracePath } : {}),
+            notes: [...run.toolProblems, ...notes],
+          },
+          [key, ...keysOf(ctx, args)],
+        );
+      }),
   );
 }
 
@@ -248,43 +238,38 @@ function registerTest(server: McpServer, ctx: McpContext): void {
       },
     },
     async (args, extra) =>
-      guarded(
-        'test',
-        ctx,
-        () => keysOf(ctx, args),
-        async () => {
-          const paths = args.files.map(f => pathIn(ctx, f));
-          // `tools` here says which steps are compared, not a tool file (user tools come from the workspace's).
-          const { tools: _compare, ...options } = runOptionsOf(args);
-          const report = await testLibraries(paths, options, {
-            compare: args.tools,
-            env: ctx.env,
-            label: mcpLabel('files'),
-            signal: extra.signal,
-          });
-          const summary = `${report.passed} passed, ${report.failed} failed`;
-          const lines = [
-            ...report.notes.map(n => `note: ${n}`),
-            ...report.programs.flatMap(t => [programLine(t), ...(t.passed ? [] : describeFailure(t))]),
-            summary,
-          ];
-          const programs = report.programs.map(t => ({
-            file: args.files[paths.indexOf(t.file)] ?? t.file,
-            line: t.line + 1,
-            index: t.index,
-            title: t.title,
-            passed: t.passed,
-            steps: t.steps.map(s => ({ ...s, line: s.line + 1 })),
-            answer: t.answer,
-            ...(t.error !== undefined ? { error: t.error } : {}),
-          }));
-          return toolResult(
-            lines.join('\n'),
-            { programs, passed: report.passed, failed: report.failed, summary, notes: report.notes },
-            keysOf(ctx, args),
-          );
-        },
-      ),
+      guarded('test', ctx, args, async () => {
+        const paths = args.files.map(f => pathIn(ctx, f));
+        // `tools` here says which steps are compared, not a tool file (user tools come from the workspace's).
+        const { tools: _compare, ...options } = runOptionsOf(args);
+        const report = await testLibraries(paths, options, {
+          compare: args.tools,
+          env: ctx.env,
+          label: mcpLabel('files'),
+          signal: extra.signal,
+        });
+        const summary = `${report.passed} passed, ${report.failed} failed`;
+        const lines = [
+          ...report.notes.map(n => `note: ${n}`),
+          ...report.programs.flatMap(t => [programLine(t), ...(t.passed ? [] : describeFailure(t))]),
+          summary,
+        ];
+        const programs = report.programs.map(t => ({
+          file: args.files[paths.indexOf(t.file)] ?? t.file,
+          line: t.line + 1,
+          index: t.index,
+          title: t.title,
+          passed: t.passed,
+          steps: t.steps.map(s => ({ ...s, line: s.line + 1 })),
+          answer: t.answer,
+          ...(t.error !== undefined ? { error: t.error } : {}),
+        }));
+        return toolResult(
+          lines.join('\n'),
+          { programs, passed: report.passed, failed: report.failed, summary, notes: report.notes },
+          keysOf(ctx, args),
+        );
+      }),
   );
 }
 
@@ -330,78 +315,73 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
       },
     },
     async (args, extra) =>
-      guarded(
-        'evaluate',
-        ctx,
-        () => keysOf(ctx, args),
-        async () => {
-          const library = existingFile(ctx, args.library);
-          if (!library.toLowerCase().endsWith('.art')) throw new CliError(`${args.library}: give a task library (.art) as "library"`);
-          const data = existingFile(ctx, args.data);
-          const token = extra._meta?.progressToken;
-          const notes: string[] = [];
-          let total = 0;
-          let finished = 0;
-          let already = 0;
-          const out = args.out !== undefined ? pathIn(ctx, args.out) : defaultResultsPath(data, library);
-          const progress = (message: string) => {
-            if (token === undefined) return;
-            void extra
-              .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: finished, total, message } })
-              .catch(() => {});
-          };
-          const earlier = running.get(out);
-          if (earlier) await earlier.catch(() => {});
-          const evaluation = evaluate({
-            library,
-            data,
-            out,
-            options: runOptionsOf(args),
-            optionLabel: mcpLabel('library'),
-            apiKey: o => ctx.env[o.apiKeyEnv] || undefined,
-            trusted: true,
-            concurrency: args.concurrency ?? 4,
-            selectExamples: args.selectExamples ?? 3,
-            runs: { folder: pathIn(ctx, args.runs ?? DEFAULT_RUNS_FOLDER), gitignore: true },
-            signal: extra.signal,
-            log: line => notes.push(line),
-            onStart: s => {
-              total = s.todo.length;
-              already = s.done.length;
-              progress(`${s.total} examples, ${s.done.length} already in ${s.resultsPath}, ${s.todo.length} to run`);
-            },
-            onResult: (r: EvalResult) => {
-              finished++;
-              progress(
-                `${r.id}: ${r.exact ? 'ok' : r.end !== 'finished' ? r.end : 'wrong'} (answer ${JSON.stringify(r.answer)}, target ${JSON.stringify(r.target)})`,
-              );
-            },
-          });
-          running.set(out, evaluation);
-          let end;
-          try {
-            end = await evaluation;
-          } finally {
-            if (running.get(out) === evaluation) running.delete(out);
-          }
-          const summary = summarise(end.results);
-          const text = `${formatSummary(summary)}\nresults: ${end.resultsPath}${end.stopped ? `\nstopped with ${end.results.length} of ${end.total} examples done: call evaluate again with the same arguments to resume` : ''}`;
-          return toolResult(
-            text,
-            {
-              total: end.total,
-              already,
-              done: end.results.length,
-              stopped: end.stopped,
-              resultsPath: end.resultsPath,
-              summary,
-              rateLimited: end.rateLimited,
-              notes,
-            },
-            keysOf(ctx, args),
-          );
-        },
-      ),
+      guarded('evaluate', ctx, args, async () => {
+        const library = existingFile(ctx, args.library);
+        if (!library.toLowerCase().endsWith('.art')) throw new CliError(`${args.library}: give a task library (.art) as "library"`);
+        const data = existingFile(ctx, args.data);
+        const token = extra._meta?.progressToken;
+        const notes: string[] = [];
+        let total = 0;
+        let finished = 0;
+        let already = 0;
+        const out = args.out !== undefined ? pathIn(ctx, args.out) : defaultResultsPath(data, library);
+        const progress = (message: string) => {
+          if (token === undefined) return;
+          void extra
+            .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: finished, total, message } })
+            .catch(() => {});
+        };
+        const earlier = running.get(out);
+        if (earlier) await earlier.catch(() => {});
+        const evaluation = evaluate({
+          library,
+          data,
+          out,
+          options: runOptionsOf(args),
+          optionLabel: mcpLabel('library'),
+          apiKey: o => ctx.env[o.apiKeyEnv] || undefined,
+          trusted: true,
+          concurrency: args.concurrency ?? 4,
+          selectExamples: args.selectExamples ?? 3,
+          runs: { folder: pathIn(ctx, args.runs ?? DEFAULT_RUNS_FOLDER), gitignore: true },
+          signal: extra.signal,
+          log: line => notes.push(line),
+          onStart: s => {
+            total = s.todo.length;
+            already = s.done.length;
+            progress(`${s.total} examples, ${s.done.length} already in ${s.resultsPath}, ${s.todo.length} to run`);
+          },
+          onResult: (r: EvalResult) => {
+            finished++;
+            progress(
+              `${r.id}: ${r.exact ? 'ok' : r.end !== 'finished' ? r.end : 'wrong'} (answer ${JSON.stringify(r.answer)}, target ${JSON.stringify(r.target)})`,
+            );
+          },
+        });
+        running.set(out, evaluation);
+        let end;
+        try {
+          end = await evaluation;
+        } finally {
+          if (running.get(out) === evaluation) running.delete(out);
+        }
+        const summary = summarise(end.results);
+        const text = `${formatSummary(summary)}\nresults: ${end.resultsPath}${end.stopped ? `\nstopped with ${end.results.length} of ${end.total} examples done: call evaluate again with the same arguments to resume` : ''}`;
+        return toolResult(
+          text,
+          {
+            total: end.total,
+            already,
+            done: end.results.length,
+            stopped: end.stopped,
+            resultsPath: end.resultsPath,
+            summary,
+            rateLimited: end.rateLimited,
+            notes,
+          },
+          keysOf(ctx, args),
+        );
+      }),
   );
 }
 
@@ -425,27 +405,19 @@ function registerShowPrompt(server: McpServer, ctx: McpContext): void {
       },
     },
     async args =>
-      guarded(
-        'show_prompt',
-        ctx,
-        () => keysOf(ctx, args),
-        async () => {
-          const raw: Record<string, unknown> = { ...runOptionsOf(args), program: existingFile(ctx, args.file) };
-          replayUnlessEndpoint(raw);
-          const o = parseRunOptions(raw, mcpLabel('file'));
-          const key = apiKeyFromEnv(o, ctx.env);
-          const report = await promptOfRun({ ...o, apiKey: key, trusted: true, log: line => ctx.log(`[art] ${line}`) });
-          const { sample: _sample, demonstrations, ...rest } = report;
-          const structured = {
-            ...rest,
-            demonstrations: (demonstrations ?? []).map(d => ({ ...d, why: describeWhy(d.why) })),
-          };
-          return toolResult(formatPromptReport(report), JSON.parse(JSON.stringify(structured)) as Record<string, unknown>, [
-            key,
-            ...keysOf(ctx, args),
-          ]);
-        },
-      ),
+      guarded('show_prompt', ctx, args, async () => {
+        const raw: Record<string, unknown> = { ...runOptionsOf(args), program: existingFile(ctx, args.file) };
+        replayUnlessEndpoint(raw);
+        const o = parseRunOptions(raw, mcpLabel('file'));
+        const key = apiKeyFromEnv(o, ctx.env);
+        const report = await promptOfRun({ ...o, apiKey: key, trusted: true, log: line => ctx.log(`[art] ${line}`) });
+        const { sample: _sample, demonstrations, ...rest } = report;
+        const structured = {
+          ...rest,
+          demonstrations: (demonstrations ?? []).map(d => ({ ...d, why: describeWhy(d.why) })),
+        };
+        return toolResult(formatPromptReport(report), JSON.parse(JSON.stringify(structured)) as Record<string, unknown>, [key, ...keysOf(ctx, args)]);
+      }),
   );
 }
 
@@ -464,15 +436,10 @@ function registerConstrain(server: McpServer, ctx: McpContext): void {
       outputSchema: { agent: z.string(), state: z.string().nullable(), regex: z.string(), gbnf: z.string() },
     },
     async args =>
-      guarded(
-        'constrain',
-        ctx,
-        () => [],
-        async () => {
-          const c = constraintOf(pathIn(ctx, args.spec), { agent: args.agent, state: args.state });
-          return toolResult(`regex:\n${c.regex}\n\ngbnf:\n${c.gbnf}`, { ...c });
-        },
-      ),
+      guarded('constrain', ctx, undefined, async () => {
+        const c = constraintOf(pathIn(ctx, args.spec), { agent: args.agent, state: args.state });
+        return toolResult(`regex:\n${c.regex}\n\ngbnf:\n${c.gbnf}`, { ...c });
+      }),
   );
 
   server.registerTool(
@@ -506,15 +473,10 @@ function registerConstrain(server: McpServer, ctx: McpContext): void {
       },
     },
     async args =>
-      guarded(
-        'compare',
-        ctx,
-        () => [],
-        async () => {
-          const r = compareFiles(pathIn(ctx, args.a), pathIn(ctx, args.b), args.metric ?? 'exact');
-          return toolResult(r.warning ? `warning: ${r.warning}\n${r.text}` : r.text, { ...r.json });
-        },
-      ),
+      guarded('compare', ctx, undefined, async () => {
+        const r = compareFiles(pathIn(ctx, args.a), pathIn(ctx, args.b), args.metric ?? 'exact');
+        return toolResult(r.warning ? `warning: ${r.warning}\n${r.text}` : r.text, { ...r.json });
+      }),
   );
 }
 

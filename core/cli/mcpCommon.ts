@@ -103,14 +103,16 @@ export function userError(e: unknown): string | undefined {
 
 /**
  * Runs a tool's handler: what it throws becomes a result with isError (one line), never a crash of the server; an
- * error that is not the user's is logged with its stack.
+ * error that is not the user's is logged with its stack. `keyArgs`: the arguments of a tool whose options may read a
+ * key (keysOf), kept out of the error; none for a tool that reads no key.
  */
 export async function guarded(
   tool: string,
   ctx: McpContext,
-  secrets: () => (string | undefined)[],
+  keyArgs: Record<string, unknown> | undefined,
   work: () => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
+  const secrets = () => (keyArgs ? keysOf(ctx, keyArgs) : []);
   try {
     return await work();
   } catch (e) {

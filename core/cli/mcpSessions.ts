@@ -217,13 +217,7 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       },
       outputSchema: STOP_SHAPE,
     },
-    async args =>
-      guarded(
-        'debug_start',
-        ctx,
-        () => keysOf(ctx, args),
-        async () => answer(await sessions.start(args), args),
-      ),
+    async args => guarded('debug_start', ctx, args, async () => answer(await sessions.start(args), args)),
   );
   server.registerTool(
     'debug_continue',
@@ -234,13 +228,7 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       inputSchema: { ...sessionArg, output: z.string().optional().describe("The output the model sees instead of the paused tool's.") },
       outputSchema: STOP_SHAPE,
     },
-    async args =>
-      guarded(
-        'debug_continue',
-        ctx,
-        () => keysOf(ctx, args),
-        async () => answer(await sessions.continue(args.session, args.output), args),
-      ),
+    async args => guarded('debug_continue', ctx, args, async () => answer(await sessions.continue(args.session, args.output), args)),
   );
   server.registerTool(
     'debug_step_back',
@@ -250,13 +238,7 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       inputSchema: sessionArg,
       outputSchema: STOP_SHAPE,
     },
-    async args =>
-      guarded(
-        'debug_step_back',
-        ctx,
-        () => keysOf(ctx, args),
-        async () => answer(await sessions.stepBack(args.session), args),
-      ),
+    async args => guarded('debug_step_back', ctx, args, async () => answer(await sessions.stepBack(args.session), args)),
   );
   server.registerTool(
     'debug_stop',
@@ -266,12 +248,6 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       inputSchema: sessionArg,
       outputSchema: STOP_SHAPE,
     },
-    async args =>
-      guarded(
-        'debug_stop',
-        ctx,
-        () => keysOf(ctx, args),
-        async () => answer(await sessions.stop(args.session), args),
-      ),
+    async args => guarded('debug_stop', ctx, args, async () => answer(await sessions.stop(args.session), args)),
   );
 }

@@ -133,9 +133,7 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
     tools,
     // One SDK client for the session's runs (`art eval` makes one model per run): each gets a sibling of the first.
     endpointModel: () =>
-      config.chatModel || o.modelSource === 'vscode'
-        ? endpointModel(base())
-        : redactedModel((shared ??= openEndpoint(base())).sibling(), [config.apiKey]),
+      o.modelSource === 'vscode' ? endpointModel(base()) : redactedModel((shared ??= openEndpoint(base())).sibling(), [config.apiKey]),
     runnerOptions: (model, trace) => runnerOptions(base(trace), model),
     dispose: async () => {
       try {

@@ -232,24 +232,14 @@ export class ZooServer {
     const honour = (this.opts.honourStop ?? true) && this.habit !== 'ignore-stop';
     const scanner = new StopScanner(honour ? stop : []);
     const id = `zoo-${this.requests.length}`;
-    const event = (choice: Record<string, unknown>, usage?: unknown) =>
-      isChat
-        ? {
-            id,
-            object: 'chat.completion.chunk',
-            created: 0,
-            model: body.model,
-            choices: choice ? [{ index: 0, ...choice }] : [],
-            ...(usage ? { usage } : {}),
-          }
-        : {
-            id,
-            object: 'text_completion',
-            created: 0,
-            model: body.model,
-            choices: choice ? [{ index: 0, ...choice }] : [],
-            ...(usage ? { usage } : {}),
-          };
+    const event = (choice: Record<string, unknown>, usage?: unknown) => ({
+      id,
+      object: isChat ? 'chat.completion.chunk' : 'text_completion',
+      created: 0,
+      model: body.model,
+      choices: choice ? [{ index: 0, ...choice }] : [],
+      ...(usage ? { usage } : {}),
+    });
     const delta = (p: Piece) => (isChat ? { delta: p, finish_reason: null } : { text: p.content ?? '', finish_reason: null });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const write = async (payload: unknown) => {

@@ -4,7 +4,7 @@
 // document (its current line shown: the frame's line lies inside it), the Variables view shows the call and the
 // model's reasoning, the output is overridden, Step Back returns before the tool, F5 runs to the answer, and the
 // run leaves no Problems entry.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startZoo, ZOO_LIBRARY } from './servers.mjs';
 
@@ -15,7 +15,7 @@ const FILE = 'live-e2e.art';
 export async function run({ page, step, wb, workspace, picture }) {
   const { baseURL, child } = await startZoo('think');
   const settingsFile = join(workspace, '.vscode/settings.json');
-  const launchFile = join(workspace, '.vscode/launch.json');
+  let removeLaunch = () => {};
   const settings = readFileSync(settingsFile, 'utf8');
   const rows = page.locator('.debug-variables .monaco-list-row');
   const stack = page.locator('.debug-call-stack .monaco-list-row');
@@ -23,28 +23,17 @@ export async function run({ page, step, wb, workspace, picture }) {
   try {
     writeFileSync(join(workspace, FILE), ZOO_LIBRARY);
     writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), 'art.model.baseURL': baseURL, 'art.model.name': 'zoo-think' }, null, 2));
-    mkdirSync(join(workspace, '.vscode'), { recursive: true });
     // The zoo is a chat endpoint: a launch configuration says so (the mode is left to the status bar).
-    writeFileSync(
-      launchFile,
-      JSON.stringify(
-        {
-          version: '0.2.0',
-          configurations: [
-            {
-              type: 'art',
-              request: 'launch',
-              name: 'ART: debug the program at the cursor with the chat API (replay or live, as the status bar says)',
-              program: '${file}',
-              api: 'chat',
-              pauseBeforeTool: true,
-            },
-          ],
-        },
-        null,
-        2,
-      ),
-    );
+    removeLaunch = wb.writeLaunch([
+      {
+        type: 'art',
+        request: 'launch',
+        name: 'ART: debug the program at the cursor with the chat API (replay or live, as the status bar says)',
+        program: '${file}',
+        api: 'chat',
+        pauseBeforeTool: true,
+      },
+    ]);
 
     await step('the status bar says Replay for a recorded program; its choice of Live on the endpoint (zoo-think) switches it', async () => {
       await wb.ready('clean.art');
@@ -96,15 +85,9 @@ export async function run({ page, step, wb, workspace, picture }) {
     });
 
     await step('Set Value (a double-click) on the selected output row edits output; 42 is set', async () => {
-      const output = rows.filter({ hasText: /^\s*output\b/ }).first();
-      await output.click();
-      await page.locator('.debug-variables .monaco-list-row.focused', { hasText: /^\s*output\b/ }).waitFor({ timeout: 10_000 });
-      // The row being edited shows only the input box, holding the value it edits.
-      const editor = page.locator('.debug-variables .monaco-list-row input').first();
       // Not F2: VS Code's debug.setVariable edits the variable whose row last drew its inline actions (or was last
       // right-clicked), not the focused one; here it opens on `tool`. docs/running.md says to double-click instead.
-      await output.dblclick();
-      await editor.waitFor({ timeout: 10_000 });
+      const editor = await wb.setValueEditor('output');
       const value = await editor.inputValue();
       if (value !== '10') throw new Error(`the double-click edits the value "${value}", not output's 10`);
       await page.keyboard.press('Control+A');
@@ -149,7 +132,7 @@ export async function run({ page, step, wb, workspace, picture }) {
     });
   } finally {
     writeFileSync(settingsFile, settings);
-    rmSync(launchFile, { force: true });
+    removeLaunch();
     child.kill();
   }
 }

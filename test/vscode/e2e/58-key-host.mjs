@@ -4,7 +4,7 @@
 // it; Run Without Key runs with no key and the Debug Console says so; after "ART: Forget Approved Key Hosts", Send Key
 // sends it, the host is remembered and the next run is not asked. Last of the scenarios: it stores a key, and removes
 // it at its end.
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { startArithmeticServer } from './servers.mjs';
 
@@ -17,7 +17,7 @@ const NAME = 'ART: the eggs example on the workspace endpoint';
 export async function run({ page, step, wb, workspace }) {
   const { baseURL, child } = await startArithmeticServer();
   const origin = new URL(baseURL).origin;
-  const launchFile = join(workspace, '.vscode/launch.json');
+  let removeLaunch = () => {};
   const dialog = page.locator('.monaco-dialog-box');
   const repl = page.locator('.repl');
   const eggs = readFileSync(join(ROOT, 'examples/data/arithmetic.jsonl'), 'utf8')
@@ -56,31 +56,20 @@ export async function run({ page, step, wb, workspace }) {
   };
   try {
     mkdirSync(join(workspace, DIR), { recursive: true });
-    mkdirSync(join(workspace, '.vscode'), { recursive: true });
     copyFileSync(join(ROOT, 'examples/library.art'), join(workspace, DIR, 'keyhost-library.art'));
-    writeFileSync(
-      launchFile,
-      JSON.stringify(
-        {
-          version: '0.2.0',
-          configurations: [
-            {
-              type: 'art',
-              request: 'launch',
-              name: NAME,
-              program: '${file}',
-              task: 'Elementary Math',
-              input: eggs.input,
-              mode: 'generate',
-              baseURL,
-              model: 'scripted',
-            },
-          ],
-        },
-        null,
-        2,
-      ),
-    );
+    removeLaunch = wb.writeLaunch([
+      {
+        type: 'art',
+        request: 'launch',
+        name: NAME,
+        program: '${file}',
+        task: 'Elementary Math',
+        input: eggs.input,
+        mode: 'generate',
+        baseURL,
+        model: 'scripted',
+      },
+    ]);
 
     await step('ART: Set API Key stores a key typed in a password box', async () => {
       await wb.ready('clean.art');
@@ -135,7 +124,7 @@ export async function run({ page, step, wb, workspace }) {
       await notified('the API key was removed');
     });
   } finally {
-    rmSync(launchFile, { force: true });
+    removeLaunch();
     rmSync(join(workspace, DIR), { recursive: true, force: true });
     child.kill();
   }

@@ -1,6 +1,6 @@
 // What a person does in the VS Code workbench, as Playwright actions: Quick Open, the command palette, Go to Line,
 // the Problems panel, the light bulb, the suggest widget, the status bar. Selectors are VS Code 1.139's.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A replayable program of two tool calls (Python really runs; `#2: 120`), under the task name `task`. */
@@ -75,6 +75,13 @@ export function workbench(page, workspace) {
         `>${title}`,
         { timeout: 15_000 },
       );
+    },
+    /** Writes the workspace's .vscode/launch.json with `configurations`; returns a function that removes it. */
+    writeLaunch(configurations) {
+      const file = join(workspace, '.vscode/launch.json');
+      mkdirSync(join(workspace, '.vscode'), { recursive: true });
+      writeFileSync(file, JSON.stringify({ version: '0.2.0', configurations }, null, 2));
+      return () => rmSync(file, { force: true });
     },
     /**
      * Opens the Variables view's editor of the variable `name` as a person does: double-click it (Set Value), else its

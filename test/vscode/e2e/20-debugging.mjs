@@ -75,13 +75,7 @@ export async function run({ page, step, wb, workspace, picture }) {
 
   await step('Set Value on output in the Variables view sets it to 42', async () => {
     await wb.setValueEditor('output');
-    await page.keyboard.press('Control+A');
-    await page.keyboard.type('42');
-    await page.keyboard.press('Enter');
-    await rows
-      .filter({ hasText: /output\s*[=:]?\s*42/ })
-      .first()
-      .waitFor({ timeout: 10_000 });
+    await wb.enterValue('output', '42');
   });
 
   await step('F5 after the override: the replay stops where it left its recording and says why', async () => {

@@ -112,6 +112,14 @@ export function workbench(page, workspace) {
         }
       }
     },
+    /** Types `value` into the open Set Value editor of `name`, Enter; resolves once the Variables view shows it. */
+    async enterValue(name, value) {
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type(value);
+      await page.keyboard.press('Enter');
+      const shown = new RegExp(`${name}\\s*[=:]?\\s*"?${value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`);
+      await page.locator('.debug-variables .monaco-list-row').filter({ hasText: shown }).first().waitFor({ timeout: 10_000 });
+    },
     /** Chooses the row of the open quick pick that holds `text` (a choice a command or a status bar item asks for). */
     async pick(text) {
       const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: text }).first();

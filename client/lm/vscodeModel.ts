@@ -13,12 +13,19 @@ export const modelId = (m: Pick<vscode.LanguageModelChat, 'vendor' | 'id'>) => `
 /** How a model is shown to a person: its name, and its vendor. */
 export const modelLabel = (m: Pick<vscode.LanguageModelChat, 'name' | 'vendor'>) => `${m.name} (${m.vendor})`;
 
-/** The models VS Code offers, and the one `wanted` names (id, family or name; empty: the first). */
+/** The model of `all` that `wanted` names (id, family, name or vendor/id, any case; empty: the first), if any. */
+export function pickModel<M extends Pick<vscode.LanguageModelChat, 'id' | 'family' | 'name' | 'vendor'>>(
+  all: readonly M[],
+  wanted: string,
+): M | undefined {
+  const w = wanted.trim().toLowerCase();
+  return w ? all.find(m => [m.id, m.family, m.name, `${m.vendor}/${m.id}`].some(x => x.toLowerCase() === w)) : all[0];
+}
+
+/** The models VS Code offers, and the one `wanted` names (pickModel). */
 export async function findModel(wanted: string): Promise<{ model?: vscode.LanguageModelChat; all: vscode.LanguageModelChat[] }> {
   const all = await vscode.lm.selectChatModels();
-  const w = wanted.trim().toLowerCase();
-  const model = w ? all.find(m => [m.id, m.family, m.name, `${m.vendor}/${m.id}`].some(x => x.toLowerCase() === w)) : all[0];
-  return { model, all };
+  return { model: pickModel(all, wanted), all };
 }
 
 /** Why no model can be used, as one line for the run's error. */

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { ArtSettings } from '../settings';
 import { readSetting } from '../settings';
 import type { SettingValue } from '../../core/settings/settings';
-import { modelLabel } from '../lm/vscodeModel';
+import { modelLabel, pickModel } from '../lm/vscodeModel';
 
 export const SWITCH_MODE_COMMAND = 'art.switchRunMode';
 export const CHOOSE_MODE_COMMAND = 'art.chooseRunMode';
@@ -109,6 +109,8 @@ export class RunModeStatus implements vscode.Disposable {
       all => all,
       () => [] as vscode.LanguageModelChat[],
     );
+    // The model a run would use: checked as the current choice.
+    const chosen = pickModel(models, String(o.vscodeModel ?? ''));
     type Choice = vscode.QuickPickItem & { apply?: () => Promise<unknown> };
     const current = (yes: boolean) => (yes ? ' $(check)' : '');
     const endpoint = o.model as string | undefined;
@@ -132,7 +134,7 @@ export class RunModeStatus implements vscode.Disposable {
           },
       { label: "VS Code's language models", kind: vscode.QuickPickItemKind.Separator },
       ...models.map(m => ({
-        label: `$(sparkle) Live: ${modelLabel(m)}${current(live && onVscode && [m.id, m.family, m.name].includes(String(o.vscodeModel)))}`,
+        label: `$(sparkle) Live: ${modelLabel(m)}${current(live && onVscode && m === chosen)}`,
         detail: `VS Code's Language Model API (${m.family}); no log-probabilities: VS Code asks once before ART Studio uses it`,
         apply: () => this.useModel('vscode', m.id),
       })),

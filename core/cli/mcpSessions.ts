@@ -8,19 +8,23 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { prepareRun } from '../launch/launch';
 import { parseRunOptions } from '../launch/options';
-import type { PreparedRun } from '../launch/session';
-import { apiKeyFromEnv } from '../launch/apiKey';
+import type { PreparedRun, RunConfig } from '../launch/session';
+import { mayCallEndpoint } from '../launch/apiKey';
+import { DEFAULT_SESSION_IDLE_S } from './mcpStart';
 import { END_REASONS, type PauseInfo, type RunResult } from '../engine/types';
 import { CliError } from './files';
 import {
   NOT_FOR_MCP_RUN,
+  commandsRefusedOf,
+  confinedRunOptions,
+  toolsSentence,
   guarded,
   redact,
   keysOf,
+  mcpKey,
   mcpLabel,
   existingFile,
   runOptionShape,
-  runOptionsOf,
   toolResult,
   type McpContext,
 } from './mcpCommon';
@@ -35,14 +39,21 @@ export const MAX_SESSIONS = 16;
 interface Session {
   id: string;
   run: PreparedRun;
+  /** What prepared the run: a departed session's step back prepares it again. */
+  config: RunConfig;
   /** The run's end (runner.run() never rejects). */
   ended: Promise<RunResult>;
-  /** A request is driving the run: another is refused. */
+  /** A request is driving the run: another is refused (but debug_stop, which stops it at once). */
   busy: boolean;
   /** The key the run read, if any: kept out of every answer. */
   key?: string;
   /** The launcher's log lines (the sandbox's isolation, tool problems). */
   notes: string[];
+  /** A replay that departed from its recording: its end, and the pauses it had been at (a step back goes to the last). */
+  departed?: { view: SessionStop; pauses: number };
+  /** Stops the session when nobody drives it for the idle time. */
+  idle?: NodeJS.Timeout;
+  disposed?: Promise<void>;
 }
 
 export const STOP_SHAPE = {
@@ -64,9 +75,21 @@ export const STOP_SHAPE = {
   notes: z.array(z.string()).optional(),
 };
 
+/** How a departed replay goes on, in the words of the MCP tools' own arguments. */
+export const MCP_GO_ON =
+  'call debug_start again with "mode": "replay" and an endpoint ("baseURL" and "model", or art mcp started with --base-url and --model) to replay up to there and go on live, or debug_step_back to go back before the change';
+
+/** A departure's text with the way on said in the MCP tools' arguments, not the editor's or the command line's. */
+export function mcpDeparture(error: string): string {
+  const cut = error.indexOf(': set a model');
+  return cut < 0 ? error : `${error.slice(0, cut)}: ${MCP_GO_ON}`;
+}
+
 export class DebugSessions {
   private readonly sessions = new Map<string, Session>();
   private count = 0;
+  /** Starts under way: they count against the cap before their run is ready. */
+  private starting = 0;
 
   constructor(private readonly ctx: McpContext) {}
 
@@ -79,51 +102,75 @@ export class DebugSessions {
     return [...this.sessions.values()].flatMap(s => (s.key ? [s.key] : []));
   }
 
+  private get idleMs(): number {
+    return this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000;
+  }
+
   /** Prepares the run of `args` (`file` and run options) and runs it to its first pause or its end. */
-  async start(args: Record<string, unknown> & { file: string }): Promise<SessionStop> {
-    if (this.sessions.size >= MAX_SESSIONS)
+  async start(args: Record<string, unknown> & { file: string }, signal?: AbortSignal): Promise<SessionStop> {
+    if (this.sessions.size + this.starting >= MAX_SESSIONS)
       throw new CliError(`art mcp: ${MAX_SESSIONS} sessions are open: end one with debug_stop before starting another`);
-    const raw: Record<string, unknown> = { ...runOptionsOf(args), program: existingFile(this.ctx, args.file) };
-    replayUnlessEndpoint(raw);
-    const o = parseRunOptions(raw, mcpLabel('file'));
+    this.starting++;
+    let run: PreparedRun;
+    let config: RunConfig;
     const notes: string[] = [];
-    const key = apiKeyFromEnv(o, this.ctx.env);
-    const run = await prepareRun({
-      ...o,
-      apiKey: key,
-      trusted: true,
-      pauseAfterTool: true,
-      pauseOnToolError: true,
-      log: line => notes.push(line),
-    });
+    let key: string | undefined;
+    try {
+      const raw: Record<string, unknown> = { ...(await confinedRunOptions(this.ctx, args)), program: await existingFile(this.ctx, args.file) };
+      replayUnlessEndpoint(raw);
+      const o = parseRunOptions(raw, mcpLabel('file'));
+      const k = mcpKey(this.ctx, o, mayCallEndpoint(o));
+      key = k.key;
+      if (k.note) notes.push(k.note);
+      config = {
+        ...o,
+        apiKey: key,
+        trusted: true,
+        pauseAfterTool: true,
+        pauseOnToolError: true,
+        commandsRefused: commandsRefusedOf(this.ctx),
+        log: line => notes.push(line),
+      };
+      run = await prepareRun(config);
+    } finally {
+      this.starting--;
+    }
     const id = String(++this.count);
-    const s: Session = { id, run, ended: undefined as unknown as Promise<RunResult>, busy: true, notes, key };
+    const s: Session = { id, run, config, ended: undefined as unknown as Promise<RunResult>, busy: true, notes, key };
     this.sessions.set(id, s);
-    const stop = await this.next(s, () => (s.ended = run.runner.run()));
+    const stop = await this.next(s, () => (s.ended = run.runner.run()), signal);
     return { ...stop, notes: [...run.toolProblems, ...notes] };
   }
 
   /** Resumes a paused session, the paused tool's output first replaced by `output` when given. */
-  async continue(id: string, output?: string): Promise<SessionStop> {
+  async continue(id: string, output?: string, signal?: AbortSignal): Promise<SessionStop> {
     const s = this.get(id);
     const runner = s.run.runner;
     if (output !== undefined) {
       if (!runner.paused?.call) throw new CliError(`art mcp: session ${id} is not paused at a tool call: give no "output" to continue`);
       runner.setToolOutput(output);
     }
-    return this.next(s, () => runner.continue());
+    return this.next(s, () => runner.continue(), signal);
   }
 
   /** Back to the previous pause, or the start of the run (nothing before it is generated again). */
-  async stepBack(id: string): Promise<SessionStop> {
-    const s = this.get(id);
-    return this.next(s, () => s.run.runner.stepBack());
+  async stepBack(id: string, signal?: AbortSignal): Promise<SessionStop> {
+    const s = this.get(id, true);
+    if (s.departed) return this.backBeforeDeparture(s, signal);
+    return this.next(s, () => s.run.runner.stepBack(), signal);
   }
 
-  /** Ends a session wherever it stands. */
+  /** Ends a session wherever it stands, at once also while a request is driving it (its step is cancelled). */
   async stop(id: string): Promise<SessionStop> {
-    const s = this.get(id);
-    return this.next(s, () => s.run.runner.stop());
+    const s = this.sessions.get(id);
+    if (!s) throw noSession(id);
+    this.sessions.delete(id);
+    clearTimeout(s.idle);
+    if (s.departed) return { ...s.departed.view, status: 'stopped', error: undefined };
+    s.run.runner.stop();
+    const r = await s.ended;
+    await this.dispose(s);
+    return redact(endView(s.id, r), s.key ? [s.key] : []);
   }
 
   /** Stops every session (the client went): their tools, sandboxes and MCP servers end too. */
@@ -132,43 +179,101 @@ export class DebugSessions {
     this.sessions.clear();
     await Promise.all(
       all.map(async s => {
+        clearTimeout(s.idle);
         s.run.runner.stop();
         await s.ended;
-        await s.run.dispose();
+        await this.dispose(s);
       }),
     );
   }
 
-  private get(id: string): Session {
+  private get(id: string, departedToo = false): Session {
     const s = this.sessions.get(id);
-    if (!s) throw new CliError(`art mcp: no session "${id}": it ended or was never started; start one with debug_start`);
-    if (s.busy) throw new CliError(`art mcp: session ${id} is busy with another request: wait for its answer`);
+    if (!s) throw noSession(id);
+    if (s.busy) throw new CliError(`art mcp: session ${id} is busy with another request: wait for its answer, or end it with debug_stop`);
+    if (s.departed) {
+      if (departedToo) return s;
+      throw new CliError(`art mcp: session ${id} departed from its recording and ended: debug_step_back goes back before that, debug_stop forgets it`);
+    }
     if (!s.run.runner.paused) throw new CliError(`art mcp: session ${id} is not paused`);
     return s;
   }
 
+  private dispose(s: Session): Promise<void> {
+    return (s.disposed ??= s.run.dispose());
+  }
+
+  /** (Re)arms the idle timer of a session left paused (or departed): nobody driving it for the idle time stops it. */
+  private arm(s: Session): void {
+    clearTimeout(s.idle);
+    s.idle = setTimeout(() => {
+      if (this.sessions.get(s.id) !== s || s.busy) return;
+      this.ctx.log(`art mcp: session ${s.id} was idle for ${this.idleMs / 1000} s: stopped (art mcp --session-idle-s)`);
+      void this.stop(s.id).catch(() => {});
+    }, this.idleMs);
+    s.idle.unref();
+  }
+
+  /**
+   * A departed replay, back at the pause it departed from: its run is prepared again and replayed (tools run again)
+   * to the same pause, where the session stands as it did before the change.
+   */
+  private async backBeforeDeparture(s: Session, signal?: AbortSignal): Promise<SessionStop> {
+    const { pauses } = s.departed!;
+    s.busy = true;
+    clearTimeout(s.idle);
+    try {
+      const run = await prepareRun({ ...s.config, trace: undefined });
+      s.run = run;
+      s.disposed = undefined;
+      s.departed = undefined;
+      let stop = await this.next(s, () => (s.ended = run.runner.run()), signal, false);
+      for (let seen = 1; seen < pauses && stop.status === 'paused'; seen++) stop = await this.next(s, () => run.runner.continue(), signal, false);
+      return stop;
+    } finally {
+      s.busy = false;
+      if (this.sessions.get(s.id) === s) this.arm(s);
+    }
+  }
+
   /** Does `go` and waits for the run's next pause or its end; an ended session is disposed of and forgotten. */
-  private async next(s: Session, go: () => void): Promise<SessionStop> {
+  private async next(s: Session, go: () => void, signal?: AbortSignal, release = true): Promise<SessionStop> {
     const runner = s.run.runner;
     s.busy = true;
+    clearTimeout(s.idle);
     let onPause!: (p: PauseInfo) => void;
     const paused = new Promise<PauseInfo>(resolve => (onPause = resolve));
     runner.once('paused', onPause);
+    // A cancelled request stops its step, and so the run: nothing goes on that nobody waits for.
+    const cancel = () => runner.stop();
+    signal?.addEventListener('abort', cancel, { once: true });
     try {
       go();
       const stop = await Promise.race([paused.then(p => ({ p })), s.ended.then(r => ({ r }))]);
       const secrets = s.key ? [s.key] : [];
       if ('p' in stop) return redact(this.pauseView(s, stop.p), secrets);
-      this.sessions.delete(s.id);
-      await s.run.dispose();
-      return redact(endView(s.id, stop.r), secrets);
+      const view = redact(endView(s.id, stop.r), secrets);
+      if (stop.r.reason === 'departed' && this.sessions.get(s.id) === s) {
+        // Kept: a step back replays to the pause it departed from; debug_stop forgets it.
+        const pauses = runner.checkpointList().filter(c => c.reason !== 'entry').length;
+        s.departed = { view: { ...view, canStepBack: pauses > 0 }, pauses };
+        await this.dispose(s);
+        return s.departed.view;
+      }
+      if (this.sessions.get(s.id) === s) this.sessions.delete(s.id);
+      await this.dispose(s);
+      return view;
     } catch (e) {
       // A method the run refused (not at a call, nothing to go back to): the session stays paused as it was.
       if (runner.paused) throw new CliError(`art mcp: session ${s.id}: ${(e as Error).message}`);
       throw e;
     } finally {
+      signal?.removeEventListener('abort', cancel);
       runner.off('paused', onPause);
-      s.busy = false;
+      if (release) {
+        s.busy = false;
+        if (this.sessions.get(s.id) === s) this.arm(s);
+      }
     }
   }
 
@@ -188,9 +293,11 @@ export class DebugSessions {
   }
 }
 
+const noSession = (id: string) => new CliError(`art mcp: no session "${id}": it ended or was never started; start one with debug_start`);
+
 function endView(id: string, r: RunResult): SessionStop {
   const view: SessionStop = { session: id, status: r.reason, answer: r.answer, program: r.snapshot.text };
-  if (r.error !== undefined) view.error = r.error;
+  if (r.error !== undefined) view.error = r.reason === 'departed' ? mcpDeparture(r.error) : r.error;
   return view;
 }
 
@@ -205,7 +312,7 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
     {
       title: 'Start a stepping session',
       description:
-        'Start a run that pauses after each tool call (and on a tool error), as the debugger does: returns a session id and the first pause (tool, input, output, step, the program so far), or the end when the run makes no call. Replays the recorded program unless an endpoint (baseURL and model) or mode "generate" is given.',
+        'Start a run that pauses after each tool call (and on a tool error), as the debugger does: returns a session id and the first pause (tool, input, output, step, the program so far), or the end when the run makes no call. Replays the recorded program unless an endpoint (baseURL and model, or art mcp\'s --base-url and --model) or mode "generate" is given. A session nobody drives is stopped after art mcp\'s --session-idle-s.' + toolsSentence(ctx),
       inputSchema: {
         file: z
           .string()
@@ -217,7 +324,7 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       },
       outputSchema: STOP_SHAPE,
     },
-    async args => guarded('debug_start', ctx, args, async () => answer(await sessions.start(args), args)),
+    async (args, extra) => guarded('debug_start', ctx, args, async () => answer(await sessions.start(args, extra.signal), args)),
   );
   server.registerTool(
     'debug_continue',
@@ -228,23 +335,26 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       inputSchema: { ...sessionArg, output: z.string().optional().describe("The output the model sees instead of the paused tool's.") },
       outputSchema: STOP_SHAPE,
     },
-    async args => guarded('debug_continue', ctx, args, async () => answer(await sessions.continue(args.session, args.output), args)),
+    async (args, extra) =>
+      guarded('debug_continue', ctx, args, async () => answer(await sessions.continue(args.session, args.output, extra.signal), args)),
   );
   server.registerTool(
     'debug_step_back',
     {
       title: 'Step back in a stepping session',
-      description: 'Go back to the previous pause of a session: its state is restored and nothing before it is generated again.',
+      description:
+        'Go back to the previous pause of a session: its state is restored and nothing before it is generated again. A replay that departed from its recording goes back to the pause it departed from (replayed again, its tools run again).',
       inputSchema: sessionArg,
       outputSchema: STOP_SHAPE,
     },
-    async args => guarded('debug_step_back', ctx, args, async () => answer(await sessions.stepBack(args.session), args)),
+    async (args, extra) => guarded('debug_step_back', ctx, args, async () => answer(await sessions.stepBack(args.session, extra.signal), args)),
   );
   server.registerTool(
     'debug_stop',
     {
       title: 'Stop a stepping session',
-      description: 'End a session wherever it stands (its tools and sandbox end too); returns the program as it stood.',
+      description:
+        'End a session wherever it stands, at once also while another request drives it (the step in flight is cancelled; its tools and sandbox end too); returns the program as it stood. A departed session is forgotten.',
       inputSchema: sessionArg,
       outputSchema: STOP_SHAPE,
     },

@@ -11,9 +11,9 @@ import { parseArt } from '../art/parse';
 import { readTextFile, TextFileError } from '../common/textFile';
 import { RequestLimiter } from '../model/limiter';
 import { createArtRunner } from '../engine/create';
-import { formatHeader, headerDifferences, libraryChanged, makeHeader, readHeader, type ResultsHeader } from './header';
+import { formatHeader, headerDifferences, libraryChanged, makeHeader, readHeader, resultsTargetProblem, type ResultsHeader } from './header';
 import { EvalDataError, readDataset, readResults, runEval, type EvalExample, type EvalResult, type EvalRun } from './eval';
-import { deleteRun, newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
+import { deleteRun, newRunId, prepareRunsFolder, runFiles, runsFolderProblem, writeSummary } from '../trace/history';
 import { LaunchError } from '../launch/options';
 import { pickProgram } from '../launch/pick';
 import { chatModelNotes, openSession, type RunSession } from '../launch/session';
@@ -101,6 +101,8 @@ export interface EvaluationConfig {
   apiKey?(o: RunOptions): string | undefined | Promise<string | undefined>;
   /** Whether anything may run (the workspace trust). */
   trusted: boolean;
+  /** The tool file's command tools and MCP servers start nothing and answer with this (registry.ts). */
+  commandsRefused?: string;
   /** With the option modelSource "vscode": the chat model the caller has (VS Code's Language Model API). */
   chatModel?: ChatBackend;
   /** Examples run at once, and the bound on requests in flight. */
@@ -155,13 +157,15 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
     );
   // The results file (locked against a second evaluation, its last line repaired) and the run history are checked
   // writable before anything runs: a file that cannot be written is one line now, not an error after the first example.
+  const refused = resultsTargetProblem(resultsPath);
+  if (refused) throw new EvalDataError(refused);
   const file = ResultsFile.open(resultsPath, c.log);
   let session: RunSession | undefined;
   try {
     if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
     const apiKey = (await c.apiKey?.(o)) || undefined;
     file.redact([apiKey]);
-    session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log, chatModel: c.chatModel });
+    session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log, chatModel: c.chatModel, commandsRefused: c.commandsRefused });
     return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });
   } finally {
     file.close();
@@ -330,6 +334,8 @@ async function evaluateIn(
 
 /** The run history's folder, made where it is missing; one line naming it when it cannot be. */
 function prepareHistory(folder: string, gitignore: boolean): void {
+  const refused = runsFolderProblem(folder);
+  if (refused) throw new EvalDataError(refused);
   try {
     prepareRunsFolder(folder, gitignore);
   } catch (e) {

@@ -44,6 +44,8 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
      * client/lm/vscodeModel.ts): the run's live model instead of the endpoint.
      */
     chatModel?: ChatBackend;
+    /** When set, the tool file's command tools and MCP servers start nothing and answer with this (registry.ts). */
+    commandsRefused?: string;
   };
 
 export type RunLanguage = FileLanguage;
@@ -121,6 +123,7 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
       searchRerank: o.rerank && o.mode === 'generate' && o.modelSource !== 'vscode',
       allowUnisolatedCode: o.allowUnisolatedCode,
       wordListPath: o.wordList ? at(o.wordList) : undefined,
+      commandsRefused: config.commandsRefused,
     });
   } catch (e) {
     throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);

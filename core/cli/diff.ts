@@ -12,7 +12,7 @@ function load(path: string): RunView {
   try {
     text = readTextFile(path);
   } catch (e) {
-    const why = e instanceof TextFileError ? e.message : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+    const why = e instanceof TextFileError ? (e.code ?? e.message) : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
     throw new CliError(`art diff: ${path}: cannot read the file (${why}): give a run's .jsonl trace`);
   }
   const parsed = parseTrace(text);

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { prepareRun } from '../launch/launch';
 import { parseRunOptions } from '../launch/options';
-import type { PreparedRun, RunConfig } from '../launch/session';
+import type { RunConfig } from '../launch/session';
+import { SteppingSession, SteppingSessions, type Stop } from '../launch/stepping';
 import { mayCallEndpoint } from '../launch/apiKey';
 import { DEFAULT_SESSION_IDLE_S } from './mcpStart';
 import { END_REASONS, type PauseInfo, type RunResult } from '../engine/types';
@@ -36,24 +37,15 @@ export { describeStop, type SessionStop };
 /** Sessions one client may keep open at once: each holds a run, its tools and its sandbox. */
 export const MAX_SESSIONS = 16;
 
+/** A session of the client's: the core's stepping session, the key its run read and its launch notes. */
 interface Session {
   id: string;
-  run: PreparedRun;
-  /** What prepared the run: a departed session's step back prepares it again. */
-  config: RunConfig;
-  /** The run's end (runner.run() never rejects). */
-  ended: Promise<RunResult>;
-  /** A request is driving the run: another is refused (but debug_stop, which stops it at once). */
-  busy: boolean;
+  stepping: SteppingSession;
   /** The key the run read, if any: kept out of every answer. */
   key?: string;
   /** The launcher's log lines (the sandbox's isolation, tool problems). */
   notes: string[];
-  /** A replay that departed from its recording: its end, and the pauses it had been at (a step back goes to the last). */
-  departed?: { view: SessionStop; pauses: number };
-  /** Stops the session when nobody drives it for the idle time. */
-  idle?: NodeJS.Timeout;
-  disposed?: Promise<void>;
+  stop(): Promise<unknown>;
 }
 
 export const STOP_SHAPE = {
@@ -86,10 +78,7 @@ export function mcpDeparture(error: string): string {
 }
 
 export class DebugSessions {
-  private readonly sessions = new Map<string, Session>();
-  private count = 0;
-  /** Starts under way: they count against the cap before their run is ready. */
-  private starting = 0;
+  private readonly sessions = new SteppingSessions<Session>(MAX_SESSIONS);
 
   constructor(private readonly ctx: McpContext) {}
 
@@ -99,194 +88,123 @@ export class DebugSessions {
 
   /** The keys the open sessions read: kept out of every answer. */
   keys(): string[] {
-    return [...this.sessions.values()].flatMap(s => (s.key ? [s.key] : []));
-  }
-
-  private get idleMs(): number {
-    return this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000;
+    return this.sessions.values().flatMap(s => (s.key ? [s.key] : []));
   }
 
   /** Prepares the run of `args` (`file` and run options) and runs it to its first pause or its end. */
   async start(args: Record<string, unknown> & { file: string }, signal?: AbortSignal): Promise<SessionStop> {
-    if (this.sessions.size + this.starting >= MAX_SESSIONS)
-      throw new CliError(`art mcp: ${MAX_SESSIONS} sessions are open: end one with debug_stop before starting another`);
-    this.starting++;
-    let run: PreparedRun;
-    let config: RunConfig;
-    const notes: string[] = [];
-    let key: string | undefined;
-    try {
-      const raw: Record<string, unknown> = { ...(await confinedRunOptions(this.ctx, args)), program: await existingFile(this.ctx, args.file) };
-      replayUnlessEndpoint(raw);
-      const o = parseRunOptions(raw, mcpLabel('file'));
-      const k = mcpKey(this.ctx, o, mayCallEndpoint(o));
-      key = k.key;
-      if (k.note) notes.push(k.note);
-      config = {
-        ...o,
-        apiKey: key,
-        trusted: true,
-        pauseAfterTool: true,
-        pauseOnToolError: true,
-        commandsRefused: commandsRefusedOf(this.ctx),
-        log: line => notes.push(line),
-      };
-      run = await prepareRun(config);
-    } finally {
-      this.starting--;
-    }
-    const id = String(++this.count);
-    const s: Session = { id, run, config, ended: undefined as unknown as Promise<RunResult>, busy: true, notes, key };
-    this.sessions.set(id, s);
-    const stop = await this.next(s, () => (s.ended = run.runner.run()), signal);
-    return { ...stop, notes: [...run.toolProblems, ...notes] };
+    const { session: s } = await this.sessions.add(
+      async id => {
+        const raw: Record<string, unknown> = { ...(await confinedRunOptions(this.ctx, args)), program: await existingFile(this.ctx, args.file) };
+        replayUnlessEndpoint(raw);
+        const o = parseRunOptions(raw, mcpLabel('file'));
+        const notes: string[] = [];
+        const { key, note } = mcpKey(this.ctx, o, mayCallEndpoint(o));
+        if (note) notes.push(note);
+        const config: RunConfig = {
+          ...o,
+          apiKey: key,
+          trusted: true,
+          pauseAfterTool: true,
+          pauseOnToolError: true,
+          commandsRefused: commandsRefusedOf(this.ctx),
+          log: line => notes.push(line),
+        };
+        const stepping = new SteppingSession(await prepareRun(config), config, {
+          idleMs: this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000,
+          onIdle: () => this.expire(id),
+        });
+        return { id, stepping, key, notes, stop: () => stepping.stop() };
+      },
+      () => new CliError(`art mcp: ${MAX_SESSIONS} sessions are open: end one with debug_stop before starting another`),
+    );
+    const stop = await this.answer(s, () => s.stepping.start(signal));
+    return { ...stop, notes: [...s.stepping.run.toolProblems, ...s.notes] };
   }
 
   /** Resumes a paused session, the paused tool's output first replaced by `output` when given. */
   async continue(id: string, output?: string, signal?: AbortSignal): Promise<SessionStop> {
     const s = this.get(id);
-    const runner = s.run.runner;
+    const runner = s.stepping.run.runner;
     if (output !== undefined) {
       if (!runner.paused?.call) throw new CliError(`art mcp: session ${id} is not paused at a tool call: give no "output" to continue`);
       runner.setToolOutput(output);
     }
-    return this.next(s, () => runner.continue(), signal);
+    return this.answer(s, () => s.stepping.drive(() => runner.continue(), signal));
   }
 
   /** Back to the previous pause, or the start of the run (nothing before it is generated again). */
   async stepBack(id: string, signal?: AbortSignal): Promise<SessionStop> {
     const s = this.get(id, true);
-    if (s.departed) return this.backBeforeDeparture(s, signal);
-    return this.next(s, () => s.run.runner.stepBack(), signal);
+    if (s.stepping.departed) return this.answer(s, () => s.stepping.backBeforeDeparture(signal));
+    return this.answer(s, () => s.stepping.drive(() => s.stepping.run.runner.stepBack(), signal));
   }
 
   /** Ends a session wherever it stands, at once also while a request is driving it (its step is cancelled). */
   async stop(id: string): Promise<SessionStop> {
     const s = this.sessions.get(id);
     if (!s) throw noSession(id);
-    this.sessions.delete(id);
-    clearTimeout(s.idle);
-    if (s.departed) return { ...s.departed.view, status: 'stopped', error: undefined };
-    s.run.runner.stop();
-    const r = await s.ended;
-    await this.dispose(s);
-    return redact(endView(s.id, r), s.key ? [s.key] : []);
+    this.sessions.delete(id, s);
+    const departed = s.stepping.departed;
+    const r = await s.stepping.stop();
+    const view = endView(s.id, r);
+    return redact(departed ? { ...view, status: 'stopped', error: undefined } : view, s.key ? [s.key] : []);
   }
 
   /** Stops every session (the client went): their tools, sandboxes and MCP servers end too. */
-  async stopAll(): Promise<void> {
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(
-      all.map(async s => {
-        clearTimeout(s.idle);
-        s.run.runner.stop();
-        await s.ended;
-        await this.dispose(s);
-      }),
-    );
+  stopAll(): Promise<void> {
+    return this.sessions.stopAll();
+  }
+
+  private expire(id: string): void {
+    const s = this.sessions.get(id);
+    if (!s) return;
+    this.ctx.log(`art mcp: session ${id} was idle for ${(this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000) / 1000} s: stopped (art mcp --session-idle-s)`);
+    void this.stop(id).catch(() => {});
   }
 
   private get(id: string, departedToo = false): Session {
     const s = this.sessions.get(id);
     if (!s) throw noSession(id);
-    if (s.busy) throw new CliError(`art mcp: session ${id} is busy with another request: wait for its answer, or end it with debug_stop`);
-    if (s.departed) {
+    if (s.stepping.busy) throw new CliError(`art mcp: session ${id} is busy with another request: wait for its answer, or end it with debug_stop`);
+    if (s.stepping.departed) {
       if (departedToo) return s;
       throw new CliError(`art mcp: session ${id} departed from its recording and ended: debug_step_back goes back before that, debug_stop forgets it`);
     }
-    if (!s.run.runner.paused) throw new CliError(`art mcp: session ${id} is not paused`);
+    if (!s.stepping.run.runner.paused) throw new CliError(`art mcp: session ${id} is not paused`);
     return s;
   }
 
-  private dispose(s: Session): Promise<void> {
-    return (s.disposed ??= s.run.dispose());
-  }
-
-  /** (Re)arms the idle timer of a session left paused (or departed): nobody driving it for the idle time stops it. */
-  private arm(s: Session): void {
-    clearTimeout(s.idle);
-    s.idle = setTimeout(() => {
-      if (this.sessions.get(s.id) !== s || s.busy) return;
-      this.ctx.log(`art mcp: session ${s.id} was idle for ${this.idleMs / 1000} s: stopped (art mcp --session-idle-s)`);
-      void this.stop(s.id).catch(() => {});
-    }, this.idleMs);
-    s.idle.unref();
-  }
-
-  /**
-   * A departed replay, back at the pause it departed from: its run is prepared again and replayed (tools run again)
-   * to the same pause, where the session stands as it did before the change.
-   */
-  private async backBeforeDeparture(s: Session, signal?: AbortSignal): Promise<SessionStop> {
-    const { pauses } = s.departed!;
-    s.busy = true;
-    clearTimeout(s.idle);
+  /** The answer to a command: the pause, or the end (a session that ended is forgotten, but a departed one). */
+  private async answer(s: Session, command: () => Promise<Stop>): Promise<SessionStop> {
+    const secrets = s.key ? [s.key] : [];
+    let stop: Stop;
     try {
-      const run = await prepareRun({ ...s.config, trace: undefined });
-      s.run = run;
-      s.disposed = undefined;
-      s.departed = undefined;
-      let stop = await this.next(s, () => (s.ended = run.runner.run()), signal, false);
-      for (let seen = 1; seen < pauses && stop.status === 'paused'; seen++) stop = await this.next(s, () => run.runner.continue(), signal, false);
-      return stop;
-    } finally {
-      s.busy = false;
-      if (this.sessions.get(s.id) === s) this.arm(s);
-    }
-  }
-
-  /** Does `go` and waits for the run's next pause or its end; an ended session is disposed of and forgotten. */
-  private async next(s: Session, go: () => void, signal?: AbortSignal, release = true): Promise<SessionStop> {
-    const runner = s.run.runner;
-    s.busy = true;
-    clearTimeout(s.idle);
-    let onPause!: (p: PauseInfo) => void;
-    const paused = new Promise<PauseInfo>(resolve => (onPause = resolve));
-    runner.once('paused', onPause);
-    // A cancelled request stops its step, and so the run: nothing goes on that nobody waits for.
-    const cancel = () => runner.stop();
-    signal?.addEventListener('abort', cancel, { once: true });
-    try {
-      go();
-      const stop = await Promise.race([paused.then(p => ({ p })), s.ended.then(r => ({ r }))]);
-      const secrets = s.key ? [s.key] : [];
-      if ('p' in stop) return redact(this.pauseView(s, stop.p), secrets);
-      const view = redact(endView(s.id, stop.r), secrets);
-      if (stop.r.reason === 'departed' && this.sessions.get(s.id) === s) {
-        // Kept: a step back replays to the pause it departed from; debug_stop forgets it.
-        const pauses = runner.checkpointList().filter(c => c.reason !== 'entry').length;
-        s.departed = { view: { ...view, canStepBack: pauses > 0 }, pauses };
-        await this.dispose(s);
-        return s.departed.view;
-      }
-      if (this.sessions.get(s.id) === s) this.sessions.delete(s.id);
-      await this.dispose(s);
-      return view;
+      stop = await command();
     } catch (e) {
       // A method the run refused (not at a call, nothing to go back to): the session stays paused as it was.
-      if (runner.paused) throw new CliError(`art mcp: session ${s.id}: ${(e as Error).message}`);
+      if (s.stepping.run.runner.paused) throw new CliError(`art mcp: session ${s.id}: ${(e as Error).message}`);
       throw e;
-    } finally {
-      signal?.removeEventListener('abort', cancel);
-      runner.off('paused', onPause);
-      if (release) {
-        s.busy = false;
-        if (this.sessions.get(s.id) === s) this.arm(s);
-      }
     }
+    if ('paused' in stop) return redact(this.pauseView(s, stop.paused), secrets);
+    const view = redact(endView(s.id, stop.ended), secrets);
+    // A departed replay is kept: a step back replays to the pause it departed from; debug_stop forgets it.
+    if (s.stepping.departed && this.sessions.get(s.id) === s) return { ...view, canStepBack: s.stepping.departed.pauses > 0 };
+    this.sessions.delete(s.id, s);
+    return view;
   }
 
   private pauseView(s: Session, p: PauseInfo): SessionStop {
     const { call } = p;
+    const runner = s.stepping.run.runner;
     const view: SessionStop = {
       session: s.id,
       status: 'paused',
       reason: p.reason,
       description: p.description,
       // With the paused call's output (or its override) appended, as the run goes on from here.
-      program: s.run.runner.textOnResume(),
-      canStepBack: s.run.runner.checkpointList().length > 1,
+      program: runner.textOnResume(),
+      canStepBack: runner.checkpointList().length > 1,
     };
     if (p.step) Object.assign(view, { step: p.step.number, label: p.step.label });
     return call ? withCall(view, call) : view;

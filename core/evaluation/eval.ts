@@ -101,7 +101,7 @@ export function readResults(path: string): Map<string, EvalResult> {
     text = readTextFile(path);
   } catch (e) {
     if (e instanceof TextFileError && e.kind === 'missing') return out;
-    const why = e instanceof TextFileError ? e.message : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+    const why = e instanceof TextFileError ? (e.code ?? e.message) : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
     throw new EvalDataError(`${path}: cannot read the results: ${why}`);
   }
   for (const raw of text.split('\n')) {

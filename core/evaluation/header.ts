@@ -161,7 +161,7 @@ export function loadResultsFile(path: string): { header: ResultsHeader | null; r
   try {
     text = readTextFile(path);
   } catch (e) {
-    const why = e instanceof TextFileError ? e.message : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+    const why = e instanceof TextFileError ? (e.code ?? e.message) : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
     throw new EvalDataError(`${path}: cannot read the results (${why}): give a results file written by art eval or Evaluate Task`);
   }
   let header: ResultsHeader | null = null;

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -40,6 +40,9 @@ mkdirSync(join(priv, 'docs'));
 writeFileSync(join(priv, 'docs/private.txt'), 'The private plan is codenamed BLUEHERON.\n');
 writeFileSync(join(ws, 'library.art'), readFileSync(LIBRARY, 'utf8'));
 
+/** The slow tool's sleep, its length unique to this process so that pgrep finds only its own. */
+const SLOW = `600.${process.pid}`;
+
 /** A library whose steps call the tool file's command tools: `mark` leaves a file, `slow` sleeps. */
 const MARKS = `Description: (Marks) Touch a file, then wait
 Input: go
@@ -56,7 +59,7 @@ writeFileSync(
   JSON.stringify({
     tools: [
       { kind: 'command', name: 'mark', command: ['sh', '-c', 'touch ran-mark; echo done'], stdin: false },
-      { kind: 'command', name: 'slow', command: ['sleep', '60'], stdin: false, timeoutMs: 120_000 },
+      { kind: 'command', name: 'slow', command: ['sleep', SLOW], stdin: false, timeoutMs: 120_000 },
     ],
   }),
 );
@@ -181,11 +184,13 @@ describe('art mcp attacked: paths (item 1)', () => {
     assert.equal(r.isError, true);
     assert.match(text(r), OUTSIDE);
     const dev = await connect({ start: { allowPaths: ['/dev'] } });
+    const lock = () => (existsSync('/dev/zero.lock') ? statSync('/dev/zero.lock').mtimeMs : undefined);
+    const lockBefore = lock();
     try {
       const d = await dev.call('evaluate', { library: 'library.art', data: 'data.jsonl', out: '/dev/zero', task: 'Elementary Math' });
       assert.equal(d.isError, true);
       assert.match(text(d), /\/dev\/zero: not a regular file \(a device\)/);
-      assert.ok(!existsSync('/dev/zero.lock'));
+      assert.equal(lock(), lockBefore, 'no /dev/zero.lock is made (or touched)');
       const words = data(await dev.call('run', { file: 'library.art', task: 'Elementary Math', wordList: '/dev/zero' }));
       assert.equal(words.status, 'finished', 'the run does not use lookup: the server is still there');
       const cmp = await dev.call('compare', { a: '/dev/zero', b: '/dev/zero' });
@@ -348,19 +353,19 @@ describe('art mcp attacked: resources (item 4)', () => {
     try {
       const s = data(await c.call('debug_start', { file: 'marks.art', task: 'Marks' }));
       const busy = c.call('debug_continue', { session: s.session });
-      await until(() => !!pidOf('sleep 60'), { what: 'the slow tool to start' });
+      await until(() => !!pidOf(`sleep ${SLOW}`), { what: 'the slow tool to start' });
       const stopped = data(await c.call('debug_stop', { session: s.session }));
       assert.equal(stopped.status, 'stopped');
       assert.equal(data(await busy).status, 'stopped');
-      await until(() => !pidOf('sleep 60'), { what: 'the slow tool to end' });
+      await until(() => !pidOf(`sleep ${SLOW}`), { what: 'the slow tool to end' });
 
       const t = data(await c.call('debug_start', { file: 'marks.art', task: 'Marks' }));
       const controller = new AbortController();
       const cancelled = c.call('debug_continue', { session: t.session }, controller.signal);
-      await until(() => !!pidOf('sleep 60'), { what: 'the slow tool to start again' });
+      await until(() => !!pidOf(`sleep ${SLOW}`), { what: 'the slow tool to start again' });
       controller.abort(new Error('cancelled by the client'));
       await assert.rejects(cancelled);
-      await until(() => !pidOf('sleep 60') && c.sessions.size === 0, { what: 'the cancelled step to stop and its session to end' });
+      await until(() => !pidOf(`sleep ${SLOW}`) && c.sessions.size === 0, { what: 'the cancelled step to stop and its session to end' });
     } finally {
       await c.close();
     }
@@ -384,6 +389,6 @@ describe('art mcp attacked: resources (item 4)', () => {
 
 /** The pid of a process whose command line is `cmd`, its program named or at its path (this user's), if one runs. */
 function pidOf(cmd: string): string | undefined {
-  const r = spawnSync('pgrep', ['-f', `^(\\S*/)?${cmd}$`], { encoding: 'utf8' });
+  const r = spawnSync('pgrep', ['-f', `^(\\S*/)?${cmd.replace(/\./g, '\\.')}$`], { encoding: 'utf8' });
   return r.stdout.trim().split('\n').filter(Boolean)[0];
 }

@@ -31,6 +31,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { prepareRun } from '../../core/launch/launch';
+import { SteppingSession } from '../../core/launch/stepping';
 import { parseRunOptions } from '../../core/launch/options';
 import { promptReportOf } from '../../core/launch/promptOfRun';
 import { callerChatModel, chatModelNotes, type ChatModelProvider, type PreparedRun, type RunConfig } from '../../core/launch/session';
@@ -88,6 +89,7 @@ export interface ArtDebugSessionOptions {
 export class ArtDebugSession extends CheckedDebugSession {
   /** The run, or the samples of a self-consistency run (thread k is runs[k - 1]). */
   private runs: PreparedRun[] = [];
+  private sessions: SteppingSession[] = []; // runs[k]'s stepping session (core/launch/stepping.ts): its end, stop and disposal
   private running: Promise<unknown> | undefined;
   private args: ArtLaunchArguments | undefined;
   private runNumber = 0;
@@ -273,21 +275,21 @@ export class ArtDebugSession extends CheckedDebugSession {
     for (const note of run.toolNotes) this.sendEvent(new OutputEvent(`tools: ${note}\n`, 'console'));
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
     runs.forEach((r, i) => this.wire(r, i + 1));
+    const sessions = (this.sessions = runs.map(r => new SteppingSession(r, config)));
     this.applyBreakpoints();
     const traces = tracesLine(runs);
     if (traces) this.sendEvent(new OutputEvent(`${traces}\n`, 'console'));
     if (runs.length > 1) runs.forEach((_, i) => this.sendEvent(new ThreadEvent('started', i + 1)));
     this.running = Promise.all(
-      runs.map((r, i) =>
-        r.runner
-          .run()
+      sessions.map((session, i) =>
+        session
+          .begin()
           .then(result => this.ended(runs, i + 1, result))
           .catch(e => {
             // Whatever went wrong, the session ends: the client must not wait on a run that is gone.
             this.sendEvent(new OutputEvent(`The run failed: ${(e as Error).message}\n`, 'stderr'));
-            for (const other of runs) other.runner.stop();
+            for (const other of sessions) void other.stop().catch(() => undefined);
             if (this.runs === runs) this.runs = [];
-            void Promise.all(runs.map(x => x.dispose())).catch(() => undefined);
             if (!this.restarting) this.sendEvent(new TerminatedEvent());
           }),
       ),
@@ -398,7 +400,7 @@ export class ArtDebugSession extends CheckedDebugSession {
       if (!runs.every(r => r.runner.ended)) return;
     }
     const vote = samples ? recordVote(runs) : undefined;
-    await Promise.all(runs.map(r => r.dispose().catch(() => undefined)));
+    await Promise.all(runs.map(r => (this.sessions.find(s => s.run === r)?.dispose() ?? r.dispose()).catch(() => undefined)));
     for (const [i, r] of runs.entries()) {
       const res = r.runner.ended!;
       const snap = res.snapshot;
@@ -441,8 +443,7 @@ export class ArtDebugSession extends CheckedDebugSession {
   }
 
   private async stopRun(): Promise<void> {
-    if (!this.runs.length) return;
-    for (const run of this.runs) run.runner.stop();
+    for (const s of this.sessions) void s.stop().catch(() => undefined); // an ended run's session stops at once
     await this.running;
   }
 

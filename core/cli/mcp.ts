@@ -55,7 +55,10 @@ const compareSide = z.looseObject({ file: z.string(), n: z.number(), correct: z.
 export { mcpUsage };
 
 const filePath = (what: string) =>
-  z.string().min(1).describe(`${what}; relative paths start at the server's working directory, and every path must lie in the client's roots (or that folder).`);
+  z
+    .string()
+    .min(1)
+    .describe(`${what}; relative paths start at the server's working directory, and every path must lie in the client's roots (or that folder).`);
 
 /** The client's roots (`roots/list`), asked again when it says they changed; undefined when it declares none. */
 function clientRoots(server: McpServer): () => Promise<readonly string[] | undefined> {
@@ -152,7 +155,8 @@ function registerRun(server: McpServer, ctx: McpContext): void {
     {
       title: 'Run a program',
       description:
-        'Run a program of a task library (.art), an agent spec (.agent), a MultiTool-CoT prompt or a trace (.jsonl) to its end, as `art run` does: returns the program written and the answer. Replays the recorded program (tools run again, no endpoint) unless an endpoint (baseURL and model, or art mcp\'s --base-url and --model) or mode "generate" is given; the key is the one art mcp was started with, sent only to the origins it allows. Cancelling the request stops the run.' + toolsSentence(ctx),
+        'Run a program of a task library (.art), an agent spec (.agent), a MultiTool-CoT prompt or a trace (.jsonl) to its end, as `art run` does: returns the program written and the answer. Replays the recorded program (tools run again, no endpoint) unless an endpoint (baseURL and model, or art mcp\'s --base-url and --model) or mode "generate" is given; the key is the one art mcp was started with, sent only to the origins it allows. Cancelling the request stops the run.' +
+        toolsSentence(ctx),
       inputSchema: { file: filePath('The file to run'), ...runOptionShape(NOT_FOR_MCP_RUN) },
       outputSchema: {
         status: z.enum(END_REASONS),
@@ -240,7 +244,8 @@ function registerTest(server: McpServer, ctx: McpContext): void {
     {
       title: 'Test task libraries',
       description:
-        'Replay every demonstration program of the task libraries, as `art test` does: its tools run again and each compared tool\'s output and the answer are checked against the recording (white space folded). Returns per program pass/fail with the recorded and computed outputs, and "N passed, N failed".' + toolsSentence(ctx),
+        'Replay every demonstration program of the task libraries, as `art test` does: its tools run again and each compared tool\'s output and the answer are checked against the recording (white space folded). Returns per program pass/fail with the recorded and computed outputs, and "N passed, N failed".' +
+        toolsSentence(ctx),
       inputSchema: {
         files: z.array(filePath('A task library (.art)')).min(1),
         tools: z
@@ -324,7 +329,8 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
     {
       title: 'Evaluate a task library on a dataset',
       description:
-        'Run every example of a dataset (JSONL: one {"input", "target"} a line) as a new task of the library against the model endpoint (baseURL, model), as `art eval` does: sends a progress notification per finished example when the request has a progress token, stops when the request is cancelled, and resumes from the results file when called again (no finished example runs twice). Returns the accuracy and the results file (a new file, or one that begins with a results header).' + toolsSentence(ctx),
+        'Run every example of a dataset (JSONL: one {"input", "target"} a line) as a new task of the library against the model endpoint (baseURL, model), as `art eval` does: sends a progress notification per finished example when the request has a progress token, stops when the request is cancelled, and resumes from the results file when called again (no finished example runs twice). Returns the accuracy and the results file (a new file, or one that begins with a results header).' +
+        toolsSentence(ctx),
       inputSchema: {
         library: filePath('The task library (.art) whose demonstrations are used'),
         data: filePath('The dataset (JSONL)'),

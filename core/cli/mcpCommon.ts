@@ -155,8 +155,9 @@ export function runOptionShape(skip: ReadonlySet<RunOptionName>): Record<string,
 const MCP_DESCRIPTIONS: Partial<Record<RunOptionName, string>> = {
   mode: 'Generate with the model endpoint, or replay the model text recorded in the program (an agent: NAME.transcript.txt beside NAME.agent; a MultiTool-CoT prompt: NAME.answer.txt beside NAME.cot.txt; tools run again, no endpoint). Default: replay, unless an endpoint is given (baseURL and model, or art mcp started with --base-url and --model).',
   baseURL:
-    'Base URL of the OpenAI-compatible API (default: art mcp\'s --base-url). The key goes only to the origins art mcp was started with (--base-url, --key-origin): another one gets no key, and the result says so.',
-  tools: 'The workspace tool file (default: .art-tools.json when present). Its command tools and MCP servers run only when art mcp was started with --allow-tools.',
+    "Base URL of the OpenAI-compatible API (default: art mcp's --base-url). The key goes only to the origins art mcp was started with (--base-url, --key-origin): another one gets no key, and the result says so.",
+  tools:
+    'The workspace tool file (default: .art-tools.json when present). Its command tools and MCP servers run only when art mcp was started with --allow-tools.',
 };
 
 /** The run options among a tool's arguments (the others are the tool's own). */
@@ -167,7 +168,8 @@ export function runOptionsOf(args: Record<string, unknown>): Record<string, unkn
 }
 
 /** What the tool file's command tools and MCP servers answer when `art mcp` was not started with `--allow-tools`. */
-export const TOOLS_NOT_ALLOWED = 'art mcp was started without --allow-tools, so the tool file\'s command tools and MCP servers do not run (start it with --allow-tools to let them)';
+export const TOOLS_NOT_ALLOWED =
+  "art mcp was started without --allow-tools, so the tool file's command tools and MCP servers do not run (start it with --allow-tools to let them)";
 
 /** Why the tool file's commands start nothing in this server's runs, or undefined when `--allow-tools` lets them. */
 export const commandsRefusedOf = (ctx: McpContext): string | undefined => (ctx.start?.allowTools ? undefined : TOOLS_NOT_ALLOWED);

@@ -159,7 +159,9 @@ export class DebugSessions {
   private expire(id: string): void {
     const s = this.sessions.get(id);
     if (!s) return;
-    this.ctx.log(`art mcp: session ${id} was idle for ${(this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000) / 1000} s: stopped (art mcp --session-idle-s)`);
+    this.ctx.log(
+      `art mcp: session ${id} was idle for ${(this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000) / 1000} s: stopped (art mcp --session-idle-s)`,
+    );
     void this.stop(id).catch(() => {});
   }
 
@@ -169,7 +171,9 @@ export class DebugSessions {
     if (s.stepping.busy) throw new CliError(`art mcp: session ${id} is busy with another request: wait for its answer, or end it with debug_stop`);
     if (s.stepping.departed) {
       if (departedToo) return s;
-      throw new CliError(`art mcp: session ${id} departed from its recording and ended: debug_step_back goes back before that, debug_stop forgets it`);
+      throw new CliError(
+        `art mcp: session ${id} departed from its recording and ended: debug_step_back goes back before that, debug_stop forgets it`,
+      );
     }
     if (!s.stepping.run.runner.paused) throw new CliError(`art mcp: session ${id} is not paused`);
     return s;
@@ -230,7 +234,8 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
     {
       title: 'Start a stepping session',
       description:
-        'Start a run that pauses after each tool call (and on a tool error), as the debugger does: returns a session id and the first pause (tool, input, output, step, the program so far), or the end when the run makes no call. Replays the recorded program unless an endpoint (baseURL and model, or art mcp\'s --base-url and --model) or mode "generate" is given. A session nobody drives is stopped after art mcp\'s --session-idle-s.' + toolsSentence(ctx),
+        'Start a run that pauses after each tool call (and on a tool error), as the debugger does: returns a session id and the first pause (tool, input, output, step, the program so far), or the end when the run makes no call. Replays the recorded program unless an endpoint (baseURL and model, or art mcp\'s --base-url and --model) or mode "generate" is given. A session nobody drives is stopped after art mcp\'s --session-idle-s.' +
+        toolsSentence(ctx),
       inputSchema: {
         file: z
           .string()

@@ -60,7 +60,8 @@ export function mcpStartFlags(argv: string[], cwd: string): McpStart & { help?: 
   for (const u of [str('base-url'), ...list('key-origin')])
     if (u !== undefined && !originOf(u)) throw new CliError(`art mcp: "${u}" is not an http:// or https:// URL (--base-url, --key-origin)`);
   const env = str('api-key-env');
-  if (env !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(env)) throw new CliError(`art mcp: --api-key-env: "${env}" is not an environment variable name`);
+  if (env !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(env))
+    throw new CliError(`art mcp: --api-key-env: "${env}" is not an environment variable name`);
   const idle = str('session-idle-s');
   const idleS = idle === undefined ? DEFAULT_SESSION_IDLE_S : Number(idle);
   if (!Number.isFinite(idleS) || idleS <= 0 || idleS > 2 ** 31 / 1000)

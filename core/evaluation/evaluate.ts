@@ -165,7 +165,15 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
     if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
     const apiKey = (await c.apiKey?.(o)) || undefined;
     file.redact([apiKey]);
-    session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log, chatModel: c.chatModel, commandsRefused: c.commandsRefused });
+    session = await openSession({
+      ...o,
+      apiKey,
+      trusted: c.trusted,
+      ...HEADLESS,
+      log: c.log,
+      chatModel: c.chatModel,
+      commandsRefused: c.commandsRefused,
+    });
     return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });
   } finally {
     file.close();

@@ -124,7 +124,8 @@ export function resultsTargetProblem(path: string): string | null {
   } catch {
     first = undefined;
   }
-  const isResult = (v: unknown) => !!v && typeof v === 'object' && typeof (v as EvalResult).id === 'string' && typeof (v as EvalResult).exact === 'boolean';
+  const isResult = (v: unknown) =>
+    !!v && typeof v === 'object' && typeof (v as EvalResult).id === 'string' && typeof (v as EvalResult).exact === 'boolean';
   if (isHeader(first) || isResult(first)) return null;
   return `${path}: not a results file (its first line is neither a results header nor a result), so nothing is appended to it: give a new results file (.results.jsonl)`;
 }

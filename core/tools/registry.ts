@@ -104,7 +104,9 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
       }
       if (opts.commandsRefused !== undefined && entry.kind !== 'http') {
         for (const name of staticNames(entry))
-          userTools.push(refused(userInfo(name, entry.kind === 'mcp' ? undefined : entry.description, 'Workspace tool (not started here).'), opts.commandsRefused));
+          userTools.push(
+            refused(userInfo(name, entry.kind === 'mcp' ? undefined : entry.description, 'Workspace tool (not started here).'), opts.commandsRefused),
+          );
         continue;
       }
       if (entry.kind === 'command') userTools.push(createCommandTool(entry, { workspaceRoot: root, fileName }));

@@ -173,7 +173,13 @@ describe('art mcp attacked: paths (item 1)', () => {
     const repo = join(ws, 'repo');
     mkdirSync(repo);
     writeFileSync(join(repo, 'main.c'), 'int main(void) { return 0; }\n');
-    const runs = await c.call('evaluate', { library: 'library.art', data: 'data.jsonl', out: 'new.results.jsonl', runs: 'repo', task: 'Elementary Math' });
+    const runs = await c.call('evaluate', {
+      library: 'library.art',
+      data: 'data.jsonl',
+      out: 'new.results.jsonl',
+      runs: 'repo',
+      task: 'Elementary Math',
+    });
     assert.equal(runs.isError, true);
     assert.match(text(runs), /repo: holds files but no runs, and ART did not make it/);
     assert.ok(!existsSync(join(repo, '.gitignore')), 'no .gitignore hides the repository');
@@ -246,14 +252,22 @@ describe('art mcp attacked: keys and hosts (item 2)', () => {
     try {
       script();
       server.reset();
-      const r = await c.call('run', { file: 'library.art', task: 'Elementary Math', baseURL: server.baseURL, model: 'scripted', apiKeyEnv: 'GITHUB_TOKEN' });
+      const r = await c.call('run', {
+        file: 'library.art',
+        task: 'Elementary Math',
+        baseURL: server.baseURL,
+        model: 'scripted',
+        apiKeyEnv: 'GITHUB_TOKEN',
+      });
       const d = data(r);
       assert.equal(d.status, 'finished');
       const auth = server.requests.map(q => q.authorization ?? '').join(' ');
       assert.ok(!auth.includes(TOKEN), `the token was sent: ${auth}`);
       assert.ok(!auth.includes(SECRET), `the key went to an origin not allowed: ${auth}`);
       assert.ok(
-        d.notes.some((n: string) => /^key: not sent: the endpoint http:\/\/127\.0\.0\.1:\d+ is not one art mcp may send the key in OPENAI_API_KEY to/.test(n)),
+        d.notes.some((n: string) =>
+          /^key: not sent: the endpoint http:\/\/127\.0\.0\.1:\d+ is not one art mcp may send the key in OPENAI_API_KEY to/.test(n),
+        ),
         d.notes.join('\n'),
       );
       const { tools } = await c.client.listTools();
@@ -284,7 +298,10 @@ describe('art mcp attacked: commands (item 3)', () => {
     try {
       const r = data(await c.call('run', { file: 'marks.art', task: 'Marks' }));
       assert.match(r.calls[0].error, /started without --allow-tools/);
-      assert.ok(r.notes.some((n: string) => /command tool\(s\) and MCP server\(s\) \(mark, slow\) do not start/.test(n)), r.notes.join('\n'));
+      assert.ok(
+        r.notes.some((n: string) => /command tool\(s\) and MCP server\(s\) \(mark, slow\) do not start/.test(n)),
+        r.notes.join('\n'),
+      );
       await c.call('test', { files: ['marks.art'], tools: 'all' });
       await c.call('debug_start', { file: 'marks.art', task: 'Marks' });
       assert.ok(!existsSync(join(ws, 'ran-mark')), 'the command ran');
@@ -306,7 +323,7 @@ describe('art mcp attacked: commands (item 3)', () => {
     }
   });
 
-  test("show_prompt and art prompt start no MCP server, even with --allow-tools; run does", async () => {
+  test('show_prompt and art prompt start no MCP server, even with --allow-tools; run does', async () => {
     const c = await connect({ cwd: wsServer, start: { allowTools: true } });
     try {
       data(await c.call('show_prompt', { file: 'library.art', task: 'Elementary Math' }));
@@ -325,7 +342,9 @@ describe('art mcp attacked: resources (item 4)', () => {
   test(`${MAX_SESSIONS * 3} parallel debug_start calls open at most ${MAX_SESSIONS} sessions`, async () => {
     const c = await connect();
     try {
-      const all = await Promise.all(Array.from({ length: MAX_SESSIONS * 3 }, () => c.call('debug_start', { file: 'library.art', task: 'Elementary Math' })));
+      const all = await Promise.all(
+        Array.from({ length: MAX_SESSIONS * 3 }, () => c.call('debug_start', { file: 'library.art', task: 'Elementary Math' })),
+      );
       const opened = all.filter(r => !r.isError);
       assert.equal(opened.length, MAX_SESSIONS);
       assert.match(text(all.find(r => r.isError)!), new RegExp(`${MAX_SESSIONS} sessions are open`));
@@ -376,7 +395,10 @@ describe('art mcp attacked: resources (item 4)', () => {
     const client = new Client({ name: 'big', version: '1' });
     await client.connect(transport);
     try {
-      const r = (await client.callTool({ name: 'run', arguments: { file: 'library.art', task: 'Elementary Math', input: 'x'.repeat(9 * 2 ** 20) } })) as Result;
+      const r = (await client.callTool({
+        name: 'run',
+        arguments: { file: 'library.art', task: 'Elementary Math', input: 'x'.repeat(9 * 2 ** 20) },
+      })) as Result;
       assert.ok(Buffer.byteLength(JSON.stringify(r)) < 5 * 2 ** 20);
       assert.match(JSON.stringify(r), /characters cut: a result is kept under 4 MB/);
       const next = (await client.callTool({ name: 'check', arguments: { files: ['library.art'] } })) as Result;

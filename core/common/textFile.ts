@@ -111,3 +111,26 @@ function kindOf(st: Stats): string {
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
   return 'not a file';
 }
+
+/**
+ * Why a command may not write at `path`, or null: only over nothing, an empty file, or a file of its own kind
+ * (`own` says it of the first line, parsed as JSON; undefined when that is no JSON), never over a device or a FIFO.
+ * `notOwn` ("not a trace (...), so it is not replaced") and `give` ("give a new file for the trace") end the line.
+ */
+export function writeTargetProblem(path: string, own: (first: unknown) => boolean, words: { notOwn: string; give: string }): string | null {
+  let head;
+  try {
+    head = existingFileHead(path);
+  } catch (e) {
+    if (e instanceof TextFileError) return `${path}: ${e.message}: ${words.give}`;
+    throw e;
+  }
+  if (head.missing || head.empty) return null;
+  let first: unknown;
+  try {
+    first = JSON.parse(head.firstLine);
+  } catch {
+    first = undefined;
+  }
+  return own(first) ? null : `${path}: ${words.notOwn}: ${words.give}`;
+}

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { existingFileHead, readTextFile, TextFileError } from '../common/textFile';
+import { existingFileHead, readTextFile, TextFileError, writeTargetProblem } from '../common/textFile';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { RunOptions } from '../launch/options';
 import { EvalDataError, type EvalResult } from './eval';
@@ -110,24 +110,12 @@ export function makeHeader(o: {
  * results header (or, from before headers, a result); never another file, a device or a FIFO.
  */
 export function resultsTargetProblem(path: string): string | null {
-  let head;
-  try {
-    head = existingFileHead(path);
-  } catch (e) {
-    if (e instanceof TextFileError) return `${path}: ${e.message}: give a new results file (.results.jsonl)`;
-    throw e;
-  }
-  if (head.missing || head.empty) return null;
-  let first: unknown;
-  try {
-    first = JSON.parse(head.firstLine);
-  } catch {
-    first = undefined;
-  }
   const isResult = (v: unknown) =>
     !!v && typeof v === 'object' && typeof (v as EvalResult).id === 'string' && typeof (v as EvalResult).exact === 'boolean';
-  if (isHeader(first) || isResult(first)) return null;
-  return `${path}: not a results file (its first line is neither a results header nor a result), so nothing is appended to it: give a new results file (.results.jsonl)`;
+  return writeTargetProblem(path, first => isHeader(first) || isResult(first), {
+    notOwn: 'not a results file (its first line is neither a results header nor a result), so nothing is appended to it',
+    give: 'give a new results file (.results.jsonl)',
+  });
 }
 
 export function isHeader(v: unknown): v is ResultsHeader {

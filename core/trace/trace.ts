@@ -4,7 +4,7 @@
 // output reaches it redacted (core/launch/redactedModel.ts), and the writer redacts every form of any secret it is told of
 // (core/common/redact.ts) from each line as a second guard.
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { existingFileHead, readTextFile, TextFileError } from '../common/textFile';
+import { readTextFile, TextFileError, writeTargetProblem } from '../common/textFile';
 import { traceRecordProblem, type TraceRecord, type TraceSink } from './schema';
 import { readJsonLines } from '../common/jsonLines';
 import { Redactor } from '../common/redact';
@@ -89,22 +89,10 @@ export function readTraceFile(path: string): ParsedTrace {
 export function traceTargetProblem(path: string): string | null {
   // The devices that only swallow what is written (a trace thrown away; a full disk, in the tests) are no file of anyone's.
   if (path === '/dev/null' || path === '/dev/full') return null;
-  let head;
-  try {
-    head = existingFileHead(path);
-  } catch (e) {
-    if (e instanceof TextFileError) return `${path}: ${e.message}: give a new file for the trace`;
-    throw e;
-  }
-  if (head.missing || head.empty) return null;
-  let first: unknown;
-  try {
-    first = JSON.parse(head.firstLine);
-  } catch {
-    first = undefined;
-  }
-  if (first && typeof first === 'object' && traceRecordProblem(first) === null) return null;
-  return `${path}: not a trace (its first line is not a trace record), so it is not replaced: give a new file for the trace`;
+  return writeTargetProblem(path, first => !!first && typeof first === 'object' && traceRecordProblem(first) === null, {
+    notOwn: 'not a trace (its first line is not a trace record), so it is not replaced',
+    give: 'give a new file for the trace',
+  });
 }
 
 /** What every command says of a file that is not a run's trace, after the problem. */

@@ -170,6 +170,28 @@ describe('art mcp tools (in process)', () => {
     }
   });
 
+  test("run: a chat reply repaired is in the notes, as art run reports it; the mode's description is art mcp's rule", async () => {
+    const zoo = await new ZooServer('wrapper').start();
+    try {
+      const library = join(work, 'zoo-wrapper.art');
+      writeFileSync(library, ZOO_LIBRARY);
+      const d = data(await call(c, 'run', { file: library, task: String(ZOO_PROGRAM), baseURL: zoo.baseURL, model: 'zoo', api: 'chat' }));
+      assert.equal(d.status, 'finished', d.error);
+      assert.ok(
+        d.notes.some((n: string) => /^request \d+: the chat reply was repaired: /.test(n)),
+        `a repair note in: ${JSON.stringify(d.notes)}`,
+      );
+    } finally {
+      await zoo.close();
+    }
+    const mode = (await c.client.listTools()).tools.find(t => t.name === 'run')!.inputSchema.properties?.mode as { description: string };
+    assert.doesNotMatch(mode.description, /In VS Code/);
+    assert.match(
+      mode.description,
+      /Default: replay, unless an endpoint is given \(baseURL and model, or art mcp started with --base-url and --model\)/,
+    );
+  });
+
   test('test: per program pass/fail with recorded and computed outputs, and "N passed, N failed"', async () => {
     const ok = await call(c, 'test', { files: [LIBRARY], tools: 'deterministic' });
     assert.equal(data(ok).summary, '4 passed, 0 failed');

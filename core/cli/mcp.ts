@@ -189,6 +189,7 @@ function registerRun(server: McpServer, ctx: McpContext): void {
         sayRepairs(run.runner, !!run.tracePath, line => notes.push(line));
         const stop = () => run.runner.stop();
         extra.signal.addEventListener('abort', stop, { once: true });
+        if (extra.signal.aborted) stop();
         let result;
         try {
           result = await run.runner.run();

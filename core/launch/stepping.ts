@@ -72,6 +72,7 @@ export class SteppingSession {
     signal?.addEventListener('abort', cancel, { once: true });
     try {
       go();
+      if (signal?.aborted) cancel(); // cancelled before it was heard
       const stop: Stop = await Promise.race([paused.then(p => ({ paused: p })), this.begin().then(r => ({ ended: r }))]);
       if ('ended' in stop) {
         if (stop.ended.reason === 'departed')

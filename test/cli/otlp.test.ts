@@ -13,6 +13,10 @@ import { ContinuationScript } from '../../core/replay/script';
 import { ScriptedServer } from '../support/scriptedServer';
 import { runCli } from '../support/cli';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createArtMcpServer } from '../../core/cli/mcp';
+import { endTelemetry } from '../../core/launch/session';
 import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts } from '../support/arithmeticModel';
 
 const work = mkdtempSync(join(tmpdir(), 'art-cli-otlp-'));
@@ -204,6 +208,32 @@ describe('OpenTelemetry export', () => {
       assert.ok(children.includes('execute_tool calculator') && children.includes('text_completion scripted'), children.join(', '));
     }
     assert.equal(new Set(spans.map(s => s.traceId)).size, 1, 'one trace');
+  });
+
+  test("art mcp: a run through the run tool is sent where the server's environment says; no tool takes otlp from its caller", async () => {
+    fresh();
+    const env = { ...process.env, ...NO_OTEL, OPENAI_API_KEY: KEY, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.baseURL } as NodeJS.ProcessEnv;
+    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+    const { server: mcp } = createArtMcpServer({ cwd: work, env, log: () => undefined });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(serverSide);
+    const client = new Client({ name: 'art-otlp-test', version: '1' });
+    await client.connect(clientSide);
+    try {
+      const { tools } = await client.listTools();
+      for (const t of tools) for (const k of ['otlp', 'otlpContent']) assert.ok(!(k in (t.inputSchema.properties ?? {})), `${t.name} takes ${k}`);
+      const r = await client.callTool({
+        name: 'run',
+        arguments: { file: ARITHMETIC_LIBRARY, task: 'Elementary Math', input: eggs.input, baseURL: server.baseURL, model: 'scripted' },
+      });
+      assert.ok(!r.isError, JSON.stringify(r.content));
+    } finally {
+      await client.close();
+    }
+    await endTelemetry();
+    const [run] = byName(receiver.spans, 'invoke_agent ');
+    assert.ok(run, receiver.spans.map(s => s.name).join(', '));
+    assert.equal(byName(receiver.spans, 'execute_tool calculator')[0]?.parentSpanId, run.spanId);
   });
 
   test('without configuration nothing is sent: the receiver listening gets no request', async () => {

@@ -7,6 +7,9 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span,
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { Duplex } from 'node:stream';
 import { Redactor } from '../common/redact';
 import type { TraceRecord, TraceSink } from '../trace/schema';
 import { telemetryFromEnv, type TelemetryTarget } from './config';
@@ -30,7 +33,19 @@ interface ExportResult {
 /** The exporter, telling the first failure of each outage once (`log`) and nothing while it goes on. */
 class ReportingExporter implements SpanExporter {
   /** An export failed and none succeeded since (the failure was told). */
-  failing = false;
+  private isFailing = false;
+  private onFailing: (() => void)[] = [];
+  get failing(): boolean {
+    return this.isFailing;
+  }
+  set failing(f: boolean) {
+    this.isFailing = f;
+    if (f) for (const done of this.onFailing.splice(0)) done();
+  }
+  /** Resolves when the collector is found failing (at once if it is). */
+  whenFailing(): Promise<void> {
+    return this.isFailing ? Promise.resolve() : new Promise(done => this.onFailing.push(done));
+  }
   constructor(
     private readonly inner: SpanExporter,
     private readonly describe: (e: Error | undefined) => string,
@@ -44,6 +59,12 @@ class ReportingExporter implements SpanExporter {
       } else if (result.code === 0) this.failing = false;
       done(result);
     });
+  }
+  /** A connection could not be made (the collector is down): told now, not after the exporter's retries. */
+  unreachable(e: Error): void {
+    if (this.failing) return;
+    this.failing = true;
+    this.report.log?.(this.describe(e));
   }
   shutdown(): Promise<void> {
     return this.inner.shutdown();
@@ -69,6 +90,26 @@ export interface EvaluationTelemetry {
   end(results: readonly ExampleOutcome[], total: number, stopped: boolean): void;
 }
 
+/** Connection errors that say the collector is not there (not that it is slow). */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * The exporter's HTTP agent (kept alive, as the exporter's own), watching its connections: one that cannot be made
+ * because the collector is not there is told at once, so a run's end does not wait for the exporter's retries.
+ */
+function watchedAgent(protocol: string, unreachable: (e: NodeJS.ErrnoException) => void): http.Agent {
+  const agent = protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+  const connect = agent.createConnection.bind(agent) as (...args: unknown[]) => Duplex;
+  (agent as unknown as { createConnection: (...args: unknown[]) => Duplex }).createConnection = (...args: unknown[]) => {
+    const socket = connect(...args);
+    socket.once('error', (e: NodeJS.ErrnoException) => {
+      if (e.code && UNREACHABLE.has(e.code)) unreachable(e);
+    });
+    return socket;
+  };
+  return agent;
+}
+
 /** An export's failure in a few words: the HTTP status the collector answered, else the error's code or message. */
 function whyFailed(e: (Error & { code?: number | string }) | undefined): string {
   if (!e) return 'export failed';
@@ -89,7 +130,12 @@ export class Telemetry {
     this.headerValues = [...Object.values(target.headers), ...Object.values(telemetryFromEnv(process.env).headers)];
     const hide = (this.hide = new Redactor(this.headerValues));
     const exporter = (this.exporter = new ReportingExporter(
-      new OTLPTraceExporter({ url: target.url, headers: { ...target.headers }, timeoutMillis: EXPORT_TIMEOUT_MS }),
+      new OTLPTraceExporter({
+        url: target.url,
+        headers: { ...target.headers },
+        timeoutMillis: EXPORT_TIMEOUT_MS,
+        httpAgentOptions: protocol => watchedAgent(protocol, e => this.exporter.unreachable(e)),
+      }),
       e =>
         hide.redact(
           `telemetry: cannot send spans to ${target.url} (${whyFailed(e)}): they are dropped, the runs go on (check the collector, --otlp or art.telemetry.endpoint)`,
@@ -219,6 +265,7 @@ export class Telemetry {
       timer.unref?.();
     });
     const sent = await Promise.race([
+      this.exporter.whenFailing().then(() => false),
       this.provider.shutdown().then(
         () => true,
         () => true,

@@ -76,8 +76,7 @@ describe('OpenTelemetry export', () => {
   ];
   const art = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(args, { cwd: work, env: { ...NO_OTEL, OPENAI_API_KEY: KEY, ...env } });
   const fresh = () => {
-    receiver.requests.length = 0;
-    receiver.spans.length = 0;
+    receiver.clear();
     receiver.mode = 'ok';
   };
 

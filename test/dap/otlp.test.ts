@@ -76,7 +76,7 @@ describe('debug adapter: OpenTelemetry export', () => {
   });
 
   test('a run stopped while paused is sent; a collector that never answers holds neither the end nor the exit', async () => {
-    receiver.spans.length = 0;
+    receiver.clear();
     receiver.mode = 'hang';
     const c = await ArtDebugClient.start({ cwd: work, env: { ART_TEST_KEY: KEY } });
     const stopped = c.waitForEvent('stopped');

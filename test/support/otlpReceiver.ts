@@ -32,8 +32,10 @@ export type ReceiverMode = 'ok' | 'error-500' | 'hang';
 
 export class OtlpReceiver {
   readonly requests: ReceivedRequest[] = [];
-  readonly spans: ReceivedSpan[] = [];
   mode: ReceiverMode = 'ok';
+  /** The bodies taken (answered 200), decoded when the spans are read. */
+  private taken: Buffer[] = [];
+  private decoded: ReceivedSpan[] = [];
   private server: Server | undefined;
   private held: ServerResponse[] = [];
   private waiters: (() => void)[] = [];
@@ -52,9 +54,30 @@ export class OtlpReceiver {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** The spans of the requests answered 200, in order. */
+  get spans(): ReceivedSpan[] {
+    for (const body of this.taken.splice(0)) this.decoded.push(...decodeTraces(body));
+    return this.decoded;
+  }
+
+  /** Forgets every request and span received. */
+  clear(): void {
+    this.requests.length = 0;
+    this.taken = [];
+    this.decoded = [];
+  }
+
   /** Resolves once `predicate` holds of the spans received (checked at each request). */
   async waitFor(predicate: (spans: ReceivedSpan[]) => boolean): Promise<void> {
     while (!predicate(this.spans)) await new Promise<void>(done => this.waiters.push(done));
+  }
+
+  /** How many requests were answered 200 since the start (never cleared). */
+  answered = 0;
+
+  /** Resolves once `n` requests in all were answered 200 (nothing decoded: the benchmark's wait). */
+  async waitForAnswered(n: number): Promise<void> {
+    while (this.answered < n) await new Promise<void>(done => this.waiters.push(done));
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -71,7 +94,8 @@ export class OtlpReceiver {
         res.writeHead(500, { 'content-type': 'text/plain' }).end('collector error');
         return;
       }
-      this.spans.push(...decodeTraces(body));
+      this.taken.push(body);
+      this.answered++;
       res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       const waiting = this.waiters;
       this.waiters = [];

@@ -33,7 +33,7 @@ function records(): TraceRecord[] {
     { t: 'request', at: 1001, n: 1, prompt: `P Input: 2 + 2 ${KEY}`, stop: ['\n#'], maxTokens: 64, temperature: 0 },
     { t: 'retry', at: 1002, attempt: 1, delayMs: 5, reason: 'HTTP 503' },
     { t: 'chunk', at: 1003, n: 1, text: ' [calculator] 2 + 2' },
-    { t: 'repair', at: 1004, n: 1, kind: 'markdown', summary: 'a code fence removed', removed: '```' } as TraceRecord,
+    { t: 'repair', at: 1004, n: 1, kind: 'wrapper', summary: 'a code fence removed', removed: '```' },
     { t: 'completion', at: 1005, n: 1, text: ' [calculator] 2 + 2', finishReason: 'stop', usage },
     { t: 'tool', at: 1010, call },
     { t: 'pause', at: 1010, reason: 'after-tool', callId: 1 },

@@ -169,7 +169,13 @@ async function openTelemetry(o: RunOptions, c: RunConfig): Promise<Telemetry | u
   try {
     const { telemetryFor } = await (otlpModule ??= import('../telemetry/otlp'));
     return telemetryFor(
-      { url, headers: env.headers, serviceName: env.serviceName ?? DEFAULT_SERVICE_NAME, content: o.otlpContent || env.content },
+      {
+        url,
+        headers: env.headers,
+        serviceName: env.serviceName ?? DEFAULT_SERVICE_NAME,
+        resource: env.resource,
+        content: o.otlpContent || env.content,
+      },
       c.log,
     );
   } catch (e) {

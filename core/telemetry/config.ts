@@ -10,6 +10,8 @@ export interface TelemetryTarget {
   headers: Record<string, string>;
   /** The `service.name` of the spans' resource. */
   serviceName: string;
+  /** More attributes of the resource (OTEL_RESOURCE_ATTRIBUTES: Phoenix's `openinference.project.name`, a team). */
+  resource?: Record<string, string>;
   /** Whether prompts, completions and tool inputs and outputs go into the spans (off unless asked for). */
   content: boolean;
 }
@@ -56,13 +58,15 @@ const TRUE = /^(?:true|1|yes|on)$/i;
 /**
  * What the CLI's environment configures: the traces endpoint (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, else
  * OTEL_EXPORTER_OTLP_ENDPOINT with `/v1/traces`), the headers (OTEL_EXPORTER_OTLP_HEADERS, then
- * OTEL_EXPORTER_OTLP_TRACES_HEADERS over them), OTEL_SERVICE_NAME, and whether content is captured
+ * OTEL_EXPORTER_OTLP_TRACES_HEADERS over them), OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES (the same `key=value,...`
+ * form), and whether content is captured
  * (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true). No endpoint: nothing is sent.
  */
 export function telemetryFromEnv(env: NodeJS.ProcessEnv): {
   endpoint?: string;
   headers: Record<string, string>;
   serviceName?: string;
+  resource: Record<string, string>;
   content: boolean;
 } {
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
@@ -71,6 +75,7 @@ export function telemetryFromEnv(env: NodeJS.ProcessEnv): {
     endpoint: traces ? traces : base ? tracesUrl(base) : undefined,
     headers: { ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
     serviceName: env.OTEL_SERVICE_NAME?.trim() || undefined,
+    resource: parseOtlpHeaders(env.OTEL_RESOURCE_ATTRIBUTES),
     content: TRUE.test(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT ?? ''),
   };
 }

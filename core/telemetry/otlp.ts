@@ -143,7 +143,7 @@ export class Telemetry {
       this.report,
     ));
     this.provider = new NodeTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': target.serviceName }),
+      resource: resourceFromAttributes({ ...target.resource, 'service.name': target.serviceName }),
       spanProcessors: [
         new BatchSpanProcessor(exporter, {
           maxQueueSize: MAX_QUEUE,
@@ -287,7 +287,7 @@ const open = new Map<string, Telemetry>();
 
 /** The process's telemetry for `target` (one provider per endpoint, headers, service and content choice). */
 export function telemetryFor(target: TelemetryTarget, log?: (line: string) => void): Telemetry {
-  const key = JSON.stringify([target.url, target.headers, target.serviceName, target.content]);
+  const key = JSON.stringify([target.url, target.headers, target.serviceName, target.resource, target.content]);
   let t = open.get(key);
   if (!t) open.set(key, (t = new Telemetry(target)));
   t.setLog(log);

@@ -26,6 +26,7 @@ const eggs = arithmeticExamples().find(e => e.id === 'eggs')!;
 const KEYED_INPUT = `${eggs.input} (my key is ${KEY})`;
 
 describe('spans in Arize Phoenix', () => {
+  // Each test's spans are alone in their project: the run's in "art-runs", the evaluation's in "default".
   let phoenix: Phoenix;
   let server: ScriptedServer;
   before(async () => {
@@ -47,10 +48,10 @@ describe('spans in Arize Phoenix', () => {
    * Phoenix stores what it is sent in the background: its spans once `ok` holds of them. A state with no event to
    * await, read through a request (so not until(), whose predicate is synchronous): polled every 250 ms, 30 s at most.
    */
-  const stored = async (what: string, ok: (s: PhoenixSpan[]) => boolean): Promise<PhoenixSpan[]> => {
+  const stored = async (what: string, ok: (s: PhoenixSpan[]) => boolean, project = 'default'): Promise<PhoenixSpan[]> => {
     const end = Date.now() + 30_000;
     for (;;) {
-      const got = await phoenix.spans();
+      const got = await phoenix.spans(project);
       if (ok(got)) return got;
       if (Date.now() > end)
         throw new Error(`timed out after 30000 ms waiting for ${what}; Phoenix has ${got.length} span(s): ${got.map(x => x.name).join(', ')}`);
@@ -58,17 +59,24 @@ describe('spans in Arize Phoenix', () => {
     }
   };
 
+  /** Every run span there with all its children (its requests and tool calls): Phoenix may store a batch in parts. */
+  const wholeRuns = (s: PhoenixSpan[], runs: number) => {
+    const found = s.filter(x => x.name.startsWith('invoke_agent '));
+    const children = (r: PhoenixSpan) => s.filter(x => x.parent_id === r.context.span_id).length;
+    const expected = (r: PhoenixSpan) => Number(r.attributes['art.run.requests']) + Number(r.attributes['art.run.tool_calls']);
+    return found.length === runs && found.every(r => children(r) === expected(r));
+  };
+
   test('art run with OTEL_EXPORTER_OTLP_ENDPOINT: the run, its requests and its tool call, parented, with GenAI attributes and scrubbed content', async () => {
     const r = await art(['run', ARITHMETIC_LIBRARY, '--task', 'Elementary Math', '--input', KEYED_INPUT, ...endpoint(), '--otlp-content'], {
       OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.baseURL,
       OTEL_SERVICE_NAME: 'art-phoenix-test',
+      // Phoenix files a run under the project its resource names.
+      OTEL_RESOURCE_ATTRIBUTES: 'openinference.project.name=art-runs',
     });
     assert.equal(r.code, 0, r.stderr);
     assert.ok(!r.stderr.includes('telemetry:'), r.stderr);
-    const spans = await stored(
-      'the run span in Phoenix',
-      s => s.some(x => x.name.startsWith('invoke_agent ')) && s.some(x => x.name.startsWith('execute_tool ')),
-    );
+    const spans = await stored('the run and its requests and tool call in Phoenix', s => wholeRuns(s, 1), 'art-runs');
     const run = spans.find(s => s.name.startsWith('invoke_agent '))!;
     assert.equal(run.parent_id, null);
     assert.equal(run.span_kind, 'CHAIN');
@@ -114,8 +122,8 @@ describe('spans in Arize Phoenix', () => {
     assert.equal(r.code, 0, r.stderr);
     const n = arithmeticExamples().length;
     const all = await stored(
-      `the evaluation's ${n} examples in Phoenix`,
-      s => s.some(x => x.name.startsWith('evaluate ')) && s.filter(x => x.name.startsWith('example ')).length === n,
+      `the evaluation's ${n} examples and their runs in Phoenix`,
+      s => s.some(x => x.name.startsWith('evaluate ')) && s.filter(x => x.name.startsWith('example ')).length === n && wholeRuns(s, n),
     );
     const evaluation = all.find(s => s.name.startsWith('evaluate '))!;
     assert.equal(evaluation.parent_id, null);

@@ -16,18 +16,20 @@ describe('telemetry configuration', () => {
   });
 
   test('the variables: the traces endpoint as it is, else the base with /v1/traces; traces headers over the common ones', () => {
-    assert.deepEqual(telemetryFromEnv({}), { endpoint: undefined, headers: {}, serviceName: undefined, content: false });
+    assert.deepEqual(telemetryFromEnv({}), { endpoint: undefined, headers: {}, serviceName: undefined, resource: {}, content: false });
     const env = {
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2',
       OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'b=3',
       OTEL_SERVICE_NAME: 'team-runs',
+      OTEL_RESOURCE_ATTRIBUTES: 'openinference.project.name=art,team=nlp',
       OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
     };
     assert.deepEqual(telemetryFromEnv(env), {
       endpoint: 'http://collector:4318/v1/traces',
       headers: { a: '1', b: '3' },
       serviceName: 'team-runs',
+      resource: { 'openinference.project.name': 'art', team: 'nlp' },
       content: true,
     });
     assert.equal(telemetryFromEnv({ ...env, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://tempo:4318/custom' }).endpoint, 'http://tempo:4318/custom');

@@ -35,10 +35,12 @@ fi
 
 # 2. Arize Phoenix from PyPI for the phoenix suite (test/phoenix: OpenTelemetry spans read back from a real engine), in
 #    a virtualenv outside the checkout (about 850 MB; ART_PHOENIX_VENV overrides where). Pinned: the test reads its
-#    REST API.
+#    REST API. `npm start` (scripts/code-server.mjs) passes --no-phoenix: it needs only the harness.
 PHOENIX_VERSION="20.26.1"
 PHOENIX_VENV="${ART_PHOENIX_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/art-studio/phoenix-venv}"
-if [ ! -x "$PHOENIX_VENV/bin/phoenix" ] || ! "$PHOENIX_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('arize-phoenix') != '$PHOENIX_VERSION')" 2>/dev/null; then
+if [ "${1:-}" = "--no-phoenix" ]; then
+  log "Arize Phoenix not asked for (--no-phoenix)"
+elif [ ! -x "$PHOENIX_VENV/bin/phoenix" ] || ! "$PHOENIX_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('arize-phoenix') != '$PHOENIX_VERSION')" 2>/dev/null; then
   log "installing Arize Phoenix $PHOENIX_VERSION into $PHOENIX_VENV (PyPI; a minute)"
   /usr/bin/python3 -m venv "$PHOENIX_VENV"
   "$PHOENIX_VENV/bin/pip" install -q --disable-pip-version-check "arize-phoenix==$PHOENIX_VERSION"

@@ -202,6 +202,7 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
     ...options,
     trace: undefined,
     apiKey,
+    telemetryEnv: env,
     trusted: true,
     retry: io.retry,
     stopOnEntry: true,

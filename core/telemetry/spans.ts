@@ -88,6 +88,7 @@ export function runSpans(records: readonly TraceRecord[], info: RunInfo, o: Span
 
   const requests = new Map<number, SpanPlan>();
   const tools = new Map<number, SpanPlan>();
+  const toolRequests: [number, SpanPlan][] = [];
   const toolSpan = (call: ToolCall, at: number): SpanPlan => {
     const attrs: Attributes = {
       [KIND]: 'TOOL',
@@ -183,7 +184,7 @@ export function runSpans(records: readonly TraceRecord[], info: RunInfo, o: Span
         break;
       }
       case 'toolRequest': {
-        // An LLM-backed tool's own request: a child of its call's span when the call is known (it ran before its record).
+        // An LLM-backed tool's own request: made a child of its call's span below (the call's record comes after it).
         const attrs: Attributes = {
           [KIND]: 'LLM',
           'gen_ai.operation.name': operation,
@@ -203,6 +204,7 @@ export function runSpans(records: readonly TraceRecord[], info: RunInfo, o: Span
         content(attrs, 'output.value', r.text);
         const span: SpanPlan = { name: `${operation} ${text(model)}`, start: r.at, end: r.at, attributes: attrs, events: [], children: [] };
         runSpan.children.push(span);
+        if (r.callId !== undefined) toolRequests.push([r.callId, span]);
         break;
       }
       case 'edit': {
@@ -251,6 +253,13 @@ export function runSpans(records: readonly TraceRecord[], info: RunInfo, o: Span
       default:
         break;
     }
+  }
+
+  for (const [callId, span] of toolRequests) {
+    const tool = tools.get(callId);
+    if (!tool) continue;
+    runSpan.children.splice(runSpan.children.indexOf(span), 1);
+    tool.children.push(span);
   }
 
   if (end && end.t === 'end') {

@@ -115,6 +115,19 @@ describe('runSpans', () => {
     assert.equal(run.events[0].attributes['art.override.text'], '5 ***');
   });
 
+  test("an LLM-backed tool's own request is a child of its call's span", () => {
+    const rs = records();
+    const at = rs.findIndex(r => r.t === 'tool');
+    rs.splice(at, 0, { t: 'toolRequest', at: 1009, callId: 1, prompt: 'Q: 2 + 2', stop: [], text: '4', finishReason: 'stop', usage });
+    const run = runSpans(rs, INFO, off)!;
+    const [tool] = child(run, 'execute_tool');
+    assert.deepEqual(
+      tool.children.map(c => [c.name, c.attributes['gen_ai.usage.output_tokens']]),
+      [['text_completion m1', 5]],
+    );
+    assert.equal(child(run, 'text_completion').length, 2, 'not under the run');
+  });
+
   test('a run cut short (no end record) ends when it was closed, its open request with it', () => {
     const cut = records().slice(0, 3);
     const run = runSpans(cut, INFO, off, 5000)!;

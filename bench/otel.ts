@@ -4,7 +4,6 @@
 // HTTP, in the background). Then `art run` (in process, against the scripted server) without telemetry and with a
 // collector that is down (a closed port), answers 500, or never answers: the run's time (to its summary line) and the
 // command's (with the bounded wait for the last spans at its end), medians.
-import { createServer } from 'node:net';
 import type { TraceRecord } from '../core/trace/schema';
 import { runSpans, type RunInfo } from '../core/telemetry/spans';
 import { Telemetry } from '../core/telemetry/otlp';
@@ -12,6 +11,7 @@ import { Readable } from 'node:stream';
 import { runCommand } from '../core/cli/run';
 import { endTelemetry } from '../core/launch/session';
 import { OtlpReceiver } from '../test/support/otlpReceiver';
+import { freePort, NO_OTEL } from '../test/support/telemetry';
 import { ScriptedServer } from '../test/support/scriptedServer';
 import { ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts } from '../test/support/arithmeticModel';
 
@@ -33,14 +33,6 @@ function syntheticRun(calls: number): TraceRecord[] {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>(done => s.listen(0, '127.0.0.1', done));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>(done => s.close(() => done()));
-  return port;
-}
 
 async function perSpan(receiver: OtlpReceiver): Promise<Record<string, string>> {
   const calls = 200;
@@ -87,8 +79,8 @@ async function runTimes(receiver: OtlpReceiver): Promise<Record<string, string>>
   const server = await new ScriptedServer({ tokenDelayMs: 0 }).start();
   server.setScripts(...arithmeticScripts());
   const eggs = arithmeticExamples()[0];
-  const dead = `http://127.0.0.1:${await closedPort()}`;
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+  const dead = `http://127.0.0.1:${await freePort()}`;
+  const env = { ...process.env, ...NO_OTEL };
   const once = async (otlp: string[]): Promise<[number, number]> => {
     let runEnd = 0;
     const t = performance.now();

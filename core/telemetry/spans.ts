@@ -6,6 +6,8 @@
 // completions, tool inputs and outputs, the answer) is in only with `content`; every string goes through `redact`.
 import type { TraceRecord } from '../trace/schema';
 import type { ToolCall } from '../engine/types';
+import type { Usage } from '../model/types';
+import type { EvalResult } from '../evaluation/eval';
 
 export type AttributeValue = string | number | boolean | string[];
 export type Attributes = Record<string, AttributeValue>;
@@ -126,25 +128,45 @@ export function runSpans(records: readonly TraceRecord[], info: RunInfo, o: Span
     return found && at <= found.end ? found : runSpan;
   };
   const event = (target: SpanPlan, name: string, at: number, attributes: Attributes) => target.events.push({ name, at, attributes });
+  /** A model request's span, as sent (a run's request, or an LLM-backed tool's own). */
+  const llmSpan = (at: number, r: { maxTokens?: number; temperature?: number; prompt: string }): SpanPlan => {
+    const attrs: Attributes = {
+      [KIND]: 'LLM',
+      'gen_ai.operation.name': operation,
+      'gen_ai.provider.name': info.provider,
+      'gen_ai.request.model': text(model),
+      'llm.model_name': text(model),
+    };
+    if (r.maxTokens !== undefined) attrs['gen_ai.request.max_tokens'] = r.maxTokens;
+    if (r.temperature !== undefined) attrs['gen_ai.request.temperature'] = r.temperature;
+    content(attrs, 'input.value', r.prompt);
+    return { name: `${operation} ${text(model)}`, start: at, end: last, attributes: attrs, events: [], children: [] };
+  };
+  /** What the answer to a request adds to its span. */
+  const answered = (span: SpanPlan, at: number, r: { finishReason?: string; usage?: Usage; text?: string; cached?: boolean }) => {
+    const a = span.attributes;
+    span.end = at;
+    if (r.finishReason !== undefined) a['gen_ai.response.finish_reasons'] = [r.finishReason];
+    if (r.usage) {
+      a['gen_ai.usage.input_tokens'] = r.usage.promptTokens;
+      a['gen_ai.usage.output_tokens'] = r.usage.completionTokens;
+      a['llm.token_count.prompt'] = r.usage.promptTokens;
+      a['llm.token_count.completion'] = r.usage.completionTokens;
+      a['llm.token_count.total'] = r.usage.promptTokens + r.usage.completionTokens;
+    }
+    if (r.cached) a['art.request.cached'] = true;
+    content(a, 'output.value', r.text);
+  };
 
   for (const r of records) {
     switch (r.t) {
       case 'request': {
-        const attrs: Attributes = {
-          [KIND]: 'LLM',
-          'gen_ai.operation.name': operation,
-          'gen_ai.provider.name': info.provider,
-          'gen_ai.request.model': text(model),
-          'llm.model_name': text(model),
-          'art.request.n': r.n,
-        };
-        if (r.maxTokens !== undefined) attrs['gen_ai.request.max_tokens'] = r.maxTokens;
-        if (r.temperature !== undefined) attrs['gen_ai.request.temperature'] = r.temperature;
+        const span = llmSpan(r.at, r);
+        const attrs = span.attributes;
+        attrs['art.request.n'] = r.n;
         if (r.stop.length) attrs['gen_ai.request.stop_sequences'] = r.stop.map(text);
         if (r.constraint) attrs['art.request.constrained'] = true;
         if (r.alternative !== undefined) attrs['art.request.alternative'] = r.alternative;
-        content(attrs, 'input.value', r.prompt);
-        const span: SpanPlan = { name: `${operation} ${text(model)}`, start: r.at, end: last, attributes: attrs, events: [], children: [] };
         requests.set(r.n, span);
         runSpan.children.push(span);
         break;
@@ -152,21 +174,11 @@ export function runSpans(records: readonly TraceRecord[], info: RunInfo, o: Span
       case 'completion': {
         const span = requests.get(r.n);
         if (!span) break;
-        span.end = r.at;
+        answered(span, r.at, r);
         const a = span.attributes;
-        if (r.finishReason !== undefined) a['gen_ai.response.finish_reasons'] = [r.finishReason];
-        if (r.usage) {
-          a['gen_ai.usage.input_tokens'] = r.usage.promptTokens;
-          a['gen_ai.usage.output_tokens'] = r.usage.completionTokens;
-          a['llm.token_count.prompt'] = r.usage.promptTokens;
-          a['llm.token_count.completion'] = r.usage.completionTokens;
-          a['llm.token_count.total'] = r.usage.promptTokens + r.usage.completionTokens;
-        }
-        if (r.cached) a['art.request.cached'] = true;
         if (r.aborted) a['art.request.aborted'] = true;
         if (r.paused) a['art.request.paused'] = true;
         if (r.cut !== undefined) a['art.request.cut'] = r.cut;
-        content(a, 'output.value', r.text);
         content(a, 'art.request.dropped', r.dropped);
         break;
       }
@@ -185,26 +197,13 @@ export function runSpans(records: readonly TraceRecord[], info: RunInfo, o: Span
       }
       case 'toolRequest': {
         // An LLM-backed tool's own request: made a child of its call's span below (the call's record comes after it).
-        const attrs: Attributes = {
-          [KIND]: 'LLM',
-          'gen_ai.operation.name': operation,
-          'gen_ai.provider.name': info.provider,
-          'gen_ai.request.model': text(model),
-          'llm.model_name': text(model),
-        };
-        if (r.maxTokens !== undefined) attrs['gen_ai.request.max_tokens'] = r.maxTokens;
-        if (r.temperature !== undefined) attrs['gen_ai.request.temperature'] = r.temperature;
-        if (r.finishReason !== undefined) attrs['gen_ai.response.finish_reasons'] = [r.finishReason];
-        if (r.usage) {
-          attrs['gen_ai.usage.input_tokens'] = r.usage.promptTokens;
-          attrs['gen_ai.usage.output_tokens'] = r.usage.completionTokens;
+        const span = llmSpan(r.at, r);
+        answered(span, r.at, r);
+        if (r.callId !== undefined) {
+          span.attributes['gen_ai.tool.call.id'] = String(r.callId);
+          toolRequests.push([r.callId, span]);
         }
-        if (r.callId !== undefined) attrs['gen_ai.tool.call.id'] = String(r.callId);
-        content(attrs, 'input.value', r.prompt);
-        content(attrs, 'output.value', r.text);
-        const span: SpanPlan = { name: `${operation} ${text(model)}`, start: r.at, end: r.at, attributes: attrs, events: [], children: [] };
         runSpan.children.push(span);
-        if (r.callId !== undefined) toolRequests.push([r.callId, span]);
         break;
       }
       case 'edit': {
@@ -274,18 +273,8 @@ export function runSpans(records: readonly TraceRecord[], info: RunInfo, o: Span
   return runSpan;
 }
 
-/** One example of an evaluation as its span shows it (core/evaluation's EvalResult has these fields). */
-export interface ExampleOutcome {
-  id: string;
-  input: string;
-  target: string;
-  answer: string | null;
-  exact: boolean;
-  substring: boolean;
-  end: string;
-  error: string | null;
-  task?: string;
-}
+/** One example of an evaluation as its span shows it. */
+export type ExampleOutcome = Pick<EvalResult, 'id' | 'input' | 'target' | 'answer' | 'exact' | 'substring' | 'end' | 'error' | 'task'>;
 
 /**
  * The attributes of an example's span: its score as the GenAI conventions' evaluation result (`exact` match: 1 or

@@ -6,39 +6,23 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ContinuationScript } from '../../core/replay/script';
 import { ScriptedServer } from '../support/scriptedServer';
 import { runCli } from '../support/cli';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver';
+import { arithmeticEval, eggsWithKey, freePort, NO_OTEL } from '../support/telemetry';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createArtMcpServer } from '../../core/cli/mcp';
 import { endTelemetry } from '../../core/launch/session';
-import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts } from '../support/arithmeticModel';
+import { ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts } from '../support/arithmeticModel';
 
 const work = mkdtempSync(join(tmpdir(), 'art-cli-otlp-'));
 const KEY = 'sk-test-Otlp8fK2mWp4Lx9Rb7Tn3V12345';
 const COLLECTOR_SECRET = 'collector-secret-9f8e7d6c5b4a';
-/** Every OTEL_* variable of the test's environment removed, so only what a test gives configures telemetry. */
-const NO_OTEL = Object.fromEntries(
-  Object.keys(process.env)
-    .filter(k => k.startsWith('OTEL_'))
-    .map(k => [k, undefined]),
-);
 const eggs = arithmeticExamples().find(e => e.id === 'eggs')!;
-const KEYED_INPUT = `${eggs.input} (my key is ${KEY})`;
-
-/** A port nothing listens on (a collector that is down). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>(done => s.listen(0, '127.0.0.1', done));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>(done => s.close(() => done()));
-  return port;
-}
+const { input: KEYED_INPUT, script: withKey } = eggsWithKey(KEY);
 
 const byName = (spans: ReceivedSpan[], prefix: string) => spans.filter(s => s.name.startsWith(prefix));
 const telemetryLines = (stderr: string) => stderr.split('\n').filter(l => l.includes('telemetry:'));
@@ -48,11 +32,6 @@ describe('OpenTelemetry export', () => {
   let receiver: OtlpReceiver;
   before(async () => {
     server = await new ScriptedServer({ tokenDelayMs: 0 }).start();
-    // The eggs example asked with the key in its input (a user's slip the spans must not repeat).
-    const withKey = ContinuationScript.parse(
-      ` [calculator] 16 - 3 - 4\n#⟂1:⟦ 9⟧\nQ2: [EOQ]\nAns: 9\n----\nDescription: more`,
-      `Input: ${KEYED_INPUT}\nQ1:`,
-    );
     server.setScripts(...arithmeticScripts(), withKey);
     receiver = await new OtlpReceiver().start();
   });
@@ -74,6 +53,7 @@ describe('OpenTelemetry export', () => {
     '--temperature',
     '0',
   ];
+  const evalArgs = (out: string) => arithmeticEval(server.baseURL, out);
   const art = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(args, { cwd: work, env: { ...NO_OTEL, OPENAI_API_KEY: KEY, ...env } });
   const fresh = () => {
     receiver.clear();
@@ -157,24 +137,7 @@ describe('OpenTelemetry export', () => {
   test('art eval --otlp: an evaluation span, one child per example with its score, each example the parent of its run', async () => {
     fresh();
     const out = join(work, 'eval.results.jsonl');
-    const r = await art([
-      'eval',
-      ARITHMETIC_LIBRARY,
-      '--data',
-      ARITHMETIC_DATA,
-      '--task',
-      'Elementary Math',
-      '--base-url',
-      server.baseURL,
-      '--model',
-      'scripted',
-      '--out',
-      out,
-      '--concurrency',
-      '3',
-      '--otlp',
-      `${receiver.baseURL}/v1/traces`,
-    ]);
+    const r = await art([...evalArgs(out), '--concurrency', '3', '--otlp', `${receiver.baseURL}/v1/traces`]);
     assert.equal(r.code, 0, r.stderr);
     const spans = receiver.spans;
     const [evaluation] = byName(spans, 'evaluate ');
@@ -239,20 +202,7 @@ describe('OpenTelemetry export', () => {
     fresh();
     const r = await art(runArgs());
     assert.equal(r.code, 0, r.stderr);
-    const e = await art([
-      'eval',
-      ARITHMETIC_LIBRARY,
-      '--data',
-      ARITHMETIC_DATA,
-      '--task',
-      'Elementary Math',
-      '--base-url',
-      server.baseURL,
-      '--model',
-      'scripted',
-      '--out',
-      join(work, 'quiet.jsonl'),
-    ]);
+    const e = await art(evalArgs(join(work, 'quiet.jsonl')));
     assert.equal(e.code, 0, e.stderr);
     assert.equal(receiver.requests.length, 0);
   });
@@ -263,7 +213,7 @@ describe('OpenTelemetry export', () => {
     const answer = plain.stdout.match(/^Ans: .*$/m)?.[0];
     assert.ok(answer, plain.stdout);
 
-    const down = await art([...runArgs(), '--otlp', `http://127.0.0.1:${await closedPort()}`]);
+    const down = await art([...runArgs(), '--otlp', `http://127.0.0.1:${await freePort()}`]);
     receiver.mode = 'error-500';
     const failing = await art([...runArgs(), '--otlp', receiver.baseURL]);
     receiver.mode = 'hang';

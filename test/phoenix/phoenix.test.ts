@@ -7,23 +7,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ContinuationScript } from '../../core/replay/script';
 import { Phoenix, requirePhoenix, type PhoenixSpan } from '../support/phoenix';
+import { arithmeticEval, eggsWithKey, NO_OTEL } from '../support/telemetry';
 import { ScriptedServer } from '../support/scriptedServer';
 import { runCli } from '../support/cli';
-import { ARITHMETIC_DATA, ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts } from '../support/arithmeticModel';
+import { ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts } from '../support/arithmeticModel';
 
 requirePhoenix();
 
 const work = mkdtempSync(join(tmpdir(), 'art-phoenix-test-'));
 const KEY = 'sk-test-Phx7Zq8fK2mWp4Lx9Rb7Tn3V1234';
-const NO_OTEL = Object.fromEntries(
-  Object.keys(process.env)
-    .filter(k => k.startsWith('OTEL_'))
-    .map(k => [k, undefined]),
-);
-const eggs = arithmeticExamples().find(e => e.id === 'eggs')!;
-const KEYED_INPUT = `${eggs.input} (my key is ${KEY})`;
+const { input: KEYED_INPUT, script: withKey } = eggsWithKey(KEY);
 
 describe('spans in Arize Phoenix', () => {
   // Each test's spans are alone in their project: the run's in "art-runs", the evaluation's in "default".
@@ -32,10 +26,6 @@ describe('spans in Arize Phoenix', () => {
   before(async () => {
     phoenix = await Phoenix.start();
     server = await new ScriptedServer({ tokenDelayMs: 0 }).start();
-    const withKey = ContinuationScript.parse(
-      ` [calculator] 16 - 3 - 4\n#⟂1:⟦ 9⟧\nQ2: [EOQ]\nAns: 9\n----\nDescription: more`,
-      `Input: ${KEYED_INPUT}\nQ1:`,
-    );
     server.setScripts(...arithmeticScripts(), withKey);
   });
   after(async () => {
@@ -106,19 +96,7 @@ describe('spans in Arize Phoenix', () => {
 
   test('art eval --otlp: the evaluation, one span per example with its score, each the parent of its run', async () => {
     const out = join(work, 'eval.results.jsonl');
-    const r = await art([
-      'eval',
-      ARITHMETIC_LIBRARY,
-      '--data',
-      ARITHMETIC_DATA,
-      '--task',
-      'Elementary Math',
-      ...endpoint(),
-      '--out',
-      out,
-      '--otlp',
-      phoenix.baseURL,
-    ]);
+    const r = await art([...arithmeticEval(server.baseURL, out), '--temperature', '0', '--otlp', phoenix.baseURL]);
     assert.equal(r.code, 0, r.stderr);
     const n = arithmeticExamples().length;
     const all = await stored(

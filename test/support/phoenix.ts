@@ -5,9 +5,9 @@
 // Its spans are read back through its REST API (`GET /v1/projects/{project}/spans`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './telemetry';
 
 export const PHOENIX_VENV =
   process.env.ART_PHOENIX_VENV ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'art-studio', 'phoenix-venv');
@@ -27,14 +27,6 @@ export function requirePhoenix(): void {
   const e = new Error(missing);
   e.stack = missing;
   throw e;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>(done => s.listen(0, '127.0.0.1', done));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>(done => s.close(() => done()));
-  return port;
 }
 
 /** A span as Phoenix's REST API returns it. */

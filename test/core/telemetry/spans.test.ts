@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redactor } from '../../../core/common/redact';
-import { exampleAttributes, runSpans, type RunInfo, type SpanPlan } from '../../../core/telemetry/spans';
+import { exampleAttributes, runSpans, type ExampleOutcome, type RunInfo, type SpanPlan } from '../../../core/telemetry/spans';
 import type { TraceRecord } from '../../../core/trace/schema';
 
 const KEY = 'sk-test-Spans8fK2mWp4Lx9Rb7Tn3V12';
@@ -144,7 +144,16 @@ describe('runSpans', () => {
 });
 
 describe('exampleAttributes', () => {
-  const outcome = { id: 'pages', input: 'How many pages?', target: '8', answer: '6', exact: false, substring: false, end: 'finished', error: null };
+  const outcome: ExampleOutcome = {
+    id: 'pages',
+    input: 'How many pages?',
+    target: '8',
+    answer: '6',
+    exact: false,
+    substring: false,
+    end: 'finished',
+    error: null,
+  };
   test('the score as the GenAI evaluation result; the input, target and answer only with content', () => {
     const a = exampleAttributes(outcome, off);
     assert.equal(a['gen_ai.evaluation.score.value'], 0);

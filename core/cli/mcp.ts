@@ -181,6 +181,7 @@ function registerRun(server: McpServer, ctx: McpContext): void {
         const run = await prepareRun({
           ...o,
           apiKey: key,
+          telemetryEnv: ctx.env,
           trusted: true,
           ...HEADLESS,
           commandsRefused: commandsRefusedOf(ctx),
@@ -395,6 +396,7 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
             if (note) notes.push(note);
             return key;
           },
+          telemetryEnv: ctx.env,
           trusted: true,
           commandsRefused: commandsRefusedOf(ctx),
           concurrency: args.concurrency ?? 4,

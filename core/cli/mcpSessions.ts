@@ -104,6 +104,7 @@ export class DebugSessions {
         const config: RunConfig = {
           ...o,
           apiKey: key,
+          telemetryEnv: this.ctx.env,
           trusted: true,
           pauseAfterTool: true,
           pauseOnToolError: true,

@@ -1,0 +1,196 @@
+// Getting local model files (core/model/modelFiles.ts): node-llama-cpp's own resolver for `hf:` URIs, pointed at a
+// local server that answers as the hub does (`/<owner>/<repo>/resolve/main/<file>`, ranges), since the hub is not
+// reachable here. Progress, cancellation with the partial file kept and resumed, the default model's digest, the
+// models folder and the listing.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { listModelFiles, modelsFolder, pullModel, PullError } from '../../../core/model/modelFiles';
+import { DEFAULT_LOCAL_MODEL } from '../../../core/model/defaultModel';
+
+/** A GGUF-looking file of `bytes` bytes (the magic, then a counter pattern): the downloader does not parse it. */
+function ggufBytes(bytes: number): Buffer {
+  const b = Buffer.alloc(bytes);
+  b.write('GGUF', 0, 'latin1');
+  for (let i = 4; i < bytes; i++) b[i] = i % 251;
+  return b;
+}
+
+interface Hub {
+  url: string;
+  requests: string[];
+  close: () => Promise<void>;
+  /** Resolves when the server has sent `n` bytes of file content in all. */
+  sent: (n: number) => Promise<void>;
+}
+
+/** Serves `files` (path under /owner/repo/resolve/main/ -> content) as the hub does, `chunk` bytes per write, paced. */
+async function hub(files: Record<string, Buffer>, opts: { paceMs?: number; chunk?: number } = {}): Promise<Hub> {
+  const requests: string[] = [];
+  let total = 0;
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    requests.push(`${req.method} ${path}`);
+    const body = files[path];
+    if (!body) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Entry not found"}');
+      return;
+    }
+    const m = /bytes=(\d+)-(\d*)/.exec(req.headers.range ?? '');
+    const start = m ? Number(m[1]) : 0;
+    const end = m && m[2] ? Number(m[2]) : body.length - 1;
+    res.writeHead(m ? 206 : 200, {
+      'content-length': end - start + 1,
+      'accept-ranges': 'bytes',
+      'content-type': 'application/octet-stream',
+      ...(m ? { 'content-range': `bytes ${start}-${end}/${body.length}` } : {}),
+    });
+    if (req.method === 'HEAD') return void res.end();
+    const chunk = opts.chunk ?? 1 << 20;
+    let at = start;
+    const step = () => {
+      if (res.destroyed) return;
+      if (at > end) return void res.end();
+      const piece = body.subarray(at, Math.min(end + 1, at + chunk));
+      at += piece.length;
+      total += piece.length;
+      for (const w of waiters.filter(w => total >= w.n)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+      res.write(piece, () => (opts.paceMs ? setTimeout(step, opts.paceMs) : step()));
+    };
+    step();
+  });
+  await new Promise<void>(r => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    requests,
+    sent: n => (total >= n ? Promise.resolve() : new Promise(resolve => waiters.push({ n, resolve }))),
+    close: () =>
+      new Promise(r => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'art-models-'));
+
+describe('local model files', () => {
+  test('the models folder is outside any workspace: ART_MODELS_DIR, else the XDG cache, else ~/.cache', () => {
+    assert.equal(modelsFolder({ ART_MODELS_DIR: '/m' }), '/m');
+    assert.equal(modelsFolder({ XDG_CACHE_HOME: '/c' }), '/c/art-studio/models');
+    assert.match(modelsFolder({}), /\.cache\/art-studio\/models$/);
+  });
+
+  test('an hf: URI is resolved through the hub and downloaded with progress; the listing shows it', async () => {
+    const body = ggufBytes(3 << 20);
+    const h = await hub({ '/someone/tiny-GGUF/resolve/main/tiny-q8.gguf': body });
+    const dir = tmp();
+    try {
+      const seen: number[] = [];
+      const path = await pullModel({
+        uri: 'hf:someone/tiny-GGUF/tiny-q8.gguf',
+        dir,
+        hubEndpoint: h.url,
+        onProgress: p => seen.push(p.downloadedBytes / p.totalBytes),
+      });
+      assert.ok(readFileSync(path).equals(body), 'the file is the served one, whole');
+      assert.ok(seen.length > 0 && seen.at(-1) === 1, `progress reported up to the whole file: ${seen.join(', ')}`);
+      assert.ok(
+        h.requests.every(r => r.endsWith('/someone/tiny-GGUF/resolve/main/tiny-q8.gguf')),
+        h.requests.join('\n'),
+      );
+      const listed = listModelFiles(dir);
+      assert.deepEqual(
+        listed.map(f => [f.path, f.bytes]),
+        [[path, body.length]],
+      );
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a cancelled pull leaves no file under a model name, and the next pull gets the whole file', async () => {
+    const body = ggufBytes(6 << 20);
+    const file = '/someone/tiny-GGUF/resolve/main/slow.gguf';
+    const dir = tmp();
+    const first = await hub({ [file]: body }, { chunk: 64 << 10, paceMs: 5 });
+    try {
+      const ac = new AbortController();
+      const pulling = pullModel({ uri: 'hf:someone/tiny-GGUF/slow.gguf', dir, hubEndpoint: first.url, signal: ac.signal });
+      await first.sent(2 << 20);
+      ac.abort();
+      await assert.rejects(pulling, (e: unknown) => e instanceof PullError && /cancelled; nothing was added/.test(e.message));
+      assert.deepEqual(listModelFiles(dir), [], 'a cancelled download is not a model');
+    } finally {
+      await first.close();
+    }
+    const second = await hub({ [file]: body });
+    try {
+      const path = await pullModel({ uri: 'hf:someone/tiny-GGUF/slow.gguf', dir, hubEndpoint: second.url });
+      assert.ok(readFileSync(path).equals(body), 'the file is whole and right');
+      assert.deepEqual(
+        listModelFiles(dir).map(f => f.path),
+        [path],
+      );
+    } finally {
+      await second.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the default model keeps its file name and its digest is checked: a wrong file is refused', async () => {
+    const [, owner, repo, name] = /^hf:([^/]+)\/([^/]+)\/(.+)$/.exec(DEFAULT_LOCAL_MODEL.uri)!;
+    const h = await hub({ [`/${owner}/${repo}/resolve/main/${name}`]: ggufBytes(1 << 20) });
+    const dir = tmp();
+    try {
+      await assert.rejects(
+        pullModel({ dir, hubEndpoint: h.url }),
+        (e: unknown) => e instanceof PullError && e.message.includes(`not ${DEFAULT_LOCAL_MODEL.name}'s`) && e.message.includes('it was removed'),
+      );
+      assert.deepEqual(listModelFiles(dir), [], 'the wrong file is not left as the model');
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the default model already in the folder with its digest is not downloaded again', async () => {
+    const h = await hub({});
+    const dir = tmp();
+    try {
+      // A file of the right size but not the right digest is fetched again (and here refused: the hub has nothing).
+      writeFileSync(join(dir, DEFAULT_LOCAL_MODEL.file), Buffer.alloc(16));
+      await assert.rejects(pullModel({ dir, hubEndpoint: h.url }), PullError);
+      assert.ok(h.requests.length > 0, 'a wrong file makes the pull ask the hub');
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a URI the hub does not have is one line naming it and the fix', async () => {
+    const h = await hub({});
+    const dir = tmp();
+    try {
+      await assert.rejects(pullModel({ uri: 'hf:nobody/nothing/none.gguf', dir, hubEndpoint: h.url }), (e: unknown) => {
+        assert.ok(e instanceof PullError);
+        assert.ok(!e.message.includes('\n'), e.message);
+        assert.match(e.message, /^hf:nobody\/nothing\/none\.gguf: /);
+        return true;
+      });
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

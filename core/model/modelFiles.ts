@@ -95,15 +95,21 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
   const { createModelDownloader } = await loadDownloader();
   let downloader: Awaited<ReturnType<typeof createModelDownloader>>;
   try {
-    downloader = await createModelDownloader({
-      modelUri: uri,
-      dirPath: staging,
-      ...(isDefault ? { fileName: DEFAULT_LOCAL_MODEL.file } : {}),
-      ...(opts.hubEndpoint ? { endpoints: { huggingFace: opts.hubEndpoint } } : {}),
-      deleteTempFileOnCancel: false,
-      onProgress: s => opts.onProgress?.({ downloadedBytes: s.downloadedSize, totalBytes: s.totalSize }),
-    });
+    // Resolving asks the hub for the file's size and parts; it takes no signal, so a cancel does not wait for it (an
+    // unreachable hub answers only when the connection times out, minutes later).
+    downloader = await untilAborted(
+      createModelDownloader({
+        modelUri: uri,
+        dirPath: staging,
+        ...(isDefault ? { fileName: DEFAULT_LOCAL_MODEL.file } : {}),
+        ...(opts.hubEndpoint ? { endpoints: { huggingFace: opts.hubEndpoint } } : {}),
+        deleteTempFileOnCancel: false,
+        onProgress: s => opts.onProgress?.({ downloadedBytes: s.downloadedSize, totalBytes: s.totalSize }),
+      }),
+      opts.signal,
+    );
   } catch (e) {
+    if (opts.signal?.aborted) throw new PullError(`${uri}: cancelled; nothing was added to ${dir}`);
     throw new PullError(
       `${uri}: cannot resolve the model (${oneLine(e)}): check the URI (hf:owner/repo/file.gguf, hf:owner/repo:quant or an https URL) and the network; HF_ENDPOINT sets a mirror`,
     );
@@ -133,6 +139,17 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
   const path = join(dir, basename(partial));
   renameSync(partial, path);
   return path;
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (the work itself goes on unobserved). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('cancelled'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function oneLine(e: unknown): string {

@@ -4,6 +4,8 @@
 // models folder and the listing.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +106,32 @@ describe('local model files', () => {
       assert.ok(h.requests.length > 0, 'a wrong file makes the pull ask the hub');
     } finally {
       await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a cancel while the hub has not answered ends the pull at once', async () => {
+    // Holds every request unanswered (a hub out of reach) until the test ends, then answers 404 so that the
+    // resolver, still waiting in the background after the cancel, ends too.
+    const held: ServerResponse[] = [];
+    const silent = createServer((_req, res) => held.push(res));
+    await new Promise<void>(r => silent.listen(0, '127.0.0.1', r));
+    const asked = new Promise<void>(r => silent.once('request', () => r()));
+    const dir = tmp();
+    try {
+      const ac = new AbortController();
+      const pulling = pullModel({
+        uri: 'hf:someone/tiny-GGUF/x.gguf',
+        dir,
+        hubEndpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`,
+        signal: ac.signal,
+      });
+      await asked;
+      ac.abort();
+      await assert.rejects(pulling, (e: unknown) => e instanceof PullError && /cancelled/.test(e.message));
+    } finally {
+      for (const res of held) res.writeHead(404).end();
+      silent.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -64,7 +64,8 @@ const options = {
   platform: 'node',
   target: 'node18',
   format: 'cjs',
-  external: ['vscode'],
+  // node-llama-cpp (the local model) is an ES module with native binaries: loaded with import() at its first use, from node_modules.
+  external: ['vscode', 'node-llama-cpp'],
   // jsonc-parser's main entry is a UMD module whose require() calls esbuild cannot follow; its ESM build bundles.
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   minify: !dev,

@@ -9,6 +9,8 @@ export interface Usage {
   completionTokens: number;
   /** Of the completion tokens, those a reasoning model spent thinking (where the endpoint reports them). */
   reasoningTokens?: number;
+  /** Of the prompt tokens, those the model did not evaluate again: kept from an earlier request (a KV cache). */
+  cachedPromptTokens?: number;
 }
 
 export interface CompletionRequest {

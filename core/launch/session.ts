@@ -246,20 +246,25 @@ export async function callerChatModel(
 }
 
 /**
- * What a run on the caller's chat model cannot do, said once as a run's or an evaluation's first lines: no
- * log-probabilities (NO_LOGPROBS_NOTE), no decoding constraint, and whether programs go over function calling.
+ * What the run's model source cannot do, said once as a run's or an evaluation's first lines (from its
+ * capabilities: core/launch/modelSources.ts): no stop sequences, no log-probabilities, no decoding constraint; for
+ * VS Code's models also whether programs go over function calling. None for an endpoint (a probe says what it takes).
  */
 export function chatModelNotes(o: Pick<RunOptions, 'modelSource' | 'constrain'>, chat: ChatBackend | undefined): string[] {
-  if (o.modelSource !== 'vscode' || !chat) return [];
-  return [
-    `model: ${chat.id} (VS Code's Language Model API), ${
-      chat.callsFunctions ? 'ART programs over its function calling' : 'programs continued over chat (it calls no functions)'
-    }; no stop sequences: they are applied as the reply streams`,
-    `model: ${NO_LOGPROBS_NOTE}`,
-    ...(o.constrain !== 'off'
-      ? [`model: constrain "${o.constrain}" is not applied: the model takes no decoding constraint (the monitor still checks every step)`]
-      : []),
-  ];
+  if (o.modelSource === 'endpoint' || (o.modelSource === 'vscode' && !chat)) return [];
+  const caps = capabilitiesOf(o);
+  const lines =
+    chat && o.modelSource === 'vscode'
+      ? [
+          `model: ${chat.id} (VS Code's Language Model API), ${
+            chat.callsFunctions ? 'ART programs over its function calling' : 'programs continued over chat (it calls no functions)'
+          }${caps.stopSequences ? '' : '; no stop sequences: they are applied as the reply streams'}`,
+        ]
+      : [];
+  if (!caps.generatedLogprobs) lines.push(`model: ${NO_LOGPROBS_NOTE}`);
+  if (!caps.constraints && o.constrain !== 'off')
+    lines.push(`model: constrain "${o.constrain}" is not applied: the model takes no decoding constraint (the monitor still checks every step)`);
+  return lines;
 }
 
 /** The local model of `modelFile`: the process's one copy of it, loaded at the first request (core/model/localModel.ts). */

@@ -25,6 +25,11 @@ import { ArtDebugSession } from './debugAdapter/debugSession';
 
 export { ArtDebugSession };
 
+/** Local models (the run mode item's Local choices): the models folder, pulling one, releasing those loaded. */
+export { listModelFiles, modelsFolder, pullModel } from '../core/model/modelFiles';
+export { disposeLocalRuntimes } from '../core/model/localRuntime';
+export { DEFAULT_LOCAL_MODEL } from '../core/model/defaultModel';
+
 /** Whether a program has a recording to replay (F5 replays it until the user chooses live: client/runner/mode.ts). */
 export { hasRecording } from '../core/launch/recording';
 

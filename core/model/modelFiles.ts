@@ -13,6 +13,7 @@ import { basename } from 'node:path';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_LOCAL_MODEL } from './defaultModel';
+import { llamaModule, type LlamaModule } from './localRuntime';
 
 /** The models folder: $ART_MODELS_DIR, else $XDG_CACHE_HOME/art-studio/models, else ~/.cache/art-studio/models. */
 export function modelsFolder(env: NodeJS.ProcessEnv = process.env): string {
@@ -92,8 +93,13 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
     if (existsSync(existing) && statSync(existing).size === DEFAULT_LOCAL_MODEL.bytes && (await fileSha256(existing)) === DEFAULT_LOCAL_MODEL.sha256)
       return existing;
   }
-  const { createModelDownloader } = await loadDownloader();
-  let downloader: Awaited<ReturnType<typeof createModelDownloader>>;
+  let createModelDownloader: LlamaModule['createModelDownloader'];
+  try {
+    ({ createModelDownloader } = await llamaModule());
+  } catch (e) {
+    throw new PullError(`${uri}: ${oneLine(e)}`);
+  }
+  let downloader: Awaited<ReturnType<LlamaModule['createModelDownloader']>>;
   try {
     // Resolving asks the hub for the file's size and parts; it takes no signal, so a cancel does not wait for it (an
     // unreachable hub answers only when the connection times out, minutes later).
@@ -155,15 +161,4 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
 function oneLine(e: unknown): string {
   const s = e instanceof Error ? e.message : String(e);
   return s.split('\n')[0].slice(0, 200);
-}
-
-/** node-llama-cpp's downloader, loaded on first use (an ES module with native parts: nothing else pays for it). */
-async function loadDownloader(): Promise<typeof import('node-llama-cpp')> {
-  try {
-    return await import('node-llama-cpp');
-  } catch (e) {
-    throw new PullError(
-      `node-llama-cpp, which downloads and runs local models, is not installed (${oneLine(e)}): install the ART Studio package for your platform, or run npm ci in a checkout`,
-    );
-  }
 }

@@ -6,15 +6,16 @@
 // platform). The llama.cpp source bundle node-llama-cpp carries for building from source is left out: a VSIX never
 // builds. A binary package not installed here (another OS's) is fetched with `npm pack` into a cache outside the
 // checkout. dist/node_modules is removed again afterwards, so the checkout's own runs are unchanged.
-// Usage: node scripts/package.mjs [--target linux-x64] [--out FILE.vsix]
+// Usage: node scripts/package.mjs [--target linux-x64|host] [--out FILE.vsix]   (host: this machine's platform)
+// npm start and the end-to-end suite package for the host (packageExtension, hostTarget).
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-const { values } = parseArgs({ options: { target: { type: 'string' }, out: { type: 'string' } } });
 
 /** VS Code's platform name -> node-llama-cpp's prebuilt CPU binary package (the GPU ones are documented, not shipped). */
 export const BINARY_PACKAGES = {
@@ -32,8 +33,16 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const vsce = join(ROOT, 'node_modules/.bin/vsce');
 
 function fail(msg) {
-  console.error(`npm run package: ${msg}`);
-  process.exit(1);
+  throw new Error(`npm run package: ${msg}`);
+}
+
+/** VS Code's platform name of this machine (a VSIX target). */
+export function hostTarget() {
+  const os = { linux: 'linux', darwin: 'darwin', win32: 'win32' }[process.platform];
+  const arch = { x64: 'x64', arm64: 'arm64', arm: 'armhf' }[process.arch];
+  const target = os && arch ? `${os}-${arch}` : undefined;
+  if (!target || !BINARY_PACKAGES[target]) fail(`no local model runtime is packaged for ${process.platform}-${process.arch}`);
+  return target;
 }
 
 /** The folder Node would load `name` from when required from `from` (node_modules upwards), or undefined. */
@@ -82,30 +91,49 @@ function binaryPackage(name, version) {
   return join(cache, 'package');
 }
 
-rmSync(staged, { recursive: true, force: true });
-const target = values.target;
-const args = ['package', '--no-dependencies'];
-try {
-  if (target) {
-    const binary = BINARY_PACKAGES[target];
-    if (!binary) fail(`--target ${target}: one of ${Object.keys(BINARY_PACKAGES).join(', ')}`);
-    const version = JSON.parse(readFileSync(join(locate('node-llama-cpp', ROOT), 'package.json'), 'utf8')).version;
-    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
-    for (const dir of runtimeClosure())
-      cpSync(dir, join(staged, relative(join(ROOT, 'node_modules'), dir)), {
-        recursive: true,
-        // Only the package itself: its nested node_modules are in the closure on their own when needed.
-        filter: src => !relative(dir, src).split('/').includes('node_modules') && !/\/llama\/(gitRelease\.bundle|llama\.cpp)(\/|$)/.test(src),
-      });
-    cpSync(binaryPackage(binary, version), join(staged, binary), { recursive: true });
-    args.push('--target', target);
-  }
-  const out = values.out ?? join(ROOT, `${pkg.name}-${target ? `${target}-` : ''}${pkg.version}.vsix`);
-  args.push('--out', out);
-  execFileSync(vsce, args, { cwd: ROOT, stdio: 'inherit' });
-  console.log(
-    `${relative(process.cwd(), out) || out}: ${(statSync(out).size / 1e6).toFixed(1)} MB${target ? ` (${target}, local models with ${BINARY_PACKAGES[target]})` : ' (universal: no local model runtime)'}`,
-  );
-} finally {
+/**
+ * Builds and packages the VSIX: universal without `target`, else for that platform with node-llama-cpp. Returns the
+ * VSIX's path. `quiet` keeps vsce's listing off the console.
+ */
+export function packageExtension({ target, out, quiet = false } = {}) {
+  if (target === 'host') target = hostTarget();
   rmSync(staged, { recursive: true, force: true });
+  const args = ['package', '--no-dependencies'];
+  const stdio = quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit';
+  try {
+    if (target) {
+      const binary = BINARY_PACKAGES[target];
+      if (!binary) fail(`--target ${target}: one of ${Object.keys(BINARY_PACKAGES).join(', ')}`);
+      const version = JSON.parse(readFileSync(join(locate('node-llama-cpp', ROOT), 'package.json'), 'utf8')).version;
+      execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { stdio });
+      for (const dir of runtimeClosure())
+        cpSync(dir, join(staged, relative(join(ROOT, 'node_modules'), dir)), {
+          recursive: true,
+          // Only the package itself: its nested node_modules are in the closure on their own when needed.
+          filter: src => !relative(dir, src).split('/').includes('node_modules') && !/\/llama\/(gitRelease\.bundle|llama\.cpp)(\/|$)/.test(src),
+        });
+      cpSync(binaryPackage(binary, version), join(staged, binary), { recursive: true });
+      args.push('--target', target);
+    }
+    out ??= join(ROOT, `${pkg.name}-${target ? `${target}-` : ''}${pkg.version}.vsix`);
+    args.push('--out', out);
+    execFileSync(vsce, args, { cwd: ROOT, stdio });
+    if (!quiet)
+      console.log(
+        `${relative(process.cwd(), out) || out}: ${(statSync(out).size / 1e6).toFixed(1)} MB${target ? ` (${target}, local models with ${BINARY_PACKAGES[target]})` : ' (universal: no local model runtime)'}`,
+      );
+    return out;
+  } finally {
+    rmSync(staged, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({ options: { target: { type: 'string' }, out: { type: 'string' } } });
+  try {
+    packageExtension(values);
+  } catch (e) {
+    console.error(e instanceof Error ? e.message : String(e));
+    process.exit(1);
+  }
 }

@@ -13,6 +13,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyEdits, modify, parse } from 'jsonc-parser';
+import { packageExtension } from './package.mjs';
 import { codeServerCommand, ensureInstalled, EXTENSION_ID, ROOT, startCodeServer, workbenchUrl, writeUserSettings } from './code-server.mjs';
 
 const { values: opts } = parseArgs({ options: { port: { type: 'string', default: process.env.ART_PORT ?? '8080' }, fresh: { type: 'boolean' } } });
@@ -22,14 +23,6 @@ if (opts.fresh) rmSync(examples, { recursive: true, force: true });
 if (!existsSync(examples)) cpSync(join(ROOT, 'examples'), examples, { recursive: true });
 const vsix = join(ROOT, '.art-cache/art-studio.vsix');
 let modelFile;
-
-/** VS Code's name for this platform (a VSIX target). */
-function vscodePlatform() {
-  const os = { linux: 'linux', darwin: 'darwin', win32: 'win32' }[process.platform];
-  const arch = { x64: 'x64', arm64: 'arm64', arm: 'armhf' }[process.arch];
-  if (!os || !arch) throw new Error(`no local model runtime for ${process.platform}-${process.arch}`);
-  return `${os}-${arch}`;
-}
 
 /**
  * The local model as the profile's model, unless the user chose a model source there: `art.model.source` "local" and
@@ -61,11 +54,8 @@ try {
     .split('\n')
     .at(-1);
   console.log('Building and packaging the extension...');
-  // scripts/package.mjs builds, then packages for this platform: node-llama-cpp and its binary go into the VSIX.
-  execFileSync(process.execPath, [join(ROOT, 'scripts/package.mjs'), '--target', vscodePlatform(), '--out', vsix], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  // Built and packaged for this platform: node-llama-cpp and its binary go into the VSIX.
+  packageExtension({ target: 'host', out: vsix, quiet: true });
   const install = codeServerCommand([
     '--extensions-dir',
     join(dataDir, 'ext'),

@@ -54,10 +54,7 @@ export async function run({ page, step, wb, workspace, picture }) {
       await page.keyboard.press('F5');
       await page.locator('.debug-toolbar').waitFor({ timeout: 30_000 });
       await page.keyboard.press('Control+Shift+D');
-      await rows
-        .filter({ hasText: /duration\s*[=:]?\s*\(not run yet\)/ })
-        .first()
-        .waitFor({ timeout: MODEL_MS });
+      await wb.variable(/duration\s*[=:]?\s*\(not run yet\)/).waitFor({ timeout: MODEL_MS });
       await stack
         .filter({ hasText: /\(run \d+\)\.art-run/ })
         .first()
@@ -71,12 +68,7 @@ export async function run({ page, step, wb, workspace, picture }) {
 
     await step('F5 runs the tool: its output is in the Tool call scope', async () => {
       await page.keyboard.press('Control+Shift+D');
-      await wb.focusEditor();
-      await page.keyboard.press('F5');
-      await rows
-        .filter({ hasText: /output\s*[=:]/ })
-        .first()
-        .waitFor({ timeout: MODEL_MS });
+      await wb.continueTo(/output\s*[=:]/, MODEL_MS);
       console.log('     variables:', await wb.rowTexts(rows));
       await wb.command('Debug Console: Focus on Debug Console View');
       await page.keyboard.press('Control+Shift+D');
@@ -84,18 +76,8 @@ export async function run({ page, step, wb, workspace, picture }) {
     });
 
     await step('Step Back returns before the tool; F5 runs it again', async () => {
-      const back = page.locator('.debug-toolbar .action-label[aria-label^="Step Back"]');
-      await back.click();
-      await rows
-        .filter({ hasText: /duration\s*[=:]?\s*\(not run yet\)/ })
-        .first()
-        .waitFor({ timeout: 30_000 });
-      await wb.focusEditor();
-      await page.keyboard.press('F5');
-      await rows
-        .filter({ hasText: /output\s*[=:]/ })
-        .first()
-        .waitFor({ timeout: MODEL_MS });
+      await wb.stepBack();
+      await wb.continueTo(/output\s*[=:]/, MODEL_MS);
     });
 
     await step('Set Value on output, then F5: the model goes on from the override, shown in the streamed program', async () => {

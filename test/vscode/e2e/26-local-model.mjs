@@ -4,7 +4,7 @@
 // call; F5 runs the tool; Step Back returns before it and F5 runs it again; its output is overridden and the model
 // goes on from the override (the streamed program shows it); F5 runs on to the end. A real model writes what it writes: the steps wait for what holds for
 // any model (a tool call, its output, an answer or a named end), never its words.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZOO_LIBRARY } from './servers.mjs';
 
@@ -19,6 +19,9 @@ export async function run({ page, step, wb, workspace, picture }) {
   const stack = page.locator('.debug-call-stack .monaco-list-row');
   const repl = page.locator('.repl');
   let removeLaunch = () => {};
+  // The choice writes the mode and the source into the workspace's settings: restored for the next scenario.
+  const settingsFile = join(workspace, '.vscode/settings.json');
+  const settings = readFileSync(settingsFile, 'utf8');
   try {
     writeFileSync(join(workspace, FILE), ZOO_LIBRARY);
     removeLaunch = wb.writeLaunch([
@@ -121,6 +124,7 @@ export async function run({ page, step, wb, workspace, picture }) {
         .waitFor({ timeout: 15_000 });
     });
   } finally {
+    writeFileSync(settingsFile, settings);
     removeLaunch();
   }
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { parseArt } from '../../../core/art/parse';
 import { checkArt } from '../../../core/art/check';
 import { OpenAIModel } from '../../../core/model/openai';
-import { createArtRunner } from '../../../core/engine/create';
+import { createArtRunner } from '../../../core/launch/create';
 import type { Runner } from '../../../core/engine/runner';
 import type { RunResult } from '../../../core/engine/types';
 import type { TraceRecord } from '../../../core/trace/schema';

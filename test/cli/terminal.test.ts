@@ -52,6 +52,7 @@ function underTerminal(args: string[]): Promise<{ code: number | null; screen: s
 
 /** No control character reached the terminal but its line ends (the pseudo-terminal writes \n as \r\n). */
 function assertNoControls(what: string, screen: string): void {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   const raw = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/.exec(screen.replace(/\r\n/g, '\n'));
   assert.equal(raw, null, `${what}: ${JSON.stringify(raw?.[0])} reached the terminal in ${JSON.stringify(screen.slice(0, 2000))}`);
 }

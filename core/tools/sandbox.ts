@@ -148,28 +148,37 @@ export function isolationNote(level: IsolationLevel, allowUnisolated = false): s
 
 /**
  * bubblewrap's namespaces: all of them, the user namespace required (not `-try`), and none the code can make
- * itself (--disable-userns: the sandbox's user namespace allows no nested one; bubblewrap 0.8 or later, else the
- * level is not `bwrap`). The seccomp filter refuses new namespaces too (seccomp.ts).
+ * itself (--disable-userns: the sandbox's user namespace allows no nested one). A bubblewrap older than 0.8 has no
+ * --disable-userns: there the seccomp filter alone refuses new namespaces (it does at every level; seccomp.ts).
  */
 const BWRAP_NAMESPACES = ['--unshare-all', '--unshare-user', '--disable-userns'];
+const OLD_BWRAP_NAMESPACES = ['--unshare-all'];
+
+interface Detected {
+  level: IsolationLevel;
+  pidNamespace: boolean;
+  /** bubblewrap's namespace flags that work here. */
+  bwrapNamespaces: string[];
+}
 
 /** The `unshare` level's namespaces: user (mapped to root), mount, network, IPC and UTS (+ PID where allowed). */
 const UNSHARE_FLAGS = '-rmniu';
 
-let detected: Promise<{ level: IsolationLevel; pidNamespace: boolean }> | null = null;
+let detected: Promise<Detected> | null = null;
 
 const works = (...[cmd, args]: [string, string[]]) =>
   new Promise<boolean>(resolve => {
     execFile(cmd, args, { env: minimalEnv('/'), timeout: 5000 }, err => resolve(!err));
   });
 
-function detect(): Promise<{ level: IsolationLevel; pidNamespace: boolean }> {
-  if (process.platform !== 'linux') return Promise.resolve({ level: 'none', pidNamespace: false });
+function detect(): Promise<Detected> {
+  const none = { pidNamespace: false, bwrapNamespaces: BWRAP_NAMESPACES };
+  if (process.platform !== 'linux') return Promise.resolve({ level: 'none', ...none });
   detected ??= (async () => {
-    if (
-      await works(
+    for (const namespaces of [BWRAP_NAMESPACES, OLD_BWRAP_NAMESPACES]) {
+      const bwrapWorks = await works(
         ...asNobody('bwrap', [
-          ...BWRAP_NAMESPACES,
+          ...namespaces,
           '--die-with-parent',
           '--ro-bind',
           '/usr',
@@ -181,13 +190,13 @@ function detect(): Promise<{ level: IsolationLevel; pidNamespace: boolean }> {
           '/dev',
           'true',
         ]),
-      )
-    )
-      return { level: 'bwrap' as const, pidNamespace: true };
+      );
+      if (bwrapWorks) return { level: 'bwrap' as const, pidNamespace: true, bwrapNamespaces: namespaces };
+    }
     if (await works('setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', UNSHARE_FLAGS, '--pid', '--fork', '--kill-child', '--mount-proc', 'true']))
-      return { level: 'unshare' as const, pidNamespace: true };
-    if (await works('unshare', [UNSHARE_FLAGS, 'true'])) return { level: 'unshare' as const, pidNamespace: false };
-    return { level: 'none' as const, pidNamespace: false };
+      return { level: 'unshare' as const, ...none, pidNamespace: true };
+    if (await works('unshare', [UNSHARE_FLAGS, 'true'])) return { level: 'unshare' as const, ...none };
+    return { level: 'none' as const, ...none };
   })();
   return detected;
 }
@@ -248,9 +257,9 @@ function rootLayout(python: string): RootEntry[] {
 const bwrapLayout = (layout: RootEntry[]) => layout.flatMap(([kind, from, to]) => [`--${kind}`, from, to]);
 
 /** The bubblewrap command line: the code sees the root layout, a bounded tmpfs as /tmp (its scratch) and /dev/shm. */
-function bwrapArgs(python: string, scratch: string, env: Record<string, string>, tmpfsBytes: number): string[] {
+function bwrapArgs(python: string, scratch: string, env: Record<string, string>, tmpfsBytes: number, namespaces: string[]): string[] {
   const args = [
-    ...BWRAP_NAMESPACES,
+    ...namespaces,
     '--die-with-parent',
     '--new-session',
     '--cap-drop',
@@ -378,7 +387,7 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
       level === 'bwrap'
         ? asNobody(
             'bwrap',
-            [...bwrapArgs(python, scratch, env, limits.tmpfsBytes), '--', python, ...wrapped],
+            [...bwrapArgs(python, scratch, env, limits.tmpfsBytes, detected.bwrapNamespaces), '--', python, ...wrapped],
             SYSTEM_DIRS.some(d => python.startsWith(d)),
           )
         : // setpriv: unshare dies with the host; --kill-child: the namespace's init dies with unshare, and the PID

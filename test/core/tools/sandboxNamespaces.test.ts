@@ -69,6 +69,10 @@ def fork():
 attempt("fork", fork)
 attempt("unix socket", lambda: sock(socket.AF_UNIX, socket.SOCK_STREAM))
 attempt("route netlink socket", lambda: sock(16, socket.SOCK_RAW, 0))
+try:
+    out["max_user_namespaces"] = open("/proc/sys/user/max_user_namespaces").read().strip()
+except OSError as e:
+    out["max_user_namespaces"] = errno.errorcode.get(e.errno, str(e.errno))
 print(json.dumps(out))
 `;
 
@@ -90,6 +94,8 @@ describe('the sandbox makes no namespace and opens no io_uring, packet or netfil
       const results = JSON.parse(r.stdout) as Record<string, string>;
       t.diagnostic(`${level}: ${JSON.stringify(results)}`);
       check(level, results);
+      // The unshare fallback's own --disable-userns: its user namespace allows no nested one, filter or not.
+      if (level === 'unshare') assert.equal(results.max_user_namespaces, '0');
     }
   });
 

@@ -351,7 +351,7 @@ export class OpenAIModel implements ModelClient {
             options,
           );
           for (const c of [...r.choices].sort((a, b) => a.index - b.index))
-            out.push(applyStops({ text: c.text, finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.token_logprobs }, req.stop));
+            out.push(applyStops({ text: c.text, finishReason: c.finish_reason, tokenLogprobs: completionLogprobs(c.logprobs) }, req.stop));
           if (r.usage && out[0]) out[0].usage = usageOf(r.usage);
         } else {
           const { tooled: _tooled, ...chat } = this.chatRequest(req.prompt);
@@ -433,7 +433,7 @@ export class OpenAIModel implements ModelClient {
           yield {
             text: choice?.text ?? '',
             finishReason: choice?.finish_reason ?? undefined,
-            logprobs: choice?.logprobs?.token_logprobs ?? undefined,
+            logprobs: completionLogprobs(choice?.logprobs),
             usage: c.usage ? usageOf(c.usage) : undefined,
           };
         }
@@ -538,6 +538,17 @@ export function publicURL(baseURL: string): string {
   } catch {
     return '(invalid base URL)';
   }
+}
+
+/**
+ * The log-probabilities of a completions-API choice: OpenAI's legacy `token_logprobs`, or the chat API's form
+ * `content: [{token, logprob}]`, which llama.cpp's server sends on the completions API too.
+ */
+function completionLogprobs(lp: unknown): number[] | undefined {
+  const l = lp as { token_logprobs?: unknown; content?: unknown } | null | undefined;
+  if (Array.isArray(l?.token_logprobs)) return l.token_logprobs.filter((x): x is number => typeof x === 'number');
+  if (Array.isArray(l?.content)) return l.content.map(t => (t as { logprob?: unknown }).logprob).filter((x): x is number => typeof x === 'number');
+  return undefined;
 }
 
 /** The endpoint's usage, with the reasoning tokens where it reports them (`completion_tokens_details`). */

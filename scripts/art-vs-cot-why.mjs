@@ -1,0 +1,3 @@
+export function explainFailures(resultsPath, label) {
+  return `${label}: (analysis pending) ${resultsPath}`;
+}

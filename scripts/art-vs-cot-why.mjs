@@ -45,7 +45,8 @@ export function falseEquations(text) {
 /** The reason an example is wrong, from its result and its trace's records. */
 export function whyWrong(result, records, kind) {
   const end = records.find(r => r.t === 'end');
-  if (result.answer === null || result.answer === undefined || (end && end.reason !== 'finished')) return `no answer (${end?.reason ?? result.end ?? 'error'})`;
+  if (result.answer === null || result.answer === undefined || (end && end.reason !== 'finished'))
+    return `no answer (${end?.reason ?? result.end ?? 'error'})`;
   const given = new Set(numbers(result.input));
   const text = end?.text ?? '';
   const program = text.slice(text.lastIndexOf('\nInput:') + 1);

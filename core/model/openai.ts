@@ -316,11 +316,34 @@ export class OpenAIModel implements ModelClient {
     }
   }
 
-  /** `n` samples of one prompt in one request (self-consistency); stop sequences applied to each. */
+  /**
+   * `n` samples of one prompt in one request (self-consistency); stop sequences applied to each. An endpoint that
+   * refuses that many in one request (a 400: llama-server bounds `n` by its slots) is asked for them one at a time,
+   * said once as a retry.
+   */
   async completeMany(req: CompletionRequest, n: number): Promise<CompletionResult[]> {
     const t = this.deadline(req);
     try {
-      return await this.completeManyAttempts({ ...req, signal: t.signal }, n);
+      const r = { ...req, signal: t.signal };
+      try {
+        return await this.completeManyAttempts(r, n);
+      } catch (err) {
+        if (n <= 1 || !(err instanceof ModelError) || err.status !== 400 || req.signal?.aborted) throw err;
+        this.reportRetry({ attempt: 1, delayMs: 0, reason: `${err.message}; asking for the ${n} samples one at a time` });
+        const out: CompletionResult[] = [];
+        for (let i = 0; i < n; i++) out.push(...(await this.completeManyAttempts(r, 1)));
+        const usage = out.reduce<Usage | undefined>(
+          (u, x) =>
+            x.usage
+              ? {
+                  promptTokens: (u?.promptTokens ?? 0) + x.usage.promptTokens,
+                  completionTokens: (u?.completionTokens ?? 0) + x.usage.completionTokens,
+                }
+              : u,
+          undefined,
+        );
+        return out.map((x, i) => ({ ...x, usage: i === 0 ? usage : undefined }));
+      }
     } catch (err) {
       throw t.timedOut() ? this.toModelError(new RequestTimeoutError(t.ms), 0) : err;
     } finally {

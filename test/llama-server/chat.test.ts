@@ -5,45 +5,31 @@
 // the run ends with an answer or a named reason, no chat text (turn markers, invented turns) enters the program.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TURN_MARKERS } from '../../core/model/chatReply';
 import type { TraceRecord } from '../../core/trace/schema';
-import { LLAMA_MODEL, startLlamaServer, type LlamaServer } from '../support/llamaServer';
-import { RecordingProxy } from '../support/recordingProxy';
+import { LLAMA_MODEL, jsonLinesOf, llamaServerForTests } from '../support/llamaServer';
 import { runCli } from '../support/cli';
 
 const ROOT = resolve(__dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'art-llama-chat-'));
 const INPUT = 'A hall has 18 rows of 24 chairs. 50 chairs are taken away. How many chairs are left?';
-const readTrace = (path: string): TraceRecord[] =>
-  readFileSync(path, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l));
+const readTrace = (path: string) => jsonLinesOf<TraceRecord>(path);
 
 describe('llama-server: the chat API and function calling', () => {
-  let server: LlamaServer;
-  let proxy: RecordingProxy;
-  before(async () => {
-    server = await startLlamaServer();
-    proxy = await new RecordingProxy(server.origin).start();
-  });
-  after(async () => {
-    await proxy?.close();
-    await server?.stop();
-  });
+  const t = llamaServerForTests({ before, after });
 
   /** `art run` of the tools library's program on INPUT through `api`; the trace's records and the requests sent. */
   async function run(api: 'chat' | 'tools') {
     const trace = join(work, `${api}.jsonl`);
-    const before = proxy.completions.length;
+    const before = t.proxy.completions.length;
     const r = await runCli(
       [
         'run',
         join(ROOT, 'examples/art-vs-cot/tools.art'),
-        ...['--task', '0', '--input', INPUT, '--api', api, '--base-url', proxy.baseURL, '--model', LLAMA_MODEL],
+        ...['--task', '0', '--input', INPUT, '--api', api, '--base-url', t.proxy.baseURL, '--model', LLAMA_MODEL],
         ...['--temperature', '0', '--max-tokens', '96', '--trace', trace],
       ],
       { cwd: work },
@@ -51,7 +37,7 @@ describe('llama-server: the chat API and function calling', () => {
     const records = readTrace(trace);
     const end = records.find(x => x.t === 'end');
     assert.ok(end && end.t === 'end', r.stderr);
-    return { r, records, end, sent: proxy.completions.slice(before) };
+    return { r, records, end, sent: t.proxy.completions.slice(before) };
   }
 
   /** The run ended with an answer or a reason, and no turn marker or invented turn is in its program. */

@@ -5,37 +5,25 @@
 // the model's words.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ModelError, OpenAIModel } from '../../core/model/openai';
 import type { TraceRecord } from '../../core/trace/schema';
-import { LLAMA_MODEL, startLlamaServer, type LlamaServer } from '../support/llamaServer';
-import { RecordingProxy } from '../support/recordingProxy';
+import { LLAMA_MODEL, jsonLinesOf, llamaServerForTests } from '../support/llamaServer';
 import { runCli } from '../support/cli';
 
 const ROOT = resolve(__dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'art-llama-completions-'));
-const readTrace = (path: string): TraceRecord[] =>
-  readFileSync(path, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l));
+const readTrace = (path: string) => jsonLinesOf<TraceRecord>(path);
 /** A list the model is likely to go on with line by line (any model may do otherwise: nothing depends on it). */
 const LIST = 'Fruits:\n1. apple\n2. pear\n3. plum\n4.';
 
 describe('llama-server: the completions API', () => {
-  let server: LlamaServer;
-  let proxy: RecordingProxy;
+  const t = llamaServerForTests({ before, after });
   let model: OpenAIModel;
-  before(async () => {
-    server = await startLlamaServer();
-    proxy = await new RecordingProxy(server.origin).start();
-    model = new OpenAIModel({ baseURL: proxy.baseURL, model: LLAMA_MODEL, retry: { maxRetries: 0 } });
-  });
-  after(async () => {
-    await proxy?.close();
-    await server?.stop();
+  before(() => {
+    model = new OpenAIModel({ baseURL: t.proxy.baseURL, model: LLAMA_MODEL, retry: { maxRetries: 0 } });
   });
 
   test('a stop sequence ends the text where the same request without it first writes it; log-probabilities come with it', async () => {
@@ -45,7 +33,7 @@ describe('llama-server: the completions API', () => {
     assert.equal(stopped.text, at < 0 ? free.text : free.text.slice(0, at), `free: ${JSON.stringify(free.text)}`);
     assert.equal(stopped.finishReason, at < 0 ? 'length' : 'stop');
     // The server stopped itself: the request carried the stop, and its stream ended without the client cutting it.
-    assert.deepEqual(proxy.completions.at(-1)?.body?.stop, ['\n']);
+    assert.deepEqual(t.proxy.completions.at(-1)?.body?.stop, ['\n']);
     // llama-server sends completions' log-probabilities in the chat form (`logprobs.content`): one per token.
     assert.ok(stopped.tokenLogprobs?.length, 'log-probabilities');
     assert.ok(
@@ -63,14 +51,14 @@ describe('llama-server: the completions API', () => {
       assert.ok(!s.text.includes('\n'));
       assert.ok(s.tokenLogprobs?.length, 'each sample has log-probabilities (ranked by likelihood, not by vote)');
     }
-    assert.equal(proxy.completions.at(-1)?.body?.n, 2);
+    assert.equal(t.proxy.completions.at(-1)?.body?.n, 2);
     // llama-server decodes the samples of one request in its slots (--parallel, 2 here): more is a 400 naming the
     // field and the bound, and the client asks for them one at a time instead.
-    const sent = proxy.completions.length;
+    const sent = t.proxy.completions.length;
     const three = await model.completeMany({ prompt: LIST, maxTokens: 8, temperature: 0.8, stop: ['\n'] }, 3);
     assert.equal(three.length, 3);
     assert.deepEqual(
-      proxy.completions.slice(sent).map(q => [q.status, q.body?.n]),
+      t.proxy.completions.slice(sent).map(q => [q.status, q.body?.n]),
       [
         [400, 3],
         [200, 1],
@@ -100,12 +88,12 @@ describe('llama-server: the completions API', () => {
   for (const mode of ['llama.cpp', 'auto']) {
     test(`--constrain ${mode}: every request of an agent carries its grammar, and the monitor has nothing to correct`, async () => {
       const trace = join(work, `react-${mode}.jsonl`);
-      const before = proxy.completions.length;
+      const before = t.proxy.completions.length;
       const r = await runCli(
         [
           'run',
           join(ROOT, 'examples/agents/react.agent'),
-          ...['--input', 'Who wrote Tom Sawyer?', '--base-url', proxy.baseURL, '--model', LLAMA_MODEL],
+          ...['--input', 'Who wrote Tom Sawyer?', '--base-url', t.proxy.baseURL, '--model', LLAMA_MODEL],
           ...['--temperature', '0', '--max-tokens', '48', '--constrain', mode, '--trace', trace],
         ],
         { cwd: work },
@@ -114,7 +102,7 @@ describe('llama-server: the completions API', () => {
       const end = records.find(x => x.t === 'end');
       assert.ok(end && end.t === 'end', r.stderr);
       assert.ok(end.reason === 'finished' || end.error, `${end.reason} with no reason given`);
-      const sent = proxy.completions.slice(before);
+      const sent = t.proxy.completions.slice(before);
       assert.ok(sent.length >= 1);
       for (const q of sent) assert.match(String(q.body?.grammar), /^root ::= /m, "the grammar went in llama.cpp's field");
       const requests = records.filter(x => x.t === 'request');

@@ -8,30 +8,16 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TraceRecord } from '../../core/trace/schema';
-import { LLAMA_MODEL, startLlamaServer, type LlamaServer } from '../support/llamaServer';
-import { RecordingProxy } from '../support/recordingProxy';
+import { LLAMA_MODEL, jsonLinesOf, llamaServerForTests } from '../support/llamaServer';
 import { runCli } from '../support/cli';
 
 const ROOT = resolve(__dirname, '../..');
 const LIBRARY = join(ROOT, 'examples/art-vs-cot/tools.art');
 const work = mkdtempSync(join(tmpdir(), 'art-llama-eval-'));
-const lines = (path: string) =>
-  readFileSync(path, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => JSON.parse(l));
+const lines = (path: string) => jsonLinesOf(path);
 
 describe('llama-server: art eval and the request cache', () => {
-  let server: LlamaServer;
-  let proxy: RecordingProxy;
-  before(async () => {
-    server = await startLlamaServer({ parallel: 2 });
-    proxy = await new RecordingProxy(server.origin).start();
-  });
-  after(async () => {
-    await proxy?.close();
-    await server?.stop();
-  });
+  const t = llamaServerForTests({ before, after }, { parallel: 2 });
 
   test('art eval --concurrency 2: every example scored or failed with a reason, two at once at the server', async () => {
     const data = join(work, 'six.jsonl');
@@ -41,7 +27,7 @@ describe('llama-server: art eval and the request cache', () => {
       [
         'eval',
         LIBRARY,
-        ...['--data', data, '--task', 'Elementary Math', '--base-url', proxy.baseURL, '--model', LLAMA_MODEL],
+        ...['--data', data, '--task', 'Elementary Math', '--base-url', t.proxy.baseURL, '--model', LLAMA_MODEL],
         ...['--temperature', '0', '--max-tokens', '64', '--concurrency', '2', '--out', out, '--runs', join(work, 'runs')],
       ],
       { cwd: work },
@@ -53,7 +39,7 @@ describe('llama-server: art eval and the request cache', () => {
       assert.ok(typeof x.answer === 'string' || x.error, JSON.stringify(x));
       assert.equal(typeof x.exact, 'boolean');
     }
-    assert.equal(proxy.maxInFlight, 2, 'two examples decoded at once');
+    assert.equal(t.proxy.maxInFlight, 2, 'two examples decoded at once');
     assert.match(r.stdout, /exact/);
   });
 
@@ -62,14 +48,14 @@ describe('llama-server: art eval and the request cache', () => {
       'run',
       LIBRARY,
       ...['--task', '0', '--input', 'A shop sells 48 shirts on Monday and twice as many on Tuesday. How many shirts does it sell?'],
-      ...['--base-url', proxy.baseURL, '--model', LLAMA_MODEL, '--temperature', '0', '--max-tokens', '64'],
+      ...['--base-url', t.proxy.baseURL, '--model', LLAMA_MODEL, '--temperature', '0', '--max-tokens', '64'],
     ];
     const first = join(work, 'first.jsonl');
     const again = join(work, 'again.jsonl');
     const a = await runCli([...args, '--trace', first], { cwd: work });
-    const sent = proxy.completions.length;
+    const sent = t.proxy.completions.length;
     const b = await runCli([...args, '--from', first, '--trace', again], { cwd: work });
-    assert.equal(proxy.completions.length, sent, 'no request reached the server');
+    assert.equal(t.proxy.completions.length, sent, 'no request reached the server');
     const end = (path: string) => (lines(path) as TraceRecord[]).find(x => x.t === 'end') as Extract<TraceRecord, { t: 'end' }>;
     assert.equal(end(again).text, end(first).text);
     assert.equal(end(again).answer, end(first).answer);

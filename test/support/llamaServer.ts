@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { localModelPath } from './localModel';
 import { until } from './until';
+import { RecordingProxy } from './recordingProxy';
 
 /** The checkout's root, found upwards from here (test/support under tsx). */
 const root = (() => {
@@ -135,4 +136,32 @@ export async function startLlamaServer(opts: LlamaServerOptions = {}): Promise<L
     throw e;
   }
   return { baseURL: `${origin}/v1`, origin, log, logPath, stop };
+}
+
+/**
+ * A test file's llama-server with a recording proxy in front (recordingProxy.ts), started in `before` and stopped in
+ * `after`: read `server` and `proxy` inside the tests.
+ */
+export function llamaServerForTests(
+  hooks: { before: (fn: () => Promise<void>) => void; after: (fn: () => Promise<void>) => void },
+  opts: LlamaServerOptions = {},
+): { server: LlamaServer; proxy: RecordingProxy } {
+  const it = {} as { server: LlamaServer; proxy: RecordingProxy };
+  hooks.before(async () => {
+    it.server = await startLlamaServer(opts);
+    it.proxy = await new RecordingProxy(it.server.origin).start();
+  });
+  hooks.after(async () => {
+    await it.proxy?.close();
+    await it.server?.stop();
+  });
+  return it;
+}
+
+/** The JSON values of a JSON-lines file (a trace, a results file). */
+export function jsonLinesOf<T = any>(path: string): T[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(l => l.trim())
+    .map(l => JSON.parse(l) as T);
 }

@@ -31,11 +31,11 @@
 // test/llama-server): a chat stream's first delta is the role alone (`content: null`), log-probabilities on the
 // completions API come in the chat form (`logprobs.content[].logprob`, not `token_logprobs`), and the usage rides
 // on the finishing chunk, with llama.cpp's `timings`, instead of a chunk of its own.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ContinuationScript, roughTokens } from '../../core/replay/script';
 import { StopScanner } from '../../core/model/stops';
 import { readBody } from './scriptedServer';
+import { LoopbackServer } from './loopback';
 
 export const HABITS = [
   'plain',
@@ -111,9 +111,8 @@ interface Piece {
   tool_calls?: unknown[];
 }
 
-export class ZooServer {
+export class ZooServer extends LoopbackServer {
   readonly requests: ZooRequest[] = [];
-  private server: Server | null = null;
   private first: string | null = null;
   private readonly script: ContinuationScript;
 
@@ -126,33 +125,17 @@ export class ZooServer {
       wire?: 'openai' | 'llama.cpp';
     } = {},
   ) {
+    super();
     this.script = zooScript(habit === 'split-bytes' ? ZOO_WIDE_ANSWER : ZOO_ANSWER);
   }
 
-  get baseURL(): string {
-    const a = this.server?.address() as AddressInfo | null;
-    if (!a) throw new Error('the zoo server is not listening');
-    return `http://127.0.0.1:${a.port}/v1`;
-  }
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => {
+  start(): Promise<this> {
+    return this.listen((req, res) => {
       this.handle(req, res).catch(err => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: String(err) } }));
       });
     });
-    await new Promise<void>(resolve => this.server!.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  async close(): Promise<void> {
-    const s = this.server;
-    this.server = null;
-    if (!s) return;
-    const closed = new Promise<void>(resolve => s.close(() => resolve()));
-    s.closeAllConnections();
-    await closed;
   }
 
   /** The right continuation of `prompt`: the script's rest where the prompt ends in it ('' when it does not follow it). */

@@ -2,8 +2,8 @@
 // is and its answer streamed back unchanged, and the proxy records what the client sent (path and JSON body) and how
 // many requests were in flight at once. The real-server tests read from it what only the wire shows: the field a
 // constraint went in, the tools offered, the concurrency an evaluation reached, that a cached run sent nothing.
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
+import { LoopbackServer } from './loopback';
 
 export interface ProxiedRequest {
   method: string;
@@ -14,20 +14,14 @@ export interface ProxiedRequest {
   status?: number;
 }
 
-export class RecordingProxy {
+export class RecordingProxy extends LoopbackServer {
   readonly requests: ProxiedRequest[] = [];
   /** The most requests in flight at once. */
   maxInFlight = 0;
   private inFlight = 0;
-  private server: Server | null = null;
 
-  constructor(private readonly target: string) {}
-
-  /** `http://127.0.0.1:PORT/v1`. */
-  get baseURL(): string {
-    const a = this.server?.address() as AddressInfo | null;
-    if (!a) throw new Error('the recording proxy is not listening');
-    return `http://127.0.0.1:${a.port}/v1`;
+  constructor(private readonly target: string) {
+    super();
   }
 
   /** The model requests (POSTs to a completions route), in order. */
@@ -35,9 +29,9 @@ export class RecordingProxy {
     return this.requests.filter(r => r.method === 'POST' && /\/completions$/.test(r.path));
   }
 
-  async start(): Promise<this> {
+  start(): Promise<this> {
     const target = new URL(this.target);
-    this.server = createServer((req, res) => {
+    return this.listen((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', c => chunks.push(c));
       req.on('end', () => {
@@ -87,16 +81,5 @@ export class RecordingProxy {
         out.end(raw);
       });
     });
-    await new Promise<void>(resolve => this.server!.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  async close(): Promise<void> {
-    const s = this.server;
-    this.server = null;
-    if (!s) return;
-    const closed = new Promise<void>(resolve => s.close(() => resolve()));
-    s.closeAllConnections();
-    await closed;
   }
 }

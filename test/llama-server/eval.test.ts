@@ -20,9 +20,9 @@ describe('llama-server: art eval and the request cache', () => {
   const t = llamaServerForTests({ before, after }, { parallel: 2 });
 
   test('art eval --concurrency 2: every example scored or failed with a reason, two at once at the server', async () => {
-    const data = join(work, 'six.jsonl');
-    writeFileSync(data, readFileSync(join(ROOT, 'examples/data/word-problems.jsonl'), 'utf8').split('\n').slice(0, 6).join('\n') + '\n');
-    const out = join(work, 'six.results.jsonl');
+    const data = join(work, 'four.jsonl');
+    writeFileSync(data, readFileSync(join(ROOT, 'examples/data/word-problems.jsonl'), 'utf8').split('\n').slice(0, 4).join('\n') + '\n');
+    const out = join(work, 'four.results.jsonl');
     const r = await runCli(
       [
         'eval',
@@ -34,7 +34,7 @@ describe('llama-server: art eval and the request cache', () => {
     );
     assert.equal(r.code, 0, r.stderr);
     const results = lines(out).filter(l => l.kind !== 'art-evaluation');
-    assert.equal(results.length, 6);
+    assert.equal(results.length, 4);
     for (const x of results) {
       assert.ok(typeof x.answer === 'string' || x.error, JSON.stringify(x));
       assert.equal(typeof x.exact, 'boolean');

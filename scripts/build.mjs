@@ -84,7 +84,9 @@ const options = {
   platform: 'node',
   target: 'node18',
   format: 'cjs',
-  external: ['vscode'],
+  // node-llama-cpp (local models) is an ES module with native binaries: loaded from node_modules (dist/node_modules in
+  // a platform VSIX) by a real dynamic import, never bundled.
+  external: ['vscode', 'node-llama-cpp'],
   // jsonc-parser's main entry is a UMD module whose require() calls esbuild cannot follow; its ESM build bundles.
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   minify: !dev,

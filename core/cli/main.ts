@@ -31,6 +31,8 @@ commands:
   compare A.results.jsonl B.results.jsonl
                                 pair two evaluations by example id: each side's accuracy, the difference, the examples
                                 fixed and broken, McNemar's exact p-value; exit 0  [--json] [--metric exact|substring]
+  model pull [URI] | list       download a local GGUF model (default: the one npm start uses) into the models folder
+                                outside any workspace, or list them; run one with --model-file  (art model --help)
   mcp                           a Model Context Protocol server over stdio: these commands as tools for MCP clients
                                 (VS Code, Claude Code, ...), with stepping sessions  (art mcp --help; docs/mcp.md)
   help                          this text
@@ -146,6 +148,10 @@ export async function main(
         } finally {
           await endTelemetry();
         }
+      }
+      case 'model': {
+        const { modelCommand } = await import('./model');
+        return await modelCommand(rest, io);
       }
       case 'mcp': {
         // stdout carries the protocol: everything else goes to stderr.

@@ -2,10 +2,7 @@
 // at once). A rate limit (429) slows the whole run down, not just the request that met it: the bound is halved and
 // no new request starts until the server's Retry-After (or the backoff) has passed; after as many successful
 // requests as the bound, it grows back by one, up to the configured concurrency.
-import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from './types';
-
-type RetryInfo = { attempt: number; delayMs: number; reason: string };
-type WithRetries = { addRetryListener?: (fn: (info: RetryInfo) => void) => () => void };
+import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, RetryInfo } from './types';
 
 export class RequestLimiter {
   /** Requests allowed in flight now (halved on a 429, grown back by one as requests succeed). */
@@ -64,8 +61,7 @@ export class RequestLimiter {
 
   /** Wraps a model so that each of its requests holds a slot while it runs; 429s it retries slow everyone down. */
   wrap(model: ModelClient): ModelClient {
-    const retries = model as ModelClient & WithRetries;
-    retries.addRetryListener?.(info => {
+    model.addRetryListener?.(info => {
       if (/\b429\b/.test(info.reason)) this.onRateLimit(info.delayMs);
     });
     return new LimitedModel(model, this);
@@ -108,7 +104,11 @@ class LimitedModel implements ModelClient {
 
   /** The runner subscribes to the endpoint's retries to report them. */
   addRetryListener(fn: (info: RetryInfo) => void): () => void {
-    return (this.base as WithRetries).addRetryListener?.(fn) ?? (() => {});
+    return this.base.addRetryListener?.(fn) ?? (() => {});
+  }
+
+  dispose(): void | Promise<void> {
+    return this.base.dispose?.();
   }
 
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {

@@ -12,7 +12,8 @@ import type { RunConfig } from '../launch/session';
 import { SteppingSession, SteppingSessions, type Stop } from '../launch/stepping';
 import { mayCallEndpoint } from '../launch/apiKey';
 import { DEFAULT_SESSION_IDLE_S } from './mcpStart';
-import { END_REASONS, type PauseInfo, type RunResult } from '../engine/types';
+import { END_REASONS } from '../trace/vocabulary';
+import type { PauseInfo, RunResult } from '../engine/types';
 import { CliError } from './files';
 import {
   NOT_FOR_MCP_RUN,

@@ -12,7 +12,7 @@
 // the runners, core/sampling/samples.ts), and the vote goes into every sample's trace once all have ended.
 // The API key comes from the client through a constructor option (never a launch argument; VS Code's asks before the
 // key goes to another host than the user's setting) or from the environment variable named by `apiKeyEnv`.
-import { frameLocation } from './frames';
+import { FRAME_STRIDE, frameLocation, frameThread } from './frames';
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import {
@@ -61,8 +61,6 @@ import { commonPrefixLength } from '../../core/common/text';
 import { plural, tokenUsage } from '../../core/common/counts';
 import { CheckedDebugSession } from './checkedSession';
 
-/** Thread k's frame ids are (k - 1) * FRAME_STRIDE + id (its variable references: variables.ts). */
-const FRAME_STRIDE = 100_000;
 /** Runs started by every session of this process: each run's document gets a name no other run has. */
 let runsStarted = 0;
 /** How long launch waits for `configurationDone` (breakpoints) before it starts anyway. */
@@ -793,9 +791,4 @@ export class ArtDebugSession extends CheckedDebugSession {
       this.sendErrorResponse(response, { id: 1006, format: (e as Error).message, showUser: true });
     }
   }
-}
-
-/** The thread a frame id belongs to (thread k's frames are numbered from (k - 1) * FRAME_STRIDE). */
-function frameThread(frameId: number): number {
-  return Math.floor(frameId / FRAME_STRIDE) + 1;
 }

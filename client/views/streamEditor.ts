@@ -14,6 +14,8 @@ interface Stream {
   uri: vscode.Uri;
   text: string;
   shown: boolean;
+  /** The editor group it was shown in, once shown. */
+  column?: vscode.ViewColumn;
 }
 
 export interface FinishedRun extends EndEvent.Body {
@@ -55,6 +57,7 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
       vscode.workspace.onDidCloseTextDocument(d => {
         if (d.uri.scheme === RUN_SCHEME) this.texts.delete(d.uri.toString());
       }),
+      vscode.window.tabGroups.onDidChangeTabs(e => void this.closeDuplicates(e.opened)),
       this.ended,
       this.changed,
     );
@@ -108,8 +111,7 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
     if (!st.shown && this.enabled()) {
       st.shown = true;
       void this.closeFinished()
-        .then(() => vscode.workspace.openTextDocument(st.uri))
-        .then(doc => vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false }))
+        .then(() => this.show(st))
         // Opening or showing fails when the editors are closed meanwhile: the run goes on, the log says so.
         .then(undefined, e => this.log.warn(`streamed program: ${(e as Error).message}`));
     } else this.changed.fire(st.uri);
@@ -126,6 +128,43 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
     const finished: FinishedRun = { ...body, sessionName: session.name, uri };
     this.last = finished;
     this.ended.fire(finished);
+  }
+
+  /**
+   * Shows a run's document beside the source, once. The source's editor is kept open first (a preview tab would be
+   * replaced by the next editor opened in its group), and a document the debugger already opened is left where it is.
+   */
+  private async show(st: Stream): Promise<void> {
+    const open = this.tabsOf(st.uri);
+    if (open.length) {
+      st.column = open[0].group.viewColumn;
+      return;
+    }
+    const active = vscode.window.activeTextEditor;
+    if (active && active.document.uri.scheme !== RUN_SCHEME) await vscode.commands.executeCommand('workbench.action.keepEditor');
+    const doc = await vscode.workspace.openTextDocument(st.uri);
+    const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
+    st.column = editor.viewColumn;
+  }
+
+  private tabsOf(uri: vscode.Uri): vscode.Tab[] {
+    const key = uri.toString();
+    return vscode.window.tabGroups.all.flatMap(g => g.tabs).filter(t => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key);
+  }
+
+  /**
+   * A run's document opened a second time in another group (at a stop VS Code opens the frame's document in the
+   * active group, the source's, whether or not it is open beside): that tab is closed, the one beside kept.
+   */
+  private async closeDuplicates(opened: readonly vscode.Tab[]): Promise<void> {
+    const extra = opened.filter(t => {
+      if (!(t.input instanceof vscode.TabInputText) || t.input.uri.scheme !== RUN_SCHEME) return false;
+      const key = t.input.uri.toString();
+      const st = [...this.streams.values()].find(x => x.uri.toString() === key);
+      return st?.column !== undefined && t.group.viewColumn !== st.column && this.tabsOf(st.uri).some(o => o.group.viewColumn === st.column);
+    });
+    if (extra.length)
+      await vscode.window.tabGroups.close(extra, true).then(undefined, e => this.log.warn(`streamed program: ${(e as Error).message}`));
   }
 
   /** Closes the tabs of finished runs' streamed documents: a new run's document takes their place. */

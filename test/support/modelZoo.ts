@@ -22,7 +22,8 @@
 //                    `tool` message, the rest of the program: `Qk: [EOQ]` and `Ans:` with the tool's output
 //
 // Stop sequences are applied to what the habit sends (a fence cut by `\n#` stays open), unless `honourStop` is off
-// or the habit is ignore-stop. Every request is recorded.
+// or the habit is ignore-stop. Every request is recorded. A chat-only endpoint (`chatOnly`) answers 404 on
+// `/completions`, as chat-only services do.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ContinuationScript, roughTokens } from '../../core/replay/script';
@@ -108,7 +109,8 @@ export class ZooServer {
 
   constructor(
     readonly habit: Habit,
-    private readonly opts: { honourStop?: boolean; tokenDelayMs?: number; call?: { name: string; arguments: string } } = {},
+    /** `chatOnly`: the endpoint has no `/completions` (404), as chat-only services. */
+    private readonly opts: { honourStop?: boolean; tokenDelayMs?: number; call?: { name: string; arguments: string }; chatOnly?: boolean } = {},
   ) {
     this.script = zooScript(habit === 'split-bytes' ? ZOO_WIDE_ANSWER : ZOO_ANSWER);
   }
@@ -218,7 +220,7 @@ export class ZooServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').replace(/\?.*$/, '');
     const isChat = path.endsWith('/chat/completions');
-    if (req.method !== 'POST' || !(isChat || path.endsWith('/completions'))) {
+    if (req.method !== 'POST' || !(isChat || (path.endsWith('/completions') && !this.opts.chatOnly))) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
       return;

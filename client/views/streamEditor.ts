@@ -138,19 +138,16 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
 
   /**
    * Shows a run's document beside the source, once. The source's editor is kept open first (a preview tab would be
-   * replaced by the next editor opened in its group), and a document the debugger already opened is left where it is.
+   * replaced by the next editor opened in its group); a tab of it the debugger opened first is then closed.
    */
   private async show(st: Stream): Promise<void> {
-    const open = this.tabsOf(st.uri);
-    if (open.length) {
-      st.column = open[0].group.viewColumn;
-      return;
-    }
     const active = vscode.window.activeTextEditor;
     if (active && active.document.uri.scheme !== RUN_SCHEME) await vscode.commands.executeCommand('workbench.action.keepEditor');
     const doc = await vscode.workspace.openTextDocument(st.uri);
     const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
     st.column = editor.viewColumn;
+    // The debugger may have opened it first, at the first stop, in the source's group.
+    await this.closeDuplicates(this.tabsOf(st.uri));
   }
 
   private tabsOf(uri: vscode.Uri): vscode.Tab[] {

@@ -42,16 +42,23 @@ export class ChatReplyNormalizer {
   private readonly unwrap = new Unwrapper();
   private readonly echo: EchoFilter;
 
+  /** The text so far ends with a query's colon (`Q1:`), after which the step's `[name]` begins with a space. */
+  private readonly afterMarker: boolean;
+  /** Text was released; the reply was unwrapped from a fenced block. */
+  private released = false;
+  private unwrapped = false;
+
   /** `textSoFar`: the text the model was asked to continue (the user message, or the prefilled assistant message). */
   constructor(textSoFar: string) {
     this.echo = new EchoFilter(textSoFar);
+    this.afterMarker = /(?:^|\n)Q\d+[:：]$/.test(textSoFar);
   }
 
   push(content: string): ReplyPiece {
     const repairs: ReplyRepair[] = [];
     const t = this.think.push(content, repairs);
     const u = this.unwrap.push(t.text, repairs);
-    const text = this.echo.push(u, repairs);
+    const text = this.spaced(this.echo.push(u, repairs), repairs);
     return { text, reasoning: t.reasoning, repairs };
   }
 
@@ -60,8 +67,19 @@ export class ChatReplyNormalizer {
     const repairs: ReplyRepair[] = [];
     const t = this.think.end(repairs);
     const u = this.unwrap.push(t.text, repairs) + this.unwrap.end(repairs);
-    const text = this.echo.push(u, repairs) + this.echo.end(repairs);
+    const text = this.spaced(this.echo.push(u, repairs) + this.echo.end(repairs), repairs);
     return { text, reasoning: t.reasoning, repairs };
+  }
+
+  /**
+   * The first text of an unwrapped reply after a query's colon gets the space the fence line took: a fenced block
+   * starts on a line of its own, so `Q1:` then "```\n[EOQ]" would otherwise read `Q1:[EOQ]`.
+   */
+  private spaced(text: string, repairs: readonly ReplyRepair[]): string {
+    this.unwrapped ||= repairs.some(r => r.kind === 'wrapper');
+    if (this.released || text === '') return text;
+    this.released = true;
+    return this.afterMarker && this.unwrapped && text.startsWith('[') ? ` ${text}` : text;
   }
 }
 

@@ -114,18 +114,17 @@ export class ReplayModel implements ModelClient {
     const tokens = roughTokens(text).slice(0, req.maxTokens ?? Infinity);
     const per = this.opts.tokensPerChunk ?? 4;
     let out = '';
-    let sent = 0;
     for (let i = 0; i < tokens.length; i += per) {
       if (req.signal?.aborted) throw abortError(req.signal);
       if (this.opts.chunkDelayMs) await sleep(this.opts.chunkDelayMs, req.signal);
       const group = tokens.slice(i, i + per);
       const { release, stopped } = scanner.push(group.join(''));
-      sent += group.length;
       if (release) {
         out += release;
         yield { text: release, recorded: true };
       }
-      if (stopped) return { text: out, finishReason: 'stop', usage: { promptTokens: 0, completionTokens: sent } };
+      // No usage: a replay makes no request, and counting its recorded text as tokens claimed a count nobody made.
+      if (stopped) return { text: out, finishReason: 'stop' };
     }
     const rest = scanner.flush();
     if (rest) {
@@ -134,7 +133,7 @@ export class ReplayModel implements ModelClient {
     }
     const cut = tokens.length < roughTokens(text).length;
     if (!cut && this.opts.openEnd && this.atEnd(req.prompt + out)) return yield* this.fromOpenEnd(req, out);
-    return { text: out, finishReason: cut ? 'length' : 'stop', usage: { promptTokens: 0, completionTokens: sent } };
+    return { text: out, finishReason: cut ? 'length' : 'stop' };
   }
 
   /** Whether `written` reaches the end of the recording. */

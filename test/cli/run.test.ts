@@ -39,6 +39,9 @@ describe('art run', () => {
     const exec = records.find(x => x.t === 'tool' && x.call.tool === 'code execute');
     assert.equal(exec.call.output, '18');
     assert.ok(exec.call.durationMs > 0);
+    // A replay asks no endpoint: no token count is claimed, in the summary or the trace.
+    assert.match(r.stderr, /\[art\] \d+ requests? \([^)]*\), no tokens reported/);
+    assert.deepEqual(records.at(-1).usage, { promptTokens: 0, completionTokens: 0 });
   });
 
   test('--interactive pauses at each tool call; a typed line overrides the output, an empty line keeps it', async () => {

@@ -77,7 +77,7 @@ export async function run({ page, step, wb, workspace, dataDir }) {
       await wb.paused();
       const streamed = page.locator('.tab', { hasText: /\(run \d+\)\.art-run/ });
       await streamed.nth(1).waitFor({ state: 'detached', timeout: 15_000 });
-      await page.locator('.tab', { hasText: FILE }).waitFor({ timeout: 15_000 });
+      await page.locator('.tab', { hasText: FILE }).filter({ hasNotText: 'art-run' }).waitFor({ timeout: 15_000 });
       await wb.command('Debug Console: Focus on Debug Console View');
       const cont = page.locator('.debug-toolbar .action-label[aria-label^="Continue"]').first();
       const answer = repl.filter({ hasText: 'Answer: 10' }).first();

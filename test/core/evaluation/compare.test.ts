@@ -129,6 +129,15 @@ describe('the results header', () => {
     );
   });
 
+  test('a library git does not track (ignored) names no commit: its changes would read as none', () => {
+    const ignored = join(work, 'ignored.art');
+    writeFileSync(join(work, '.gitignore'), 'ignored.art\n');
+    writeFileSync(ignored, 'Description: (Sum) Add.\nInput: 1\nQ1: [EOQ]\nAns: 1\n');
+    const h = makeHeader({ library: ignored, data, resultsPath: join(work, 'i.jsonl'), options: options(), root: work });
+    assert.equal(h.library.git, undefined);
+    assert.doesNotMatch(formatHeader(h), /\(git /);
+  });
+
   test('what differs besides the library: the model, the options; nothing when only the library changed', () => {
     const at = join(work, 'r.jsonl');
     const h1 = makeHeader({ library: lib, data, resultsPath: at, options: options(), root: work });

@@ -4,7 +4,8 @@ import { Breakpoint } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { LaunchError } from '../../core/launch/options';
 import type { PreparedRun } from '../../core/launch/session';
-import type { RunResult } from '../../core/engine/types';
+import type { RequestReasoning, RunResult } from '../../core/engine/types';
+import { plural } from '../../core/common/counts';
 
 /**
  * The URIs of the documents of a run's programs (one per sample), in `scheme`: `NAME (run N).art-run`, N counted
@@ -53,6 +54,16 @@ export function modeLine(
 export function repairLine(request: number, summary: string, sample: number | undefined, traced: boolean): string {
   const who = sample !== undefined ? `, sample ${sample}` : '';
   return `\n[request ${request}${who}] the chat reply was repaired: ${summary}${traced ? ' (every repair is in the trace)' : ''}\n`;
+}
+
+/**
+ * A run's reasoning at its end, one collapsed group per request (`[request 1] reasoning, 61 characters`), so a run that
+ * never paused (where the Variables view shows it) still shows what the model thought.
+ */
+export function reasoningGroups(reasoning: readonly RequestReasoning[] | undefined, who: string): { title: string; text: string }[] {
+  return (reasoning ?? [])
+    .filter(r => r.text.trim())
+    .map(r => ({ title: `${who}[request ${r.request}] reasoning, ${plural(r.text.trim().length, 'character')}\n`, text: `${r.text.trim()}\n` }));
 }
 
 /** Where the run's traces go (and how many samples vote), or '' when it writes none. */

@@ -26,6 +26,9 @@ import { ArtDebugSession } from './debugAdapter/debugSession';
 
 export { ArtDebugSession };
 
+/** Sends the spans the runs' telemetry still holds (a bounded wait) and stops it: the extension's deactivation. */
+export { endTelemetry } from '../core/launch/session';
+
 /** Whether a program has a recording to replay (F5 replays it until the user chooses live: client/runner/mode.ts). */
 export { hasRecording } from '../core/launch/recording';
 

@@ -82,6 +82,11 @@ function loadRunnerBundle(): RunnerServices {
   return runnerServices;
 }
 
+/** At deactivation: the runs' last spans sent (a bounded wait), when the runner was loaded and telemetry is on. */
+export async function endRunnerTelemetry(): Promise<void> {
+  await runnerServices?.endTelemetry();
+}
+
 function loadDebugSession(): RunnerServices['ArtDebugSession'] {
   return loadRunnerBundle().ArtDebugSession;
 }

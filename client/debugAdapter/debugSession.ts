@@ -53,7 +53,7 @@ import {
 } from './protocol';
 import { programVariables, samplesVariables, scopeOfReference, scopesOf, scopeVariables, stopReason, TOOL_SCOPE, toolVariables } from './variables';
 import { SourceMap } from './sourceMap';
-import { endOutput, reasoningGroups, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage, RunNotStarted } from './messages';
+import { endOutput, reasoningEvents, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage, RunNotStarted } from './messages';
 import { typedText } from '../../core/common/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 import { plural, tokenUsage } from '../../core/common/counts';
@@ -391,16 +391,7 @@ export class ArtDebugSession extends CheckedDebugSession {
     const tokens = `${plural(s.requests, 'request')}, ${tokenUsage(s.usage)}`;
     const who = samples ? `Sample ${thread}: ` : '';
     const end = endOutput(result, who, tokens, samples ? '' : `\n${this.console.text.endsWith('\n') ? '' : '\n'}`);
-    // What the model thought, collapsed: the Variables view shows it only at a stop.
-    for (const g of reasoningGroups(s.reasoning, who)) {
-      const open = new OutputEvent(g.title, 'console') as DebugProtocol.OutputEvent;
-      open.body.group = 'startCollapsed';
-      this.sendEvent(open);
-      this.sendEvent(new OutputEvent(g.text, 'console'));
-      const close = new OutputEvent('', 'console') as DebugProtocol.OutputEvent;
-      close.body.group = 'end';
-      this.sendEvent(close);
-    }
+    for (const ev of reasoningEvents(s.reasoning, who)) this.sendEvent(ev);
     this.sendEvent(new OutputEvent(end.text, end.category));
     if (samples) {
       if (current) this.sendEvent(new ThreadEvent('exited', thread));

@@ -1,6 +1,6 @@
 // What the adapter says in words: the run's first line (the mode and why), the line of a run that did not finish,
 // a launch error, a run the user chose not to start, a breakpoint's message, and the names of the documents a run's programs are shown in.
-import { Breakpoint } from '@vscode/debugadapter';
+import { Breakpoint, OutputEvent } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { LaunchError } from '../../core/launch/options';
 import type { PreparedRun } from '../../core/launch/session';
@@ -60,10 +60,19 @@ export function repairLine(request: number, summary: string, sample: number | un
  * A run's reasoning at its end, one collapsed group per request (`[request 1] reasoning, 61 characters`), so a run that
  * never paused (where the Variables view shows it) still shows what the model thought.
  */
-export function reasoningGroups(reasoning: readonly RequestReasoning[] | undefined, who: string): { title: string; text: string }[] {
+export function reasoningEvents(reasoning: readonly RequestReasoning[] | undefined, who: string): DebugProtocol.OutputEvent[] {
+  const event = (text: string, group?: 'startCollapsed' | 'end') => {
+    const e = new OutputEvent(text, 'console') as DebugProtocol.OutputEvent;
+    if (group) e.body.group = group;
+    return e;
+  };
   return (reasoning ?? [])
     .filter(r => r.text.trim())
-    .map(r => ({ title: `${who}[request ${r.request}] reasoning, ${plural(r.text.trim().length, 'character')}\n`, text: `${r.text.trim()}\n` }));
+    .flatMap(r => [
+      event(`${who}[request ${r.request}] reasoning, ${plural(r.text.trim().length, 'character')}\n`, 'startCollapsed'),
+      event(`${r.text.trim()}\n`),
+      event('', 'end'),
+    ]);
 }
 
 /** Where the run's traces go (and how many samples vote), or '' when it writes none. */

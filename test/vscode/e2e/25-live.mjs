@@ -20,6 +20,15 @@ export async function run({ page, step, wb, workspace, picture }) {
   const rows = page.locator('.debug-variables .monaco-list-row');
   const stack = page.locator('.debug-call-stack .monaco-list-row');
   const repl = page.locator('.repl');
+  /** F5 from the editor, to the stop after the calculator ran (output 10). */
+  const continueToOutput = async () => {
+    await wb.focusEditor();
+    await page.keyboard.press('F5');
+    await rows
+      .filter({ hasText: /output\s*[=:]?\s*10/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
+  };
   try {
     writeFileSync(join(workspace, FILE), ZOO_LIBRARY);
     writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), 'art.model.baseURL': baseURL, 'art.model.name': 'zoo-think' }, null, 2));
@@ -80,12 +89,7 @@ export async function run({ page, step, wb, workspace, picture }) {
 
     await step("F5 runs the tool: the Tool call scope is open with output 10 and the model's reasoning", async () => {
       await page.keyboard.press('Control+Shift+D');
-      await wb.focusEditor();
-      await page.keyboard.press('F5');
-      await rows
-        .filter({ hasText: /output\s*[=:]?\s*10/ })
-        .first()
-        .waitFor({ timeout: 30_000 });
+      await continueToOutput();
       await rows
         .filter({ hasText: /reasoning\s*[=:]?\s*"?The question asks for 3 \+ 7/ })
         .first()
@@ -110,12 +114,7 @@ export async function run({ page, step, wb, workspace, picture }) {
         .filter({ hasText: /duration\s*[=:]?\s*\(not run yet\)/ })
         .first()
         .waitFor({ timeout: 30_000 });
-      await wb.focusEditor();
-      await page.keyboard.press('F5');
-      await rows
-        .filter({ hasText: /output\s*[=:]?\s*10/ })
-        .first()
-        .waitFor({ timeout: 30_000 });
+      await continueToOutput();
       await wb.focusEditor();
       await page.keyboard.press('F5');
       await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });

@@ -16,6 +16,7 @@ import {
   evaluate,
   exampleWithoutTask,
   hasResults,
+  libraryChangedSince,
   LaunchError,
   libraryTasks,
   newResultsPath,
@@ -78,6 +79,7 @@ export const evaluation = {
   newResultsPath,
   resultsFiles,
   hasResults,
+  libraryChangedSince,
   comparisonReport,
   resultsFileReport,
   /** The tasks of a library's text (the template left out). */

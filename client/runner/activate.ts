@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import { readSetting, type ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
-import { openTrace, overrideToolOutput, sampleAlternatives, saveAsDemonstration, setApiKey } from './commands';
+import { API_KEY_SECRET, openTrace, overrideToolOutput, sampleAlternatives, saveAsDemonstration, setApiKey } from './commands';
 import { ArtConfigurationProvider } from './configuration';
 import { AgentDiagrams, SHOW_DIAGRAM_COMMAND } from '../views/diagram';
 import { join } from 'node:path';
@@ -106,7 +106,10 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     traceDir,
     hasRecording: (program, text, task) => loadRunnerBundle().hasRecording(program, text, task),
   });
-  const mode = new RunModeStatus(deps.settings, () => loadRunnerBundle());
+  const mode = new RunModeStatus(deps.settings, () => loadRunnerBundle(), {
+    // The probe of a new endpoint's API goes with the key a run would send: the stored one, else the environment's.
+    key: async () => (await context.secrets.get(API_KEY_SECRET)) || process.env[String(deps.settings().runOptions.apiKeyEnv ?? 'OPENAI_API_KEY')],
+  });
   // A local model loaded by a run stays warm between runs (released when idle: art.model.idleReleaseMs) and goes
   // with the extension.
   context.subscriptions.push({ dispose: () => void runnerServices?.disposeLocalRuntimes() });

@@ -135,7 +135,7 @@ export class Evaluations implements vscode.Disposable {
     const latest = earlier.at(-1);
     let out = latest;
     if (latest && m.hasResults(latest)) {
-      mode ??= await askResumeOrNew(latest);
+      mode ??= await askResumeOrNew(latest, m.libraryChangedSince(latest, library.fsPath));
       if (!mode) return undefined;
       if (mode === 'new') out = m.newResultsPath(latest);
     }
@@ -170,6 +170,8 @@ export class Evaluations implements vscode.Disposable {
               library: library!.fsPath,
               data: data!.fsPath,
               out,
+              // Resuming was chosen (asked, or given): even a file of another version of the library.
+              resumeChangedLibrary: mode === 'resume',
               options,
               // An option is named as the person sets it: its setting, else the launch attribute.
               optionLabel: n => {
@@ -362,16 +364,25 @@ async function saveFirst(library: vscode.Uri): Promise<boolean> {
   return c === saved;
 }
 
-/** A results file with results: resume it, or start a new evaluation in a new file beside it. */
-async function askResumeOrNew(results: string): Promise<EvaluationMode | undefined> {
+/**
+ * A results file with results: resume it, or start a new evaluation in a new file beside it. When the library changed
+ * since the file was begun, the choices say so (resuming would mix two versions of the library).
+ */
+async function askResumeOrNew(results: string, changed: { was: string; now: string } | null): Promise<EvaluationMode | undefined> {
   const pick = await vscode.window.showQuickPick(
     [
       {
         label: 'Start a new evaluation',
-        description: 'in a new results file beside the last; the last is kept to compare with',
+        description: `in a new results file beside the last; the last is kept to compare with${changed ? ' (the library changed since the last)' : ''}`,
         mode: 'new' as const,
       },
-      { label: 'Resume the last evaluation', description: `run only the examples not yet in ${basename(results)}`, mode: 'resume' as const },
+      {
+        label: 'Resume the last evaluation',
+        description: changed
+          ? `the library changed since ${basename(results)} was begun (${changed.was} → ${changed.now}): its results would mix the two versions`
+          : `run only the examples not yet in ${basename(results)}`,
+        mode: 'resume' as const,
+      },
     ],
     { title: `Evaluate Task: ${vscode.workspace.asRelativePath(results)} already holds results`, ignoreFocusOut: true },
   );

@@ -2,12 +2,13 @@
 // model endpoint, a bounded number at once (one shared limit on requests in flight, halved on a 429), appends each
 // finished example to the results file, and prints a summary. On a terminal a progress bar (cli-progress) shows the
 // rate, the ETA and the running accuracy; in a pipe one plain line per example. SIGINT/SIGTERM stop the runs in
-// flight; running the same command again resumes from the results file and redoes no finished example. The run
+// flight; running the same command again resumes from the results file and redoes no finished example (after the
+// library changed: a new results file beside it, said on stderr; --resume resumes anyway). The run
 // options' flags (core/launch/options.ts) apply, except those of a single run (--input, --trace, --mode).
 import { extname, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { formatSummary, summarise, type EvalResult } from '../evaluation/eval';
-import { defaultResultsPath, evaluate, EvalDataError, hasResults, LaunchError, newResultsPath } from '../evaluation/evaluate';
+import { defaultResultsPath, evaluate, EvalDataError, hasResults, LaunchError, newResultsPath, resultsFiles } from '../evaluation/evaluate';
 import type { RunOptionName } from '../launch/options';
 import { CliError } from './files';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
@@ -19,12 +20,22 @@ export const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'r
 
 const SHELL_FLAGS = [
   { flag: 'data', arg: 'DATA.jsonl', help: 'the dataset: one {"input", "target"} object a line (optional "id", "description")' },
-  { flag: 'out', arg: 'RESULTS.jsonl', help: 'the results file, appended to and resumed from (default: DATA.LIBRARY.results.jsonl beside the data)' },
+  {
+    flag: 'out',
+    arg: 'RESULTS.jsonl',
+    help: 'the results file, appended to and resumed from (default: the latest of DATA.LIBRARY.results.jsonl, DATA.LIBRARY-2.results.jsonl, ... beside the data); when the library changed since it was begun, a new one beside it',
+  },
   {
     flag: 'new',
     arg: '',
     type: 'boolean',
     help: 'start a new results file beside the existing one (DATA.LIBRARY-2.results.jsonl, ...) instead of resuming it',
+  },
+  {
+    flag: 'resume',
+    arg: '',
+    type: 'boolean',
+    help: 'resume the results file even when the library changed since it was begun (its results then mix two versions of the library)',
   },
   { flag: 'runs', arg: 'FOLDER', help: `the run history each example's trace goes into, named in its result (default ${DEFAULT_RUNS_FOLDER})` },
   { flag: 'concurrency', arg: 'C', help: 'examples run at once, and the bound on requests in flight (default 4)' },
@@ -73,7 +84,12 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   const libraryPath = resolve(here, positionals[0]);
   if (extname(libraryPath).toLowerCase() !== '.art') throw new CliError(`art eval: ${libraryPath}: give a task library (.art)`);
   const dataPath = resolve(here, values.data);
-  const resumable = resolve(here, typeof values.out === 'string' ? values.out : defaultResultsPath(dataPath, libraryPath));
+  // Run again: the latest results file of the library on the data (the first, or the last `--new` made).
+  const resumable = resolve(
+    here,
+    typeof values.out === 'string' ? values.out : (resultsFiles(dataPath, libraryPath).at(-1) ?? defaultResultsPath(dataPath, libraryPath)),
+  );
+  if (values.new && values.resume) throw new CliError('art eval: --new and --resume: give one (a new results file, or resume the last)');
   // --new: a new results file beside the old one, which is kept (never overwritten) for `art compare`.
   const outPath = values.new && hasResults(resumable) ? newResultsPath(resumable) : resumable;
   const concurrency = positiveInt(values.concurrency, 4, '--concurrency');
@@ -94,6 +110,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
           library: libraryPath,
           data: dataPath,
           out: outPath,
+          resumeChangedLibrary: !!values.resume,
           options: { ...given, cwd: resolve(here, String(given.cwd ?? '.')) },
           optionLabel: cliLabel('LIBRARY'),
           apiKey: o => env[o.apiKeyEnv] || undefined,

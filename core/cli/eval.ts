@@ -129,15 +129,15 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   );
 }
 
-function positiveInt(v: unknown, def: number, flag: string): number {
+export function positiveInt(v: unknown, def: number, flag: string, command = 'eval', least = 1): number {
   if (v === undefined) return def;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`art eval: ${flag}: expected an integer of at least 1, not "${String(v)}"`);
+  if (!Number.isInteger(n) || n < least) throw new CliError(`art ${command}: ${flag}: expected an integer of at least ${least}, not "${String(v)}"`);
   return n;
 }
 
 /** The progress of the examples to run: a bar on a terminal, a line per example in a pipe, or nothing. */
-function progressReporter(kind: string, total: number, earlier: readonly EvalResult[], io: EvalIo) {
+export function progressReporter(kind: string, total: number, earlier: readonly EvalResult[], io: EvalIo) {
   const started = performance.now();
   let finished = 0;
   const all = [...earlier];

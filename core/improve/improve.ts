@@ -115,6 +115,11 @@ export function defaultImprovedPath(library: string): string {
   return join(dirname(library), `${basename(library, extname(library))}.improved.art`);
 }
 
+/** Where the evaluations of a proposal are kept: `.art-improve/NAME` beside the proposed file. */
+export function defaultWorkFolder(out: string): string {
+  return join(dirname(out), '.art-improve', basename(out, extname(out)));
+}
+
 const side = (s: Comparison['a']): ImproveSide => ({ n: s.n, correct: s.correct, accuracy: s.accuracy });
 
 export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
@@ -149,7 +154,7 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
   const temperature = c.temperature ?? (o.temperature !== undefined && o.temperature > 0 ? o.temperature : BOOTSTRAP_TEMPERATURE);
   if (!(temperature > 0)) throw new ImproveError('the bootstrap samples at a temperature above 0: give one');
 
-  const work = resolve(c.work ?? join(dirname(out), '.art-improve', basename(out, extname(out))));
+  const work = resolve(c.work ?? defaultWorkFolder(out));
   mkdirSync(work, { recursive: true });
   const trainFile = join(work, 'train.jsonl');
   writeFileSync(trainFile, checked.train.map(e => readLine(c.train, e)).join(''));

@@ -347,7 +347,7 @@ a { color: var(--vscode-textLink-foreground); }`,
 }
 
 /** The library has unsaved edits: the evaluation reads the saved file, so say so and offer to save first. */
-async function saveFirst(library: vscode.Uri): Promise<boolean> {
+export async function saveFirst(library: vscode.Uri): Promise<boolean> {
   const doc = vscode.workspace.textDocuments.find(d => d.uri.toString() === library.toString());
   if (!doc?.isDirty) return true;
   const save = 'Save and Evaluate';
@@ -378,7 +378,7 @@ async function askResumeOrNew(results: string): Promise<EvaluationMode | undefin
   return pick?.mode;
 }
 
-async function pickLibrary(): Promise<vscode.Uri | undefined> {
+export async function pickLibrary(): Promise<vscode.Uri | undefined> {
   const active = vscode.window.activeTextEditor?.document;
   if (active?.languageId === 'art' && active.uri.scheme === 'file') return active.uri;
   const files = await vscode.workspace.findFiles('**/*.art', '{**/node_modules/**,**/.art/**}', 500);
@@ -394,7 +394,7 @@ async function pickLibrary(): Promise<vscode.Uri | undefined> {
   return pick?.uri;
 }
 
-async function pickDataset(runsFolder: string): Promise<vscode.Uri | undefined> {
+export async function pickDataset(runsFolder: string): Promise<vscode.Uri | undefined> {
   const files = (await vscode.workspace.findFiles('**/*.jsonl', '{**/node_modules/**,**/.art/**}', 500)).filter(
     // Results files and run traces are JSONL too, not datasets.
     u => !u.fsPath.endsWith('.results.jsonl') && !u.fsPath.startsWith(runsFolder),
@@ -412,7 +412,7 @@ async function pickDataset(runsFolder: string): Promise<vscode.Uri | undefined> 
   return pick?.uri;
 }
 
-async function pickTask(tasks: { index: number; title: string }[], library: vscode.Uri, data: vscode.Uri, line: number): Promise<number | undefined> {
+export async function pickTask(tasks: { index: number; title: string }[], library: vscode.Uri, data: vscode.Uri, line: number): Promise<number | undefined> {
   if (!tasks.length) {
     void vscode.window.showErrorMessage(`ART Studio: ${vscode.workspace.asRelativePath(library)} has no program to run the examples as.`);
     return undefined;

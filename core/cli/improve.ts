@@ -4,12 +4,11 @@
 // progress as `art eval` shows it; SIGINT/SIGTERM stop cleanly and the same command resumes, reusing what ran. The
 // run options are those `art eval` takes (the one declaration, core/launch/options.ts).
 import { extname, join, resolve } from 'node:path';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { formatComparison, formatP } from '../evaluation/compare';
-import { EvalDataError, readDataset, type EvalResult } from '../evaluation/eval';
+import { EvalDataError, type EvalResult } from '../evaluation/eval';
 import { LaunchError } from '../launch/options';
 import { defaultImprovedPath, defaultWorkFolder, improve, ImproveError, ImproveStopped, PlanError, type ImproveEnd } from '../improve/improve';
-import { datasetText, splitExamples } from '../improve/splits';
+import { writeSplits } from '../improve/splits';
 import { NOT_FOR_EVAL, positiveInt, progressReporter, type EvalIo } from './eval';
 import { CliError } from './files';
 import { stoppable } from './signals';
@@ -123,12 +122,9 @@ function splitsOf(
   say: (line: string) => void,
 ): { train: string; dev: string; test: string } {
   if (typeof values.dev === 'string') return { train: data, dev: resolve(here, values.dev), test: resolve(here, values.test as string) };
-  const s = splitExamples(readDataset(data), seed);
   const folder = join(work, 'splits');
-  mkdirSync(folder, { recursive: true });
-  const paths = { train: join(folder, 'train.jsonl'), dev: join(folder, 'dev.jsonl'), test: join(folder, 'test.jsonl') };
-  for (const k of ['train', 'dev', 'test'] as const) writeFileSync(paths[k], datasetText(s[k]));
-  say(`--data split by seed ${seed}: ${s.train.length} train, ${s.dev.length} dev, ${s.test.length} test (in ${folder})`);
+  const { paths, sizes } = writeSplits(data, seed, folder);
+  say(`--data split by seed ${seed}: ${sizes[0]} train, ${sizes[1]} dev, ${sizes[2]} test (in ${folder})`);
   return paths;
 }
 

@@ -3,8 +3,10 @@
 // whose input is in two splits would leak one into the other, so a training example whose input is also a dev or test
 // example (or an existing demonstration's, for dev and test) is left out of the bootstrap, and one dataset can be
 // split in three by a seeded shuffle.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { prng, shuffled } from '../common/random';
-import { normaliseAnswer, type EvalExample } from '../evaluation/eval';
+import { normaliseAnswer, readDataset, type EvalExample } from '../evaluation/eval';
 
 export interface Splits {
   train: EvalExample[];
@@ -67,4 +69,13 @@ export function datasetText(examples: readonly EvalExample[]): string {
     .map(e => JSON.stringify({ id: e.id, input: e.input, target: e.target, ...(e.description !== undefined ? { description: e.description } : {}) }))
     .map(l => `${l}\n`)
     .join('');
+}
+
+/** One dataset split in three by `seed`, written as train/dev/test.jsonl into `folder`: their paths and sizes. */
+export function writeSplits(data: string, seed: number, folder: string): { paths: { train: string; dev: string; test: string }; sizes: [number, number, number] } {
+  const s = splitExamples(readDataset(data), seed);
+  mkdirSync(folder, { recursive: true });
+  const paths = { train: join(folder, 'train.jsonl'), dev: join(folder, 'dev.jsonl'), test: join(folder, 'test.jsonl') };
+  for (const k of ['train', 'dev', 'test'] as const) writeFileSync(paths[k], datasetText(s[k]));
+  return { paths, sizes: [s.train.length, s.dev.length, s.test.length] };
 }

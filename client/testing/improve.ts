@@ -1,0 +1,188 @@
+// "ART: Improve Library…" (command palette, the library's CodeLens): `art improve` in the editor (core/improve, loaded
+// with the runner bundle). Asks for the three splits, or one dataset split by a seed; runs under a cancellable
+// progress notification (cancelling keeps what ran: the same command resumes it); then opens the proposed library in
+// a diff editor against the current one, the test comparison in the comparison view beside it, and asks: Accept
+// writes the library as proposed and measured (the header comment left out), Discard leaves it as it is.
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import * as vscode from 'vscode';
+import type { EvaluationModule } from '../runnerServices';
+import type { ImproveEnd } from '../../core/improve/improve';
+import { RUN_OPTIONS } from '../../core/launch/options';
+import type { ArtSettings } from '../settings';
+import type { KeyOptions, RunKey } from '../../core/launch/apiKey';
+import { KeyNotSent, type KeyRunContext } from '../runner/keyHosts';
+import { UNTRUSTED_RUN_MESSAGE } from '../runner/configuration';
+import { pickDataset, pickLibrary, pickTask, saveFirst } from './evaluation';
+
+export const IMPROVE_COMMAND = 'art.improveLibrary';
+
+export interface ImproveDeps {
+  load(): EvaluationModule;
+  runKey: (o: KeyOptions, ctx: KeyRunContext) => Promise<RunKey>;
+  settings: (scope?: vscode.ConfigurationScope) => ArtSettings;
+  log: vscode.LogOutputChannel;
+  /** Opens the comparison of two results files in the comparison view. */
+  compare(a: string, b: string): Thenable<unknown>;
+}
+
+/** What a test may give instead of the questions. */
+export interface ImproveGiven {
+  splits?: { train: vscode.Uri; dev: vscode.Uri; test: vscode.Uri } | { data: vscode.Uri; seed: number };
+  task?: string | number;
+  budget?: number;
+  seed?: number;
+  /** The answer to Accept / Discard. */
+  choice?: 'Accept' | 'Discard';
+  token?: vscode.CancellationToken;
+}
+
+export class LibraryImprovements {
+  private running = false;
+  /** The last proposal: its end and the choice made (for the tests). */
+  last: { end: ImproveEnd; choice: 'Accept' | 'Discard' | undefined } | undefined;
+
+  constructor(private readonly deps: ImproveDeps) {}
+
+  async run(library?: vscode.Uri, given: ImproveGiven = {}): Promise<ImproveEnd | undefined> {
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showErrorMessage(UNTRUSTED_RUN_MESSAGE);
+      return undefined;
+    }
+    if (this.running) {
+      void vscode.window.showWarningMessage('ART Studio: a library is being improved: cancel it from its notification first.');
+      return undefined;
+    }
+    library ??= await pickLibrary();
+    if (!library) return undefined;
+    const s = this.deps.settings(library);
+    const options: Record<string, unknown> = { ...s.runOptions };
+    if (options.modelSource !== 'vscode' && !options.model) {
+      void vscode.window.showErrorMessage(
+        'ART Studio: improving a library calls the model: set the model the endpoint serves ("art.model.name") and its base URL ("art.model.baseURL").',
+      );
+      return undefined;
+    }
+    const folder = vscode.workspace.getWorkspaceFolder(library);
+    const root = folder?.uri.fsPath ?? dirname(library.fsPath);
+    const m = this.deps.load();
+    const out = m.defaultImprovedPath(library.fsPath);
+    const splits = given.splits ?? (await askSplits(join(root, s.runsFolder)));
+    if (!splits) return undefined;
+    if (!(await saveFirst(library))) return undefined;
+    try {
+      let paths: { train: string; dev: string; test: string };
+      if ('data' in splits) paths = m.writeSplits(splits.data.fsPath, splits.seed, join(m.defaultWorkFolder(out), 'splits')).paths;
+      else paths = { train: splits.train.fsPath, dev: splits.dev.fsPath, test: splits.test.fsPath };
+      let task = given.task;
+      if (task === undefined) {
+        const named = m.datasetNamesTasks(paths.train);
+        if (named.withoutTask !== undefined) {
+          task = await pickTask(m.libraryTasks(readFileSync(library.fsPath, 'utf8')), library, vscode.Uri.file(paths.train), named.withoutTask);
+          if (task === undefined) return undefined;
+        }
+      }
+      if (task !== undefined) options.task = task;
+      options.cwd = root;
+      this.running = true;
+      const end = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `ART: improving ${basename(library.fsPath)}`, cancellable: true },
+        async (progress, cancel) => {
+          const controller = new AbortController();
+          const stop = () => controller.abort(new Error('cancelled'));
+          const subs = [cancel.onCancellationRequested(stop), ...(given.token ? [given.token.onCancellationRequested(stop)] : [])];
+          let label = '';
+          let done = 0;
+          let total = 0;
+          try {
+            return await m.improve({
+              library: library!.fsPath,
+              ...paths,
+              out,
+              options,
+              optionLabel: n => {
+                const key = RUN_OPTIONS[n].setting?.key;
+                return key ? `the setting "art.${key}"` : `"${n}"`;
+              },
+              apiKey: async o => {
+                const key = await this.deps.runKey(o, { program: library!.fsPath });
+                if (key.cancelled) throw new KeyNotSent(key.cancelled);
+                return key.key;
+              },
+              trusted: vscode.workspace.isTrusted,
+              concurrency: s.evaluationConcurrency,
+              budget: given.budget ?? 1000,
+              seed: given.seed ?? 0,
+              signal: controller.signal,
+              log: line => this.deps.log.info(`improve: ${line}`),
+              onPlan: (_, text) => this.deps.log.info(`improve: ${text}`),
+              onEvaluation: e => {
+                [label, done, total] = [e.label, e.done, e.total];
+                progress.report({ message: `${label}: ${done}/${total}` });
+              },
+              onResult: () => progress.report({ message: `${label}: ${++done}/${total}` }),
+            });
+          } finally {
+            for (const d of subs) d.dispose();
+          }
+        },
+      );
+      await this.propose(library, end, given.choice);
+      return end;
+    } catch (e) {
+      if (e instanceof KeyNotSent) {
+        void vscode.window.showInformationMessage(`ART Studio: nothing ran: ${e.message}.`);
+        return undefined;
+      }
+      if (e instanceof m.ImproveStopped) {
+        void vscode.window.showInformationMessage('ART Studio: improving stopped: run "ART: Improve Library…" again to resume (what ran is kept).');
+        return undefined;
+      }
+      if (!m.isUserError(e)) throw e;
+      void vscode.window.showErrorMessage(`ART Studio: ${(e as Error).message}`);
+      return undefined;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** The diff of the proposal against the library, the comparison beside it, and Accept / Discard. */
+  private async propose(library: vscode.Uri, end: ImproveEnd, choice?: 'Accept' | 'Discard'): Promise<void> {
+    const proposed = vscode.Uri.file(end.out);
+    await vscode.commands.executeCommand('vscode.diff', library, proposed, `${basename(library.fsPath)} ↔ proposed (art improve)`);
+    await this.deps.compare(end.results.baseline, end.results.improved);
+    const verdict = end.significant
+      ? `a significant gain on test (${end.baseline.correct}/${end.baseline.n} → ${end.improved.correct}/${end.improved.n})`
+      : `no significant gain on test (${end.baseline.correct}/${end.baseline.n} → ${end.improved.correct}/${end.improved.n})`;
+    const message = `ART Studio: ${end.added.length} demonstration(s) proposed for ${basename(library.fsPath)}: ${verdict}.`;
+    choice ??= (await vscode.window.showInformationMessage(message, 'Accept', 'Discard')) as 'Accept' | 'Discard' | undefined;
+    this.last = { end, choice };
+    if (choice !== 'Accept') return;
+    const doc = await vscode.workspace.openTextDocument(library);
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(library, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), this.deps.load().withoutHeader(end.text));
+    if (await vscode.workspace.applyEdit(edit)) await doc.save();
+  }
+}
+
+/** The three splits, or one dataset and the seed that splits it. */
+async function askSplits(runsFolder: string): Promise<ImproveGiven['splits']> {
+  const how = await vscode.window.showQuickPick(
+    [
+      { label: 'Three splits', description: 'a training, a dev and a test dataset', three: true },
+      { label: 'One dataset, split by a seed', description: 'half to train, a quarter to dev, a quarter to test', three: false },
+    ],
+    { title: 'Improve Library: which data?', ignoreFocusOut: true },
+  );
+  if (!how) return undefined;
+  if (how.three) {
+    const train = await pickDataset(runsFolder);
+    const dev = train && (await pickDataset(runsFolder));
+    const test = dev && (await pickDataset(runsFolder));
+    return train && dev && test ? { train, dev, test } : undefined;
+  }
+  const data = await pickDataset(runsFolder);
+  if (!data) return undefined;
+  const seed = await vscode.window.showInputBox({ title: 'Improve Library: the seed of the split', value: '0', validateInput: v => (/^\d+$/.test(v) ? null : 'a whole number') });
+  return seed === undefined ? undefined : { data, seed: Number(seed) };
+}

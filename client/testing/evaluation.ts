@@ -412,7 +412,12 @@ export async function pickDataset(runsFolder: string): Promise<vscode.Uri | unde
   return pick?.uri;
 }
 
-export async function pickTask(tasks: { index: number; title: string }[], library: vscode.Uri, data: vscode.Uri, line: number): Promise<number | undefined> {
+export async function pickTask(
+  tasks: { index: number; title: string }[],
+  library: vscode.Uri,
+  data: vscode.Uri,
+  line: number,
+): Promise<number | undefined> {
   if (!tasks.length) {
     void vscode.window.showErrorMessage(`ART Studio: ${vscode.workspace.asRelativePath(library)} has no program to run the examples as.`);
     return undefined;

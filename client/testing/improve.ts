@@ -183,6 +183,10 @@ async function askSplits(runsFolder: string): Promise<ImproveGiven['splits']> {
   }
   const data = await pickDataset(runsFolder);
   if (!data) return undefined;
-  const seed = await vscode.window.showInputBox({ title: 'Improve Library: the seed of the split', value: '0', validateInput: v => (/^\d+$/.test(v) ? null : 'a whole number') });
+  const seed = await vscode.window.showInputBox({
+    title: 'Improve Library: the seed of the split',
+    value: '0',
+    validateInput: v => (/^\d+$/.test(v) ? null : 'a whole number'),
+  });
   return seed === undefined ? undefined : { data, seed: Number(seed) };
 }

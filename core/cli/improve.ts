@@ -15,7 +15,11 @@ import { stoppable } from './signals';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
 const SHELL_FLAGS = [
-  { flag: 'data', arg: 'TRAIN.jsonl', help: 'the training split: its right runs become candidate demonstrations (alone: the one dataset, split in three by --seed)' },
+  {
+    flag: 'data',
+    arg: 'TRAIN.jsonl',
+    help: 'the training split: its right runs become candidate demonstrations (alone: the one dataset, split in three by --seed)',
+  },
   { flag: 'dev', arg: 'DEV.jsonl', help: 'the dev split: candidate sets are scored on it (never a demonstration)' },
   { flag: 'test', arg: 'TEST.jsonl', help: 'the test split: the original and the improved library are compared on it (McNemar)' },
   { flag: 'out', arg: 'NEW.art', help: 'the proposed library (default LIBRARY.improved.art; never the library itself)' },
@@ -37,7 +41,11 @@ export function improveUsage(): string {
 }
 
 export async function improveCommand(argv: string[], io: EvalIo): Promise<number> {
-  const { values, positionals, options: given } = parseCommandLine(
+  const {
+    values,
+    positionals,
+    options: given,
+  } = parseCommandLine(
     'improve',
     argv,
     SHELL_FLAGS.map(f => ({ flag: f.flag, type: 'type' in f ? f.type : ('string' as const) })),
@@ -48,8 +56,10 @@ export async function improveCommand(argv: string[], io: EvalIo): Promise<number
     return 0;
   }
   if (positionals.length !== 1) throw new CliError(`art improve: give exactly one task library (.art)\n${improveUsage()}`);
-  if (typeof values.data !== 'string') throw new CliError('art improve: give the training split: --data TRAIN.jsonl (with --dev and --test, or alone to split it)');
-  if ((typeof values.dev === 'string') !== (typeof values.test === 'string')) throw new CliError('art improve: give both --dev and --test, or neither (then --data is split in three)');
+  if (typeof values.data !== 'string')
+    throw new CliError('art improve: give the training split: --data TRAIN.jsonl (with --dev and --test, or alone to split it)');
+  if ((typeof values.dev === 'string') !== (typeof values.test === 'string'))
+    throw new CliError('art improve: give both --dev and --test, or neither (then --data is split in three)');
   const here = io.cwd ?? process.cwd();
   const library = resolve(here, positionals[0]);
   if (extname(library).toLowerCase() !== '.art') throw new CliError(`art improve: ${library}: give a task library (.art)`);

@@ -59,7 +59,9 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
         let done = 0;
         const progress = (message: string) => {
           if (token === undefined) return;
-          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, message } }).catch(() => {});
+          void extra
+            .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, message } })
+            .catch(() => {});
         };
         try {
           const end = await improve({

@@ -132,7 +132,8 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
     throw new EvalDataError(`${c.library}: ${(e as Error).message}`);
   }
   const splits = { train: readDataset(c.train), dev: readDataset(c.dev), test: readDataset(c.test) };
-  for (const [name, examples] of Object.entries(splits)) if (!examples.length) throw new EvalDataError(`${c[name as 'train']}: the ${name} split has no example`);
+  for (const [name, examples] of Object.entries(splits))
+    if (!examples.length) throw new EvalDataError(`${c[name as 'train']}: the ${name} split has no example`);
   const doc = parseArt(original);
   const demos = existingDemonstrations(original);
   const checked = checkSplits(
@@ -141,13 +142,12 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
   );
   const notes = [...checked.notes];
   for (const n of notes) c.log(n);
-  if (!checked.train.length) throw new EvalDataError(`${c.train}: every training example is also in the dev or test split: nothing is left to bootstrap from`);
-  const plan = planBudget(
-    c.budget,
-    { train: checked.train.length, dev: splits.dev.length, test: splits.test.length },
-    requestsPerRun(original),
-    { maxRounds: c.maxRounds ?? 3, maxSets: c.maxSets ?? 16 },
-  );
+  if (!checked.train.length)
+    throw new EvalDataError(`${c.train}: every training example is also in the dev or test split: nothing is left to bootstrap from`);
+  const plan = planBudget(c.budget, { train: checked.train.length, dev: splits.dev.length, test: splits.test.length }, requestsPerRun(original), {
+    maxRounds: c.maxRounds ?? 3,
+    maxSets: c.maxSets ?? 16,
+  });
   c.onPlan?.(plan, formatPlan(plan));
   // The options are checked now, before anything runs (evaluate checks them again).
   const o = parseRunOptions({ ...c.options, program: c.library, mode: 'generate' }, c.optionLabel);
@@ -241,7 +241,11 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
           continue;
         }
         if (seenPrograms.has(made.candidate.program)) continue;
-        const replay = await testProgram(parseArt(made.candidate.program), 0, { tools: tools.registry, toolTimeoutMs: o.toolTimeoutMs, signal: c.signal });
+        const replay = await testProgram(parseArt(made.candidate.program), 0, {
+          tools: tools.registry,
+          toolTimeoutMs: o.toolTimeoutMs,
+          signal: c.signal,
+        });
         if (!replay.passed) {
           c.log(`training example ${result.id}: not a candidate: its replay does not reproduce it`);
           continue;
@@ -280,7 +284,9 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
     const r = await run('dev', `candidate set ${k} on dev`, text, c.dev, {}, 'dev', testReserve(splits.test.length * 2));
     if (!r) break;
     const s = score(r.end);
-    c.log(`candidate set ${k}: +${added.length} (${added.map(a => a.id).join(', ')})${dropped.length ? `, −${dropped.length}` : ''}: ${s}/${splits.dev.length} on dev`);
+    c.log(
+      `candidate set ${k}: +${added.length} (${added.map(a => a.id).join(', ')})${dropped.length ? `, −${dropped.length}` : ''}: ${s}/${splits.dev.length} on dev`,
+    );
     if (s > best.score) best = { set, text, score: s };
   }
   if (stopped) return stopEnd();
@@ -328,7 +334,10 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
   };
 
   function stopEnd(budget = false): never {
-    if (budget) throw new ImproveError(`the budget (${c.budget} requests) ran out before the test split was done: raise --budget (the runs so far are kept and reused)`);
+    if (budget)
+      throw new ImproveError(
+        `the budget (${c.budget} requests) ran out before the test split was done: raise --budget (the runs so far are kept and reused)`,
+      );
     throw new ImproveStopped(sent);
   }
 }

@@ -40,10 +40,12 @@ export function checkSplits(s: Splits, demonstrationInputs: readonly string[] = 
     return !where.length;
   });
   const both = s.test.filter(e => dev.has(inputKey(e.input)));
-  if (both.length) notes.push(`${both.length} test example(s) also in the dev split (${both.map(e => e.id).join(', ')}): the test is not held out from the choice`);
+  if (both.length)
+    notes.push(`${both.length} test example(s) also in the dev split (${both.map(e => e.id).join(', ')}): the test is not held out from the choice`);
   const shown = new Set(demonstrationInputs.map(inputKey));
   const seen = [...s.dev, ...s.test].filter(e => shown.has(inputKey(e.input)));
-  if (seen.length) notes.push(`${seen.length} dev or test example(s) already shown by a demonstration of the library (${seen.map(e => e.id).join(', ')})`);
+  if (seen.length)
+    notes.push(`${seen.length} dev or test example(s) already shown by a demonstration of the library (${seen.map(e => e.id).join(', ')})`);
   return { train, notes };
 }
 
@@ -72,7 +74,11 @@ export function datasetText(examples: readonly EvalExample[]): string {
 }
 
 /** One dataset split in three by `seed`, written as train/dev/test.jsonl into `folder`: their paths and sizes. */
-export function writeSplits(data: string, seed: number, folder: string): { paths: { train: string; dev: string; test: string }; sizes: [number, number, number] } {
+export function writeSplits(
+  data: string,
+  seed: number,
+  folder: string,
+): { paths: { train: string; dev: string; test: string }; sizes: [number, number, number] } {
   const s = splitExamples(readDataset(data), seed);
   mkdirSync(folder, { recursive: true });
   const paths = { train: join(folder, 'train.jsonl'), dev: join(folder, 'dev.jsonl'), test: join(folder, 'test.jsonl') };

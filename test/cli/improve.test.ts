@@ -32,7 +32,22 @@ describe('art improve', () => {
   test('--json: the fields, the plan first, the proposed file beside the library', async () => {
     const dir = workspace();
     const r = await runCli(
-      ['improve', 'kinds.art', '--data', 'train.jsonl', '--dev', 'dev.jsonl', '--test', 'test.jsonl', '--budget', '400', '--seed', '3', '--json', ...endpoint()],
+      [
+        'improve',
+        'kinds.art',
+        '--data',
+        'train.jsonl',
+        '--dev',
+        'dev.jsonl',
+        '--test',
+        'test.jsonl',
+        '--budget',
+        '400',
+        '--seed',
+        '3',
+        '--json',
+        ...endpoint(),
+      ],
       { cwd: dir },
     );
     assert.equal(r.code, 0, r.stderr);

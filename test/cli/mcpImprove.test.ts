@@ -38,7 +38,17 @@ describe('art mcp: improve', () => {
     const r = (await client.callTool(
       {
         name: 'improve',
-        arguments: { library: 'kinds.art', train: 'train.jsonl', dev: 'dev.jsonl', test: 'test.jsonl', budget: 400, seed: 3, baseURL: server.baseURL, model: 'scripted', task: 'Arithmetic' },
+        arguments: {
+          library: 'kinds.art',
+          train: 'train.jsonl',
+          dev: 'dev.jsonl',
+          test: 'test.jsonl',
+          budget: 400,
+          seed: 3,
+          baseURL: server.baseURL,
+          model: 'scripted',
+          task: 'Arithmetic',
+        },
       },
       undefined,
       { onprogress: p => void progress.push(p) },

@@ -57,7 +57,9 @@ export function kindsScripts(prompt: string, temperature: number, learns: boolea
   // After its step's output: the answer is that output.
   const output = /\n#1:[ \t]*(.*)\n?$/.exec(soFar);
   if (output)
-    return [ContinuationScript.parse(`${soFar}${soFar.endsWith('\n') ? '' : '\n'}Q2: [EOQ]\nAns: ${output[1].trim()}\n----\nDescription: more`, anchor)];
+    return [
+      ContinuationScript.parse(`${soFar}${soFar.endsWith('\n') ? '' : '\n'}Q2: [EOQ]\nAns: ${output[1].trim()}\n----\nDescription: more`, anchor),
+    ];
   const m = /^What is (\d+) (\w+) (\d+)\?$/.exec(input);
   if (!m) return [];
   // The operators the demonstrations before the task show, by kind.

@@ -168,9 +168,16 @@ describe('the splits', () => {
     assert.deepEqual([a.train.length, a.dev.length, a.test.length], [10, 5, 5]);
   });
   test('a candidate set keeps the rest of the library as it was', () => {
-    const text = libraryText(KINDS_LIBRARY, { dropped: [], added: [{ id: 't1', line: 2, round: 0, program: 'Input: q\nQ1: [EOQ]\nAns: 1' }] }, '/x/train.jsonl');
+    const text = libraryText(
+      KINDS_LIBRARY,
+      { dropped: [], added: [{ id: 't1', line: 2, round: 0, program: 'Input: q\nQ1: [EOQ]\nAns: 1' }] },
+      '/x/train.jsonl',
+    );
     assert.ok(text.startsWith(KINDS_LIBRARY.split('----')[0]));
-    assert.match(text, /# art improve: from training example "t1" \(train.jsonl:2\)\nInput: q\nQ1: \[EOQ\]\nAns: 1\n----\nDescription: \(Arithmetic\) Solve the problem.\nInput: %s\nQ1:$/);
+    assert.match(
+      text,
+      /# art improve: from training example "t1" \(train.jsonl:2\)\nInput: q\nQ1: \[EOQ\]\nAns: 1\n----\nDescription: \(Arithmetic\) Solve the problem.\nInput: %s\nQ1:$/,
+    );
     const dropped = libraryText(KINDS_LIBRARY, { dropped: [0], added: [] }, '/x/train.jsonl');
     assert.equal(parseArt(dropped).programs.length, 1);
   });

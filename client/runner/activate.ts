@@ -42,6 +42,8 @@ export interface RunnerApi {
   evaluations: Evaluations;
   /** "ART: Compare Evaluations" and its view. */
   comparisons: EvalComparisons;
+  /** "ART: Improve Library…". */
+  improvements: LibraryImprovements;
   /** The ART Evaluations view: the workspace's past evaluations per library. */
   evaluationsView: EvaluationsView;
   /** The status bar's run mode (Replay or Live). */
@@ -251,5 +253,5 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, evaluationsView, mode, keyHosts };
+  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, improvements, evaluationsView, mode, keyHosts };
 }

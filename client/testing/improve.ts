@@ -39,8 +39,8 @@ export interface ImproveGiven {
 
 export class LibraryImprovements {
   private running = false;
-  /** The last proposal: its end and the choice made (for the tests). */
-  last: { end: ImproveEnd; choice: 'Accept' | 'Discard' | undefined } | undefined;
+  /** The last proposal: its end, and the person's choice once made (Accept writes the library before it resolves). */
+  last: { end: ImproveEnd; choice: Promise<'Accept' | 'Discard' | undefined> } | undefined;
 
   constructor(private readonly deps: ImproveDeps) {}
 
@@ -155,9 +155,19 @@ export class LibraryImprovements {
       ? `a significant gain on test (${end.baseline.correct}/${end.baseline.n} → ${end.improved.correct}/${end.improved.n})`
       : `no significant gain on test (${end.baseline.correct}/${end.baseline.n} → ${end.improved.correct}/${end.improved.n})`;
     const message = `ART Studio: ${end.added.length} demonstration(s) proposed for ${basename(library.fsPath)}: ${verdict}.`;
-    choice ??= (await vscode.window.showInformationMessage(message, 'Accept', 'Discard')) as 'Accept' | 'Discard' | undefined;
-    this.last = { end, choice };
-    if (choice !== 'Accept') return;
+    // The question is not awaited: the command (and the language model tool) ends with the proposal shown.
+    const decided = (async () => {
+      const c = choice ?? ((await vscode.window.showInformationMessage(message, 'Accept', 'Discard')) as 'Accept' | 'Discard' | undefined);
+      if (c === 'Accept') await this.accept(library, end);
+      this.deps.log.info(`improve: ${basename(end.out)}: ${c === 'Accept' ? 'accepted' : 'discarded'}`);
+      return c;
+    })();
+    this.last = { end, choice: decided };
+    if (choice) await decided;
+  }
+
+  /** Writes the library as proposed and measured (the header comment left out). */
+  private async accept(library: vscode.Uri, end: ImproveEnd): Promise<void> {
     const doc = await vscode.workspace.openTextDocument(library);
     const edit = new vscode.WorkspaceEdit();
     edit.replace(library, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), this.deps.load().withoutHeader(end.text));

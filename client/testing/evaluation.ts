@@ -394,7 +394,10 @@ export async function pickLibrary(): Promise<vscode.Uri | undefined> {
   return pick?.uri;
 }
 
-export async function pickDataset(runsFolder: string): Promise<vscode.Uri | undefined> {
+export async function pickDataset(
+  runsFolder: string,
+  title = 'Evaluate Task: which dataset (one {"input", "target"} a line)?',
+): Promise<vscode.Uri | undefined> {
   const files = (await vscode.workspace.findFiles('**/*.jsonl', '{**/node_modules/**,**/.art/**}', 500)).filter(
     // Results files and run traces are JSONL too, not datasets.
     u => !u.fsPath.endsWith('.results.jsonl') && !u.fsPath.startsWith(runsFolder),
@@ -407,7 +410,7 @@ export async function pickDataset(runsFolder: string): Promise<vscode.Uri | unde
   }
   const pick = await vscode.window.showQuickPick(
     files.map(uri => ({ label: basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri), uri })),
-    { title: 'Evaluate Task: which dataset (one {"input", "target"} a line)?', matchOnDescription: true, ignoreFocusOut: true },
+    { title, matchOnDescription: true, ignoreFocusOut: true },
   );
   return pick?.uri;
 }

@@ -186,12 +186,12 @@ async function askSplits(runsFolder: string): Promise<ImproveGiven['splits']> {
   );
   if (!how) return undefined;
   if (how.three) {
-    const train = await pickDataset(runsFolder);
-    const dev = train && (await pickDataset(runsFolder));
-    const test = dev && (await pickDataset(runsFolder));
+    const train = await pickDataset(runsFolder, 'Improve Library: the training dataset (its right runs become demonstrations)');
+    const dev = train && (await pickDataset(runsFolder, 'Improve Library: the dev dataset (candidate sets are scored on it)'));
+    const test = dev && (await pickDataset(runsFolder, 'Improve Library: the test dataset (the gain is proven on it)'));
     return train && dev && test ? { train, dev, test } : undefined;
   }
-  const data = await pickDataset(runsFolder);
+  const data = await pickDataset(runsFolder, 'Improve Library: the dataset to split in three');
   if (!data) return undefined;
   const seed = await vscode.window.showInputBox({
     title: 'Improve Library: the seed of the split',

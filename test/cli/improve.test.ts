@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScriptedServer } from '../support/scriptedServer';
-import { runCli } from '../support/cli';
+import { runCli, runCliProcess } from '../support/cli';
 import { KINDS_LIBRARY, jsonl, kindsData, useKindsModel } from '../support/kindsModel';
 
 let server: ScriptedServer;
@@ -80,6 +80,30 @@ describe('art improve', () => {
     assert.match(r.stdout, /McNemar exact/);
     assert.match(r.stdout, /(a significant gain|no significant gain) \(McNemar p = /);
     assert.ok(existsSync(join(dir, 'better.art')));
+  });
+
+  test('stopped by SIGINT (exit 130, nothing proposed), the same command resumes with what ran', async () => {
+    const dir = workspace();
+    const args = ['improve', 'kinds.art', '--data', 'train.jsonl', '--dev', 'dev.jsonl', '--test', 'test.jsonl', '--budget', '400', ...endpoint()];
+    server.tokenDelayMs = 5;
+    let lines = 0;
+    const first = await runCliProcess([...args, '--progress', 'lines'], {
+      cwd: dir,
+      onStart: child =>
+        child.stdout.on('data', (d: Buffer) => {
+          lines += (String(d).match(/^\[\d+\/\d+\] /gm) ?? []).length;
+          if (lines >= 5) child.kill('SIGINT');
+        }),
+    });
+    server.tokenDelayMs = 0;
+    assert.equal(first.code, 130, first.stderr);
+    assert.match(first.stderr, /art improve: stopped: run the same command again to resume/);
+    assert.ok(!existsSync(join(dir, 'kinds.improved.art')), 'nothing proposed');
+    const second = await runCli(args, { cwd: dir });
+    assert.equal(second.code, 0, second.stderr);
+    const resumed = /bootstrap round 1: 9 example\(s\), (\d+) already run/.exec(second.stderr);
+    assert.ok(resumed && Number(resumed[1]) >= 5, second.stderr);
+    assert.ok(existsSync(join(dir, 'kinds.improved.art')));
   });
 
   test('errors are one line: the original as --out, a budget too small, a missing split', async () => {

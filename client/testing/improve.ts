@@ -8,12 +8,10 @@ import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { EvaluationModule } from '../runnerServices';
 import type { ImproveEnd } from '../../core/improve/improve';
-import { RUN_OPTIONS } from '../../core/launch/options';
 import type { ArtSettings } from '../settings';
 import type { KeyOptions, RunKey } from '../../core/launch/apiKey';
 import { KeyNotSent, type KeyRunContext } from '../runner/keyHosts';
-import { UNTRUSTED_RUN_MESSAGE } from '../runner/configuration';
-import { pickDataset, pickLibrary, pickTask, saveFirst } from './evaluation';
+import { libraryToRun, pickDataset, pickTask, saveFirst, settingLabel } from './evaluation';
 
 export const IMPROVE_COMMAND = 'art.improveLibrary';
 
@@ -45,24 +43,10 @@ export class LibraryImprovements {
   constructor(private readonly deps: ImproveDeps) {}
 
   async run(library?: vscode.Uri, given: ImproveGiven = {}): Promise<ImproveEnd | undefined> {
-    if (!vscode.workspace.isTrusted) {
-      void vscode.window.showErrorMessage(UNTRUSTED_RUN_MESSAGE);
-      return undefined;
-    }
-    if (this.running) {
-      void vscode.window.showWarningMessage('ART Studio: a library is being improved: cancel it from its notification first.');
-      return undefined;
-    }
-    library ??= await pickLibrary();
-    if (!library) return undefined;
-    const s = this.deps.settings(library);
-    const options: Record<string, unknown> = { ...s.runOptions };
-    if (options.modelSource !== 'vscode' && !options.model) {
-      void vscode.window.showErrorMessage(
-        'ART Studio: improving a library calls the model: set the model the endpoint serves ("art.model.name") and its base URL ("art.model.baseURL").',
-      );
-      return undefined;
-    }
+    const ready = await libraryToRun('an improvement of a library', this.running, library, this.deps.settings);
+    if (!ready) return undefined;
+    library = ready.library;
+    const { s, options } = ready;
     const folder = vscode.workspace.getWorkspaceFolder(library);
     const root = folder?.uri.fsPath ?? dirname(library.fsPath);
     const m = this.deps.load();
@@ -100,10 +84,7 @@ export class LibraryImprovements {
               ...paths,
               out,
               options,
-              optionLabel: n => {
-                const key = RUN_OPTIONS[n].setting?.key;
-                return key ? `the setting "art.${key}"` : `"${n}"`;
-              },
+              optionLabel: settingLabel,
               apiKey: async o => {
                 const key = await this.deps.runKey(o, { program: library!.fsPath });
                 if (key.cancelled) throw new KeyNotSent(key.cancelled);

@@ -3,16 +3,16 @@
 // dataset is split in three, seeded. The plan (the most requests --budget allows) is printed before anything runs;
 // progress as `art eval` shows it; SIGINT/SIGTERM stop cleanly and the same command resumes, reusing what ran. The
 // run options are those `art eval` takes (the one declaration, core/launch/options.ts).
-import { extname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { formatComparison, formatP } from '../evaluation/compare';
 import { EvalDataError, type EvalResult } from '../evaluation/eval';
 import { LaunchError } from '../launch/options';
 import { defaultImprovedPath, defaultWorkFolder, improve, ImproveError, ImproveStopped, PlanError, type ImproveEnd } from '../improve/improve';
 import { writeSplits } from '../improve/splits';
-import { NOT_FOR_EVAL, positiveInt, progressReporter, type EvalIo } from './eval';
+import { libraryCommandLine, libraryUsage, positiveInt, progressReporter, type EvalIo } from './eval';
 import { CliError } from './files';
 import { stoppable } from './signals';
-import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
+import { cliLabel } from './optionFlags';
 
 const SHELL_FLAGS = [
   {
@@ -32,37 +32,21 @@ const SHELL_FLAGS = [
 ] as const;
 
 export function improveUsage(): string {
-  const lines: [string, string][] = [
-    ['LIBRARY', 'the task library (.art) to improve'],
-    ...SHELL_FLAGS.map((f): [string, string] => [`--${f.flag}${f.arg ? ` ${f.arg}` : ''}`, f.help]),
-    ...optionHelpLines(NOT_FOR_EVAL),
-  ];
-  return helpText('usage: art improve LIBRARY --data TRAIN.jsonl --dev DEV.jsonl --test TEST.jsonl [options]', lines);
+  return libraryUsage(
+    'usage: art improve LIBRARY --data TRAIN.jsonl --dev DEV.jsonl --test TEST.jsonl [options]',
+    'the task library (.art) to improve',
+    SHELL_FLAGS,
+  );
 }
 
 export async function improveCommand(argv: string[], io: EvalIo): Promise<number> {
-  const {
-    values,
-    positionals,
-    options: given,
-  } = parseCommandLine(
-    'improve',
-    argv,
-    SHELL_FLAGS.map(f => ({ flag: f.flag, type: 'type' in f ? f.type : ('string' as const) })),
-    NOT_FOR_EVAL,
-  );
-  if (values.help) {
-    io.write(`${improveUsage()}\n`);
-    return 0;
-  }
-  if (positionals.length !== 1) throw new CliError(`art improve: give exactly one task library (.art)\n${improveUsage()}`);
+  const line = libraryCommandLine('improve', argv, SHELL_FLAGS, improveUsage, io);
+  if (!line) return 0;
+  const { values, given, library, here } = line;
   if (typeof values.data !== 'string')
     throw new CliError('art improve: give the training split: --data TRAIN.jsonl (with --dev and --test, or alone to split it)');
   if ((typeof values.dev === 'string') !== (typeof values.test === 'string'))
     throw new CliError('art improve: give both --dev and --test, or neither (then --data is split in three)');
-  const here = io.cwd ?? process.cwd();
-  const library = resolve(here, positionals[0]);
-  if (extname(library).toLowerCase() !== '.art') throw new CliError(`art improve: ${library}: give a task library (.art)`);
   const out = resolve(here, typeof values.out === 'string' ? values.out : defaultImprovedPath(library));
   const budget = positiveInt(values.budget, 1000, '--budget', 'improve');
   const seed = positiveInt(values.seed, 0, '--seed', 'improve', 0);

@@ -15,12 +15,11 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArt } from '../art/parse';
 import { readTextFile } from '../common/textFile';
 import { prng, shuffled } from '../common/random';
-import type { ChatBackend } from '../model/chatContinuation';
 import { compareResults, formatP, type Comparison } from '../evaluation/compare';
 import { EvalDataError, readDataset, readResults, type EvalExample, type EvalResult } from '../evaluation/eval';
-import { evaluate, type EvaluationEnd } from '../evaluation/evaluate';
+import { evaluate, type EvaluationConfig, type EvaluationEnd } from '../evaluation/evaluate';
 import { testProgram } from '../evaluation/libraryTest';
-import { HEADLESS, LaunchError, parseRunOptions, type RunOptionName, type RunOptions } from '../launch/options';
+import { HEADLESS, LaunchError, parseRunOptions, type RunOptions } from '../launch/options';
 import { openSession } from '../launch/session';
 import { candidateOf, contentHash, existingDemonstrations, libraryText, withHeader, type Candidate, type CandidateSet } from './candidates';
 import { formatPlan, planBudget, requestsPerRun, type ImprovePlan } from './plan';
@@ -33,7 +32,10 @@ export const BOOTSTRAP_TEMPERATURE = 0.7;
 
 export type ImprovePhase = 'bootstrap' | 'dev' | 'test';
 
-export interface ImproveConfig {
+/** What every evaluation of `art improve` is given as `art eval` gives it: the run options, the key, the trust, ... */
+type EvaluationShared = Pick<EvaluationConfig, 'options' | 'optionLabel' | 'apiKey' | 'trusted' | 'chatModel' | 'concurrency' | 'signal' | 'log'>;
+
+export interface ImproveConfig extends EvaluationShared {
   /** The task library and the three splits (JSONL), absolute paths. */
   library: string;
   train: string;
@@ -41,13 +43,6 @@ export interface ImproveConfig {
   test: string;
   /** The proposed library (default LIBRARY.improved.art); never the library itself. */
   out?: string;
-  /** The run options as given (as `art eval` takes them). */
-  options: Record<string, unknown>;
-  optionLabel?: (name: RunOptionName) => string;
-  apiKey?(o: RunOptions): string | undefined | Promise<string | undefined>;
-  trusted: boolean;
-  chatModel?: ChatBackend;
-  concurrency: number;
   /** The most requests everything may send. */
   budget: number;
   /** Seeds the choice of candidate sets. */
@@ -60,8 +55,6 @@ export interface ImproveConfig {
   maxAdded?: number;
   /** Where the evaluations' results and traces are kept (default `.art-improve/NAME` beside the proposed file). */
   work?: string;
-  signal?: AbortSignal;
-  log(line: string): void;
   /** The plan, before anything runs. */
   onPlan?(plan: ImprovePlan, text: string): void;
   /** An evaluation starts: its phase, what it is, its examples and those already done. */

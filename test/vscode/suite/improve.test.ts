@@ -73,4 +73,18 @@ describe('Improve Library', function () {
     for (const a of again.added) assert.ok(written.includes(`# art improve: from training example "${a.id}"`), a.id);
     assert.equal(written, readFileSync(again.out, 'utf8').split('\n').slice(3).join('\n'));
   });
+
+  it('the language model tool art_improve splits one dataset by its seed and answers with the proposal and the verdict', async () => {
+    writeFileSync(file('all.jsonl').fsPath, jsonl(kindsData(8, 400)));
+    writeFileSync(library().fsPath, KINDS_LIBRARY);
+    const result = await vscode.lm.invokeTool('art_improve', {
+      input: { library: 'improve/kinds.art', train: 'improve/all.jsonl', seed: 2, budget: 600, task: 'Arithmetic' },
+      toolInvocationToken: undefined,
+    });
+    const said = result.content.map(p => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    assert.match(said, /^proposed: .*kinds\.improved\.art \(\d+ demonstration\(s\) added/);
+    assert.match(said, /test: \d+\/6 → \d+\/6, McNemar p = [\d.e-]+: (a significant gain|no significant gain)/);
+    assert.match(said, /the person decides: Accept writes the demonstrations into the library, Discard leaves it/);
+    assert.equal(readFileSync(library().fsPath, 'utf8'), KINDS_LIBRARY, 'nothing written before the person decides');
+  });
 });

@@ -14,7 +14,7 @@ import { DEBUG_TYPE } from '../debugAdapter/protocol';
 import { registerLibraryTests, type LibraryTests } from '../testing/libraryTests';
 import { registerRunsCommands, replayRun, RunsView } from '../views/runsView';
 import { COMPARE_EVALUATIONS_COMMAND, EVALUATE_COMMAND, Evaluations, type EvaluationMode } from '../testing/evaluation';
-import { IMPROVE_COMMAND, LibraryImprovements, type ImproveGiven } from '../testing/improve';
+import { IMPROVE_COMMAND, ImproveCodeLens, LibraryImprovements, type ImproveGiven } from '../testing/improve';
 import { EvalComparisons } from '../testing/comparison';
 import { EvaluationsView, registerEvaluationsCommands } from '../views/evaluationsView';
 import { SHOW_PROMPT_COMMAND, showPrompt } from './showPrompt';
@@ -219,6 +219,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       evaluations.run(library, data, task, undefined, mode),
     ),
     vscode.commands.registerCommand(COMMANDS.improveLibrary, (library?: vscode.Uri, given?: ImproveGiven) => improvements.run(library, given)),
+    vscode.languages.registerCodeLensProvider({ language: 'art', scheme: 'file' }, new ImproveCodeLens()),
     comparisons,
     evaluationsView,
     ...registerEvaluationsCommands(evaluationsView, { open: path => evaluations.open(path), compare: (a, b) => comparisons.compare(a, b) }),

@@ -111,7 +111,7 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
     }
     const units = answer?.version === version ? answer.units : undefined;
     if (!token?.isCancellationRequested && this.made.has(key)) this.made.set(key, units ? version : undefined);
-    const lenses = (units ?? [])
+    return (units ?? [])
       .filter(u => !u.notRunnable)
       .flatMap(u => {
         const range = new vscode.Range(u.line, 0, u.line, 0);
@@ -126,17 +126,6 @@ export class RunCodeLenses implements vscode.CodeLensProvider {
           }),
         ];
       });
-    // A task library is improved as a whole: its lens sits on its first line.
-    if (doc.languageId === 'art' && lenses.length)
-      lenses.unshift(
-        new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), {
-          title: '$(sparkle) Improve Library…',
-          tooltip: 'Add demonstrations bootstrapped from a dataset, chosen on a dev split, the gain proven on a test split',
-          command: 'art.improveLibrary',
-          arguments: [doc.uri],
-        }),
-      );
-    return lenses;
   }
 
   dispose(): void {

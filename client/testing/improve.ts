@@ -181,3 +181,18 @@ async function askSplits(runsFolder: string): Promise<ImproveGiven['splits']> {
   });
   return seed === undefined ? undefined : { data, seed: Number(seed) };
 }
+
+/** The CodeLens on a task library's first line: "Improve Library…" (a library is improved as a whole). */
+export class ImproveCodeLens implements vscode.CodeLensProvider {
+  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    if (doc.languageId !== 'art' || !/^Input\s*[:：]/m.test(doc.getText())) return [];
+    return [
+      new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), {
+        title: '$(sparkle) Improve Library…',
+        tooltip: 'Add demonstrations bootstrapped from a dataset, chosen on a dev split, the gain proven on a test split',
+        command: IMPROVE_COMMAND,
+        arguments: [doc.uri],
+      }),
+    ];
+  }
+}

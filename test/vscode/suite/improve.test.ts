@@ -39,6 +39,15 @@ describe('Improve Library', function () {
 
   const splits = () => ({ train: file('train.jsonl'), dev: file('dev.jsonl'), test: file('test.jsonl') });
 
+  it("the library's CodeLens on its first line runs Improve Library…", async () => {
+    await vscode.window.showTextDocument(library());
+    const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', library())) ?? [];
+    const improveLens = lenses.find(l => l.command?.command === 'art.improveLibrary');
+    assert.ok(improveLens, `lenses: ${lenses.map(l => l.command?.title).join(', ')}`);
+    assert.equal(improveLens.range.start.line, 0);
+    assert.equal(improveLens.command!.arguments?.[0].toString(), library().toString());
+  });
+
   it('shows the proposal as a diff with the comparison beside it; Discard leaves the library, Accept writes it', async () => {
     const api = await artStudio();
     const end = await vscode.commands.executeCommand<{ out: string; significant: boolean; added: { id: string }[]; text: string } | undefined>(

@@ -53,7 +53,7 @@ export interface ImproveConfig extends EvaluationShared {
   maxSets?: number;
   /** Candidates one set adds at most. Default 4. */
   maxAdded?: number;
-  /** Where the evaluations' results and traces are kept (default `.art-improve/NAME` beside the proposed file). */
+  /** Where the evaluations' results and traces are kept (default `.art/improve/NAME` beside the proposed file). */
   work?: string;
   /** The plan, before anything runs. */
   onPlan?(plan: ImprovePlan, text: string): void;
@@ -108,9 +108,20 @@ export function defaultImprovedPath(library: string): string {
   return join(dirname(library), `${basename(library, extname(library))}.improved.art`);
 }
 
-/** Where the evaluations of a proposal are kept: `.art-improve/NAME` beside the proposed file. */
+/**
+ * Where the evaluations of a proposal are kept: `.art/improve/NAME` beside the proposed file (ART Studio's own folder,
+ * which the editor's pickers and the Test Explorer leave out), kept out of git.
+ */
 export function defaultWorkFolder(out: string): string {
-  return join(dirname(out), '.art-improve', basename(out, extname(out)));
+  return join(dirname(out), '.art', 'improve', basename(out, extname(out)));
+}
+
+/** Makes the work folder; under `.art/improve/`, a .gitignore there keeps the evaluations out of git (once). */
+function prepareWork(work: string): void {
+  mkdirSync(work, { recursive: true });
+  const parent = dirname(work);
+  const gi = join(parent, '.gitignore');
+  if (basename(parent) === 'improve' && !existsSync(gi)) writeFileSync(gi, '# art improve: the evaluations of its proposals\n*\n');
 }
 
 const side = (s: Comparison['a']): ImproveSide => ({ n: s.n, correct: s.correct, accuracy: s.accuracy });
@@ -148,7 +159,7 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
   if (!(temperature > 0)) throw new ImproveError('the bootstrap samples at a temperature above 0: give one');
 
   const work = resolve(c.work ?? defaultWorkFolder(out));
-  mkdirSync(work, { recursive: true });
+  prepareWork(work);
   const trainFile = join(work, 'train.jsonl');
   writeFileSync(trainFile, checked.train.map(e => readLine(c.train, e)).join(''));
   const dataHash = (path: string) => contentHash(readFileSync(path, 'utf8'));

@@ -106,6 +106,21 @@ describe('art improve', () => {
     assert.ok(existsSync(join(dir, 'kinds.improved.art')));
   });
 
+  test('takes every run option art eval takes (the one declaration)', async () => {
+    const flags = (help: string) =>
+      new Set(
+        help
+          .split('\n')
+          .map(l => /^ {2}(--[a-z-]+)/.exec(l)?.[1])
+          .filter(Boolean),
+      );
+    const [improveHelp, evalHelp] = [await runCli(['improve', '--help']), await runCli(['eval', '--help'])];
+    const own = new Set(['--data', '--out', '--new', '--runs', '--concurrency', '--select-examples', '--progress']);
+    const missing = [...flags(evalHelp.stdout)].filter(f => !own.has(f!) && !flags(improveHelp.stdout).has(f));
+    assert.deepEqual(missing, []);
+    assert.ok(flags(improveHelp.stdout).has('--base-url') && flags(improveHelp.stdout).has('--temperature'));
+  });
+
   test('errors are one line: the original as --out, a budget too small, a missing split', async () => {
     const dir = workspace();
     const base = ['improve', 'kinds.art', '--data', 'train.jsonl', '--dev', 'dev.jsonl', '--test', 'test.jsonl', ...endpoint()];

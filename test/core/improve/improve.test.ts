@@ -76,6 +76,9 @@ describe('art improve in core', () => {
       [],
     );
     assert.ok(existsSync(end.results.baseline) && existsSync(end.results.improved));
+    // The evaluations are kept in ART Studio's own folder, out of git.
+    assert.equal(end.work, join(w.dir, '.art', 'improve', 'kinds.improved'));
+    assert.match(readFileSync(join(w.dir, '.art', 'improve', '.gitignore'), 'utf8'), /^\*$/m);
   });
 
   test('the control: when no demonstration can help, no significant gain and nothing written as better', async () => {

@@ -4,6 +4,7 @@
 import { benchArt } from './art';
 import { benchEval, serveEndpoint } from './eval';
 import { benchLsp } from './lsp';
+import { benchOtel } from './otel';
 import { benchReplay } from './replay';
 import { benchRunner } from './runner';
 import { benchScale } from './scale';
@@ -14,6 +15,7 @@ const areas: Record<string, Bench> = {
   art: benchArt,
   eval: benchEval,
   lsp: benchLsp,
+  otel: benchOtel,
   replay: benchReplay,
   runner: benchRunner,
   scale: benchScale,

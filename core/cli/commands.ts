@@ -7,3 +7,4 @@ export { improveCommand } from './improve';
 export { diffCommand } from './diff';
 export { promptCommand } from './prompt';
 export { mcpCommand } from './mcp';
+export { endTelemetry } from '../launch/session';

@@ -56,7 +56,16 @@ export function parseCommandLine(
     const v = parsed.values[cli.flag];
     if (v !== undefined) options[name] = typeof v === 'string' ? fromCliText(name, v) : v;
   }
+  cliModelSource(options);
   return { ...parsed, options };
+}
+
+/**
+ * The command line's model source (`art run`, `test`, `eval`, `prompt`, the MCP tools), which has no flag for it: a
+ * model file given chooses the local model. Sets `raw.modelSource`.
+ */
+export function cliModelSource(raw: Record<string, unknown>): void {
+  if (raw.modelFile !== undefined && raw.modelSource === undefined) raw.modelSource = 'local';
 }
 
 /** How a command's messages name a run option: its flag (`--tool-timeout-ms`), the program as the positional. */
@@ -65,11 +74,13 @@ export function cliLabel(positional: string): (name: RunOptionName) => string {
 }
 
 /**
- * The CLI's default mode (`art run`, `art prompt`, the MCP server): with no mode and no endpoint to generate with
- * (both baseURL and model), replay the recording, as VS Code does. Sets `raw.mode` and says whether it did.
+ * The CLI's default mode (`art run`, `art prompt`, the MCP server): with no mode and no model to generate with (an
+ * endpoint's base URL and model, or a model file), replay the recording, as VS Code does. Sets `raw.mode` and says
+ * whether it did.
  */
 export function replayUnlessEndpoint(raw: Record<string, unknown>): boolean {
-  const byDefault = raw.mode === undefined && (raw.baseURL === undefined || raw.model === undefined);
+  cliModelSource(raw);
+  const byDefault = raw.mode === undefined && raw.modelFile === undefined && (raw.baseURL === undefined || raw.model === undefined);
   if (byDefault) raw.mode = 'replay';
   return byDefault;
 }

@@ -30,9 +30,8 @@ export async function sampleAlternatives(
 
 /** k completions of one request (n = k in one request where the client has `completeMany`) and their usage. */
 async function sampleCompletions(model: ModelClient, req: CompletionRequest, k: number): Promise<{ results: CompletionResult[]; usage: Usage }> {
-  const many = model as ModelClient & { completeMany?: (r: CompletionRequest, n: number) => Promise<CompletionResult[]> };
   let results: CompletionResult[];
-  if (typeof many.completeMany === 'function') results = await many.completeMany(req, k);
+  if (model.completeMany) results = await model.completeMany(req, k);
   else {
     results = [];
     for (let i = 0; i < k; i++) results.push(await model.complete(req));

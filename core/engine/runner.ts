@@ -133,8 +133,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
   async run(): Promise<RunResult> {
     if (this.runState !== 'idle') throw new Error('this run has already started; create a new Runner to run again');
     this.runState = 'running';
-    const model = this.opts.model as { addRetryListener?: (fn: (i: { attempt: number; delayMs: number; reason: string }) => void) => () => void };
-    this.unsubscribeRetries = model.addRetryListener?.(info => {
+    this.unsubscribeRetries = this.opts.model.addRetryListener?.(info => {
       this.trace({ t: 'retry', at: Date.now(), ...info });
       this.opts.log?.(`retry ${info.attempt} in ${info.delayMs} ms: ${info.reason}`);
       this.emit('retry', info);

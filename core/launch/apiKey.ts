@@ -10,6 +10,7 @@
 // is treated alike, the stored one and an environment variable's (a workspace can name any variable, `apiKeyEnv`),
 // and a local endpoint is no exception: a local port may be forwarded anywhere, or served by the workspace's tasks.
 import type { RunOptions } from './options';
+import { capabilitiesOf } from './modelSources';
 
 /** Whether the prompt of a run asks the model before any step: demonstrations chosen by the model ("ART: Show Prompt"). */
 export function promptAsksModel(o: KeyOptions & Pick<RunOptions, 'select'>): boolean {
@@ -21,8 +22,8 @@ export type KeyOptions = Pick<RunOptions, 'mode' | 'baseURL' | 'model' | 'apiKey
 
 /** Whether a run of these options may call the endpoint (and so needs the key). */
 export function mayCallEndpoint(o: Pick<RunOptions, 'mode' | 'baseURL' | 'model'> & Partial<Pick<RunOptions, 'modelSource'>>): boolean {
-  // A model of VS Code's Language Model API needs no key: none is read.
-  if (o.modelSource === 'vscode') return false;
+  // A source reached without a key (VS Code's Language Model API, a local model) has none read.
+  if (o.modelSource && !capabilitiesOf({ modelSource: o.modelSource }).needsKey) return false;
   return o.mode === 'generate' || !!(o.baseURL && o.model);
 }
 

@@ -11,6 +11,7 @@ import { DEFAULT_WORD_LIST } from '../tools/lookup';
 import { TOOLS_FILE_NAME } from '../tools/toolsFile';
 import { DEFAULT_MAX_TOKENS } from '../model/types';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../model/bounds';
+import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT } from '../model/localRuntime';
 import { DEFAULT_NO_PROGRESS_LIMIT } from '../engine/progress';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
 import { withoutUndefined } from '../common/text';
@@ -126,13 +127,14 @@ export const RUN_OPTIONS = {
         'The API of the endpoint: "completions" (stop sequences honoured), "chat" (the program so far in a message, the reply made a bare continuation) or "tools" (ART programs over chat function calling).',
     },
   }),
-  modelSource: option(z.enum(['endpoint', 'vscode']).default('endpoint'), {
+  modelSource: option(z.enum(['endpoint', 'vscode', 'local']).default('endpoint'), {
     description:
-      "VS Code only: where a live run's model comes from: the OpenAI-compatible endpoint (baseURL, model), or a chat model of VS Code's Language Model API (vscodeModel; GitHub Copilot's or any extension's), which takes no stop sequences, log-probabilities or decoding constraints: ART programs go over its function calling when it has it, over the chat continuation otherwise.",
+      "Where a live run's model comes from: the OpenAI-compatible endpoint (baseURL, model), a chat model of VS Code's Language Model API (vscodeModel; GitHub Copilot's or any extension's), which takes no stop sequences, log-probabilities or decoding constraints (ART programs go over its function calling when it has it, over the chat continuation otherwise), or a local GGUF model run in-process (modelFile; no key, no server). On the command line, --model-file chooses the local model.",
     manifest: {
       enumDescriptions: [
         'The OpenAI-compatible endpoint of baseURL and model.',
         "A chat model of VS Code's Language Model API (vscodeModel), asked with VS Code's consent.",
+        'A local GGUF model file (modelFile), run in-process by llama.cpp: no key, no server.',
       ],
     },
     setting: {
@@ -140,8 +142,47 @@ export const RUN_OPTIONS = {
       scope: 'window',
       default: 'endpoint',
       description:
-        'Where live runs, tests and evaluations started in VS Code get their model: "endpoint" (art.model.baseURL, art.model.name) or "vscode", a chat model of VS Code\'s Language Model API (art.model.vscodeModel). The status bar\'s run mode item chooses it.',
+        'Where live runs, tests and evaluations started in VS Code get their model: "endpoint" (art.model.baseURL, art.model.name), "vscode", a chat model of VS Code\'s Language Model API (art.model.vscodeModel), or "local", a GGUF model file run in-process (art.model.file). The status bar\'s run mode item chooses it.',
     },
+  }),
+  modelFile: option(path(), {
+    description:
+      'A local GGUF model file, run in-process by llama.cpp (node-llama-cpp): the run generates with it, with no key and no server (modelSource "local"; on the command line, giving the file chooses it).',
+    cli: { flag: 'model-file', arg: 'FILE' },
+    setting: {
+      key: 'model.file',
+      // A workspace must not make the editor load a file it names: only the user's own settings choose it.
+      scope: 'machine',
+      default: '',
+      description: 'With art.model.source "local": the GGUF model file run in-process (the run mode item chooses or downloads one).',
+    },
+  }),
+  contextSize: option(count(16).optional(), {
+    description: `Local model: tokens of context (default: the model's own, at most ${DEFAULT_LOCAL_CONTEXT}); a longer prompt is refused in one line naming both sizes.`,
+    cli: { flag: 'context-size', arg: 'N' },
+    setting: {
+      key: 'model.contextSize',
+      scope: 'machine-overridable',
+      default: 0,
+      onlyIfChanged: true,
+      description: `Local model: tokens of context (0: the model's own, at most ${DEFAULT_LOCAL_CONTEXT}).`,
+    },
+  }),
+  idleReleaseMs: option(count(0).default(DEFAULT_IDLE_RELEASE_MS), {
+    description:
+      'Local model: milliseconds unused after which the model is released from memory (loaded again by the next run; art mcp keeps it between calls).',
+    launch: false,
+    cli: { flag: 'idle-release-ms', arg: 'MS' },
+    setting: {
+      key: 'model.idleReleaseMs',
+      scope: 'machine-overridable',
+      description: 'Local model: milliseconds unused after which the loaded model is released from memory (the next run loads it again).',
+    },
+  }),
+  seed: option(count(0).optional(), {
+    description:
+      'Local model: the sampling seed with a temperature above 0 (each request adds its number, each sample of self-consistency its index), so a run is repeatable.',
+    cli: { flag: 'seed', arg: 'N' },
   }),
   vscodeModel: option(z.string().default(''), {
     description:
@@ -224,6 +265,36 @@ export const RUN_OPTIONS = {
     description:
       'Where to write the run\'s JSONL trace (VS Code default: a new file in the runs folder, art.runs.folder; "ART: Open Trace" shows it).',
     cli: { flag: 'trace', arg: 'FILE' },
+  }),
+  otlp: option(
+    z
+      .string()
+      .regex(/^https?:\/\/\S+$/)
+      .optional(),
+    {
+      description:
+        "Send each run as an OpenTelemetry trace (GenAI semantic conventions) to this OTLP/HTTP endpoint: a collector's base URL (/v1/traces is added) or its traces URL. The CLI also reads OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS and OTEL_SERVICE_NAME (docs/telemetry.md).",
+      expect: 'an http:// or https:// URL',
+      cli: { flag: 'otlp', arg: 'URL' },
+      setting: {
+        key: 'telemetry.endpoint',
+        scope: 'machine-overridable',
+        default: '',
+        description:
+          "OTLP/HTTP endpoint runs are sent to as OpenTelemetry traces (Phoenix, Langfuse, Jaeger, Tempo; docs/telemetry.md): a collector's base URL or its /v1/traces URL. Empty (the default): nothing is sent anywhere.",
+      },
+    },
+  ),
+  otlpContent: option(z.boolean().default(false), {
+    description:
+      'With otlp: also put the prompts, completions, tool inputs and outputs and the answer into the spans (off: only names, counts, timings and scores; a key never).',
+    cli: { flag: 'otlp-content' },
+    setting: {
+      key: 'telemetry.content',
+      scope: 'machine-overridable',
+      description:
+        'Put the prompts, completions, tool inputs and outputs into the OpenTelemetry spans sent to art.telemetry.endpoint (off: only names, counts, timings and scores; a key never).',
+    },
   }),
   pauseBeforeTool: option(z.boolean().default(false), {
     description: 'Also stop before each tool runs, with its input editable (a stop after each tool call always happens).',

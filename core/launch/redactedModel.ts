@@ -3,10 +3,7 @@
 // sees a chunk, so no shell prints it, and no trace, run summary or results file records it, however the stream
 // cut it. Errors and retry reasons are redacted the same way.
 import { Redactor } from '../common/redact';
-import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
-
-type RetryInfo = { attempt: number; delayMs: number; reason: string };
-type WithRetries = { addRetryListener?: (fn: (info: RetryInfo) => void) => () => void };
+import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, RetryInfo } from '../model/types';
 
 /** `model` with its output redacted of `secrets`; `model` itself when there is none. */
 export function redactedModel(model: ModelClient, secrets: readonly (string | undefined)[]): ModelClient {
@@ -31,7 +28,11 @@ class RedactedModel implements ModelClient {
 
   /** The runner and the request limiter subscribe to the endpoint's retries. */
   addRetryListener(fn: (info: RetryInfo) => void): () => void {
-    return (this.base as WithRetries).addRetryListener?.(info => fn({ ...info, reason: this.redactor.redact(info.reason) })) ?? (() => {});
+    return this.base.addRetryListener?.(info => fn({ ...info, reason: this.redactor.redact(info.reason) })) ?? (() => {});
+  }
+
+  dispose(): void | Promise<void> {
+    return this.base.dispose?.();
   }
 
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {

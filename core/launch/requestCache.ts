@@ -6,7 +6,7 @@ import { cacheEntries, CachedModel } from '../replay/cache';
 import type { TraceRecord } from '../trace/schema';
 import { parseTrace, runTraceProblem } from '../trace/trace';
 import { LaunchError, type RunOptions } from './options';
-import type { Base, RunConfig } from './session';
+import { hasLiveModel, type Base, type RunConfig } from './session';
 
 export /** The records a run is answered from first: the `from` trace (limited by `until`), else a restart's previous run. */
 function cacheRecords(config: RunConfig, o: RunOptions, at: (p: string) => string): TraceRecord[] | undefined {
@@ -29,8 +29,7 @@ export /** The model, answered first from the recorded completions when there ar
 function withCache(b: Base, make: () => ModelClient): ModelClient {
   // Re-running from a trace needs no endpoint until a request is not in it.
   if (!b.cached) return make();
-  const live = b.options.modelSource === 'vscode' ? !!b.config.chatModel : !!b.options.baseURL;
-  const model = live || b.options.mode === 'replay' ? make() : undefined;
+  const model = hasLiveModel(b) || b.options.mode === 'replay' ? make() : undefined;
   const entries = cacheEntries(b.cached, b.options.from ? b.options.until : undefined);
   const run = b.cached.find(r => r.t === 'run');
   return new CachedModel(model, entries, { honoursStop: run?.t === 'run' ? run.honoursStop : undefined });

@@ -7,6 +7,8 @@ import type { CachedModel } from '../replay/cache';
 import { OpenAIModel } from '../model/openai';
 import { ChatContinuationModel, NO_LOGPROBS_NOTE, type ChatBackend } from '../model/chatContinuation';
 import { redactedModel } from './redactedModel';
+import { LocalModel } from '../model/localModel';
+import { capabilitiesOf, hasLiveModel as liveRule } from './modelSources';
 import type { ModelClient } from '../model/types';
 import type { RetryPolicy } from '../model/retry';
 import { Constrainer } from '../protocols/constraints';
@@ -17,6 +19,9 @@ import type { TraceRecord, TraceSink } from '../trace/schema';
 import { toolTimeoutProblem } from '../tools/common';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
+import { DEFAULT_SERVICE_NAME, telemetryFromEnv, tracesUrl } from '../telemetry/config';
+import type { Telemetry } from '../telemetry/otlp';
+import type { RunInfo } from '../telemetry/spans';
 
 /** The pauses, breakpoints and log only the shells set pass straight through to the runner. */
 type PassedRunnerOptions = Pick<RunnerOptions, 'pauseAfterTool' | 'pauseOnToolError' | 'breakpoints' | 'log' | 'sample'>;
@@ -44,6 +49,11 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
      * client/lm/vscodeModel.ts): the run's live model instead of the endpoint.
      */
     chatModel?: ChatBackend;
+    /**
+     * The environment whose OTEL_EXPORTER_OTLP_* variables and OTEL_SERVICE_NAME configure the runs' telemetry when
+     * the `otlp` option does not (the CLI's; VS Code has its art.telemetry.* settings): core/telemetry/config.ts.
+     */
+    telemetryEnv?: NodeJS.ProcessEnv;
   };
 
 export type RunLanguage = FileLanguage;
@@ -88,6 +98,8 @@ export interface RunSession {
   endpointModel(): ModelClient;
   /** The runner's options for one run with `model`, writing to `trace`. */
   runnerOptions(model: ModelClient, trace?: TraceSink): RunnerOptions;
+  /** Where the runs' OpenTelemetry spans go, when telemetry is configured (the `otlp` option, OTEL_* variables). */
+  telemetry?: Telemetry;
   /** Stops MCP servers. Never rejects: a failure is told once to the run's log. */
   dispose(): Promise<void>;
 }
@@ -117,8 +129,8 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
         maxFileBytes: o.pythonMaxFileBytes,
       },
       corpusDir: o.corpus,
-      // Reranking needs the model's log-probabilities, which a model of VS Code's has not (chatModelNotes says so).
-      searchRerank: o.rerank && o.mode === 'generate' && o.modelSource !== 'vscode',
+      // Reranking needs the model's log-probabilities of a given text (chatModelNotes says when the source has none).
+      searchRerank: o.rerank && o.mode === 'generate' && capabilitiesOf(o).promptLogprobs,
       allowUnisolatedCode: o.allowUnisolatedCode,
       wordListPath: o.wordList ? at(o.wordList) : undefined,
     });
@@ -126,6 +138,7 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
     throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);
   }
   const base = (trace?: TraceSink): Base => ({ tools, trace, config, options: o, root });
+  const telemetry = await openTelemetry(o, config);
   let shared: OpenAIModel | undefined;
   return {
     options: o,
@@ -133,8 +146,9 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
     tools,
     // One SDK client for the session's runs (`art eval` makes one model per run): each gets a sibling of the first.
     endpointModel: () =>
-      o.modelSource === 'vscode' ? endpointModel(base()) : redactedModel((shared ??= openEndpoint(base())).sibling(), [config.apiKey]),
+      o.modelSource === 'endpoint' ? redactedModel((shared ??= openEndpoint(base())).sibling(), [config.apiKey]) : endpointModel(base()),
     runnerOptions: (model, trace) => runnerOptions(base(trace), model),
+    telemetry,
     dispose: async () => {
       try {
         await tools.dispose();
@@ -143,6 +157,51 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
       }
     },
   };
+}
+
+/**
+ * The telemetry the options configure: `otlp` (a collector's base or traces URL), else the OTLP variables of
+ * `telemetryEnv`; none when neither says where (nothing is sent). The SDK is loaded only then. A bad endpoint is one
+ * line and no telemetry: the run goes on.
+ */
+async function openTelemetry(o: RunOptions, c: RunConfig): Promise<Telemetry | undefined> {
+  const env = telemetryFromEnv(c.telemetryEnv ?? {});
+  const url = o.otlp ? tracesUrl(o.otlp) : env.endpoint;
+  if (!url) return undefined;
+  try {
+    const { telemetryFor } = await (otlpModule ??= import('../telemetry/otlp'));
+    return telemetryFor(
+      {
+        url,
+        headers: env.headers,
+        serviceName: env.serviceName ?? DEFAULT_SERVICE_NAME,
+        resource: env.resource,
+        content: o.otlpContent || env.content,
+      },
+      c.log,
+    );
+  } catch (e) {
+    c.log?.(`telemetry: ${url}: ${(e as Error).message} (no spans are sent; give an http:// or https:// OTLP endpoint)`);
+    return undefined;
+  }
+}
+
+/** The SDK wiring, once a run asked for telemetry (never loaded otherwise). */
+let otlpModule: Promise<typeof import('../telemetry/otlp')> | undefined;
+
+/**
+ * Sends the spans the process still holds (waiting at most the bound core/telemetry/otlp.ts sets, EXIT_FLUSH_MS) and
+ * stops its telemetry: the end of a command. Nothing to do when no run asked for telemetry.
+ */
+export async function endTelemetry(): Promise<void> {
+  if (otlpModule) await (await otlpModule).shutdownTelemetry();
+}
+
+/** What the spans of a run say that its trace does not: the program, the mode, the API, where the model is. */
+export function runInfo(o: RunOptions, title: string, file?: string, task?: string): RunInfo {
+  const provider = o.mode === 'replay' ? 'replay' : o.modelSource === 'vscode' ? 'vscode' : 'openai';
+  const model = provider === 'openai' ? o.model : provider === 'vscode' ? o.vscodeModel : undefined;
+  return { title, file, mode: o.mode, api: o.api, provider, ...(model ? { model } : {}), ...(task !== undefined ? { task } : {}) };
 }
 
 /** What the builders of a run (one per language) are given. */
@@ -180,17 +239,24 @@ export function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
     workspaceRoot: b.root,
     trace: b.trace,
     log: c.log,
-    // A chat model of the caller's takes no decoding constraint (said once in the notes: chatModelNotes).
-    constrainer:
-      b.options.mode === 'generate' && b.options.constrain !== 'off' && b.options.modelSource !== 'vscode'
-        ? new Constrainer({ mode: b.options.constrain, baseURL: b.options.baseURL, log: c.log })
-        : undefined,
+    // A source that takes no decoding constraint is said once in the notes (chatModelNotes).
+    constrainer: constrainerOf(b),
   };
 }
 
-/** Whether a live model is configured: the caller's chat model, or an endpoint with a model name. */
+/** The run's decoding constraints, in the dialect its model source takes (none when it takes none). */
+function constrainerOf(b: Base): Constrainer | undefined {
+  const o = b.options;
+  const caps = capabilitiesOf(o);
+  if (o.mode !== 'generate' || o.constrain === 'off' || !caps.constraints) return undefined;
+  // A source that enforces one dialect itself (the local model: llama.cpp's grammar) needs no probe in `auto`.
+  const mode = o.constrain === 'auto' && caps.constraints !== 'probe' ? caps.constraints : o.constrain;
+  return new Constrainer({ mode, baseURL: o.baseURL, log: b.config.log });
+}
+
+/** Whether a live model is configured (the one rule: core/launch/modelSources.ts). */
 export function hasLiveModel(b: Base): boolean {
-  return b.options.modelSource === 'vscode' ? !!b.config.chatModel : !!(b.options.baseURL && b.options.model);
+  return liveRule(b.options, b.config.chatModel);
 }
 
 /**
@@ -208,6 +274,7 @@ export function endpointModel(b: Base): ModelClient {
     // ART programs go over the model's function calling when it has it (the tool library offered as functions).
     return redactedModel(new ChatContinuationModel(chat, artToolProgram(b.tools.catalog().all())), [b.config.apiKey]);
   }
+  if (b.options.modelSource === 'local') return localModel(b);
   return redactedModel(openEndpoint(b), [b.config.apiKey]);
 }
 
@@ -236,20 +303,39 @@ export async function callerChatModel(
 }
 
 /**
- * What a run on the caller's chat model cannot do, said once as a run's or an evaluation's first lines: no
- * log-probabilities (NO_LOGPROBS_NOTE), no decoding constraint, and whether programs go over function calling.
+ * What the run's model source cannot do, said once as a run's or an evaluation's first lines (from its
+ * capabilities: core/launch/modelSources.ts): no stop sequences, no log-probabilities, no decoding constraint; for
+ * VS Code's models also whether programs go over function calling. None for an endpoint (a probe says what it takes).
  */
 export function chatModelNotes(o: Pick<RunOptions, 'modelSource' | 'constrain'>, chat: ChatBackend | undefined): string[] {
-  if (o.modelSource !== 'vscode' || !chat) return [];
-  return [
-    `model: ${chat.id} (VS Code's Language Model API), ${
-      chat.callsFunctions ? 'ART programs over its function calling' : 'programs continued over chat (it calls no functions)'
-    }; no stop sequences: they are applied as the reply streams`,
-    `model: ${NO_LOGPROBS_NOTE}`,
-    ...(o.constrain !== 'off'
-      ? [`model: constrain "${o.constrain}" is not applied: the model takes no decoding constraint (the monitor still checks every step)`]
-      : []),
-  ];
+  if (o.modelSource === 'endpoint' || (o.modelSource === 'vscode' && !chat)) return [];
+  const caps = capabilitiesOf(o);
+  const lines =
+    chat && o.modelSource === 'vscode'
+      ? [
+          `model: ${chat.id} (VS Code's Language Model API), ${
+            chat.callsFunctions ? 'ART programs over its function calling' : 'programs continued over chat (it calls no functions)'
+          }${caps.stopSequences ? '' : '; no stop sequences: they are applied as the reply streams'}`,
+        ]
+      : [];
+  if (!caps.generatedLogprobs) lines.push(`model: ${NO_LOGPROBS_NOTE}`);
+  if (!caps.constraints && o.constrain !== 'off')
+    lines.push(`model: constrain "${o.constrain}" is not applied: the model takes no decoding constraint (the monitor still checks every step)`);
+  return lines;
+}
+
+/** The local model of `modelFile`: the process's one copy of it, loaded at the first request (core/model/localModel.ts). */
+function localModel(b: Base): LocalModel {
+  const o = b.options;
+  if (!o.modelFile)
+    throw new LaunchError('the model source is "local" but no model file is given: give a GGUF file (modelFile / --model-file / art.model.file)');
+  return new LocalModel({
+    file: isAbsolute(o.modelFile) ? o.modelFile : resolve(b.root, o.modelFile),
+    contextSize: o.contextSize || undefined,
+    idleReleaseMs: o.idleReleaseMs,
+    seed: (o.seed ?? 0) + (b.config.sample?.index ?? 0) * 1_000_003,
+    log: b.config.log,
+  });
 }
 
 function openEndpoint(b: Base): OpenAIModel {

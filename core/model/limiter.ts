@@ -3,10 +3,7 @@
 // no new request starts until the server's Retry-After (or the backoff) has passed; after as many successful
 // requests as the bound, it grows back by one, up to the configured concurrency. A total, when given, is the most
 // requests it lets start at all (`art improve --budget`): the next one is refused and `onSpent` called.
-import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from './types';
-
-type RetryInfo = { attempt: number; delayMs: number; reason: string };
-type WithRetries = { addRetryListener?: (fn: (info: RetryInfo) => void) => () => void };
+import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, RetryInfo } from './types';
 
 export class RequestLimiter {
   /** Requests allowed in flight now (halved on a 429, grown back by one as requests succeed). */
@@ -80,8 +77,7 @@ export class RequestLimiter {
 
   /** Wraps a model so that each of its requests holds a slot while it runs; 429s it retries slow everyone down. */
   wrap(model: ModelClient): ModelClient {
-    const retries = model as ModelClient & WithRetries;
-    retries.addRetryListener?.(info => {
+    model.addRetryListener?.(info => {
       if (/\b429\b/.test(info.reason)) this.onRateLimit(info.delayMs);
     });
     return new LimitedModel(model, this);
@@ -124,7 +120,11 @@ class LimitedModel implements ModelClient {
 
   /** The runner subscribes to the endpoint's retries to report them. */
   addRetryListener(fn: (info: RetryInfo) => void): () => void {
-    return (this.base as WithRetries).addRetryListener?.(fn) ?? (() => {});
+    return this.base.addRetryListener?.(fn) ?? (() => {});
+  }
+
+  dispose(): void | Promise<void> {
+    return this.base.dispose?.();
   }
 
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {

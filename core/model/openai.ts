@@ -38,7 +38,7 @@
 // MAX_EVENT_BYTES and a response over MAX_BODY_BYTES (a stream in all, or a whole non-streamed reply) fail the
 // request with one line saying so.
 import OpenAI, { APIError } from 'openai';
-import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from './types';
+import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, RetryInfo, Usage } from './types';
 import { DEFAULT_RETRY, StreamInterruptedError, abortError, backoffDelay, isAbortError, retryReason, sleep, type RetryPolicy } from './retry';
 import { StopScanner } from './stops';
 import { Assembly, DEFAULT_BUDGET_TOKENS } from './assembly';
@@ -93,13 +93,7 @@ export interface OpenAIModelOptions {
   onLimit?: (message: string) => void;
 }
 
-export interface RetryInfo {
-  attempt: number;
-  delayMs: number;
-  reason: string;
-  /** Characters already received when a stream was resumed. */
-  resumedAfter?: number;
-}
+export type { RetryInfo };
 
 export { LOCAL_CHARS_PER_TOKEN, localBudgetChars } from './assembly';
 export { MAX_BODY_BYTES, MAX_ERROR_BODY_CHARS, MAX_EVENT_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './bounds';

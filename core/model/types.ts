@@ -9,6 +9,8 @@ export interface Usage {
   completionTokens: number;
   /** Of the completion tokens, those a reasoning model spent thinking (where the endpoint reports them). */
   reasoningTokens?: number;
+  /** Of the prompt tokens, those the model did not evaluate again: kept from an earlier request (a KV cache). */
+  cachedPromptTokens?: number;
 }
 
 export interface CompletionRequest {
@@ -66,4 +68,18 @@ export interface ModelClient {
    * model-backed tool answers with it (marked as recorded) instead of asking a model that is not there.
    */
   recordedAnswer?(instruction: string): string | undefined;
+  /** `n` completions of one request (alternatives at a step): in one request where the model can, else one by one. */
+  completeMany?(req: CompletionRequest, n: number): Promise<CompletionResult[]>;
+  /** Subscribes to the retries of its requests (the runner reports them as events); returns the unsubscribe function. */
+  addRetryListener?(fn: (info: RetryInfo) => void): () => void;
+  /** Releases what the client holds (a local model's sequence); the run calls it when it ends. */
+  dispose?(): void | Promise<void>;
+}
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  reason: string;
+  /** Characters already received when a stream was resumed. */
+  resumedAfter?: number;
 }

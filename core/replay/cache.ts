@@ -80,7 +80,7 @@ export class CachedModel implements ModelClient {
 
   /** `n` samples (alternatives at a step): never from the recording, which holds one answer per request. */
   async completeMany(req: CompletionRequest, n: number): Promise<CompletionResult[]> {
-    const inner = this.miss(req) as ModelClient & { completeMany?: (r: CompletionRequest, n: number) => Promise<CompletionResult[]> };
+    const inner = this.miss(req);
     if (inner.completeMany) return inner.completeMany(req, n);
     const out: CompletionResult[] = [];
     for (let i = 0; i < n; i++) out.push(await inner.complete(req));

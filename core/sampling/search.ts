@@ -82,6 +82,8 @@ export class BudgetedModel implements ModelClient {
   readonly id: string;
   readonly honoursStop: boolean;
   recordedAnswer?: (instruction: string) => string | undefined;
+  completeMany?: ModelClient['completeMany'];
+  addRetryListener?: ModelClient['addRetryListener'];
 
   constructor(
     private readonly model: ModelClient,
@@ -90,14 +92,12 @@ export class BudgetedModel implements ModelClient {
     this.id = model.id;
     this.honoursStop = model.honoursStop;
     if (model.recordedAnswer) this.recordedAnswer = i => model.recordedAnswer!(i);
-    const many = (model as { completeMany?: (r: CompletionRequest, n: number) => Promise<CompletionResult[]> }).completeMany;
-    if (typeof many === 'function')
-      (this as { completeMany?: unknown }).completeMany = (req: CompletionRequest, n: number) => {
+    if (model.completeMany)
+      this.completeMany = (req: CompletionRequest, n: number) => {
         this.take(n);
-        return many.call(model, req, n);
+        return model.completeMany!(req, n);
       };
-    const listen = (model as { addRetryListener?: unknown }).addRetryListener;
-    if (typeof listen === 'function') (this as { addRetryListener?: unknown }).addRetryListener = listen.bind(model);
+    if (model.addRetryListener) this.addRetryListener = fn => model.addRetryListener!(fn);
   }
 
   get left(): number {

@@ -1,0 +1,203 @@
+// A ModelClient over a local GGUF model, in-process (llama.cpp through node-llama-cpp, localRuntime.ts): the prompt
+// continued as raw text, streamed as it decodes, the stop sequences honoured here (decoding ends at the token that
+// completes one: nothing past it is decoded or kept), real token counts, the log-probability of each generated token
+// and the score of a prompt (`maxTokens: 0` with `logprobs`: each prompt token's log-probability after the tokens
+// before it, as an echoing completions endpoint gives them), and a request's GBNF grammar (`extraBody.grammar`, the
+// llama.cpp dialect of core/protocols/constraints.ts) enforced while decoding.
+//
+// Prefix reuse: a request evaluates only the tokens its sequence does not already hold (the KV cache is kept
+// between the requests of a run and between samples); `usage.cachedPromptTokens` says how many it reused.
+// Cancellation is checked between tokens and between chunks of the prompt, so Stop ends decoding within one token.
+import { basename } from 'node:path';
+import type { LlamaGrammarEvaluationState, LlamaModel, Token } from 'node-llama-cpp';
+import { LocalModelError, llamaModule, localRuntime, type Lease, type LocalRuntime, type LocalRuntimeOptions } from './localRuntime';
+import { abortError } from './retry';
+import { StopScanner } from './stops';
+import { DEFAULT_MAX_TOKENS, type CompletionChunk, type CompletionRequest, type CompletionResult, type ModelClient } from './types';
+
+/** Prompt tokens evaluated between two checks of the cancellation signal. */
+const PROMPT_CHUNK = 32;
+
+export interface LocalModelOptions extends LocalRuntimeOptions {
+  /** The sampling seed with a temperature above 0 (each request adds its number, so a run is repeatable). */
+  seed?: number;
+}
+
+/** What a local model evaluated: prompt tokens given, prompt tokens evaluated (not reused), tokens generated. */
+export interface LocalModelStats {
+  requests: number;
+  promptTokens: number;
+  evaluatedPromptTokens: number;
+  generatedTokens: number;
+}
+
+export class LocalModel implements ModelClient {
+  readonly id: string;
+  readonly honoursStop = true;
+  private readonly runtime: LocalRuntime;
+  readonly stats: LocalModelStats = { requests: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0 };
+
+  constructor(private readonly opts: LocalModelOptions) {
+    this.runtime = localRuntime(opts);
+    this.id = `local:${basename(opts.file)}`;
+  }
+
+  /** Loads the model now (with progress in the log) instead of at the first request. */
+  async load(): Promise<void> {
+    await this.runtime.load();
+  }
+
+  async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
+    const signal = req.signal;
+    if (signal?.aborted) throw abortError(signal);
+    const { model, context } = await this.runtime.load();
+    const tokens = tokenize(model, req.prompt);
+    const maxTokens = Math.max(0, req.maxTokens ?? DEFAULT_MAX_TOKENS);
+    if (tokens.length + (maxTokens > 0 ? 1 : 0) > context.contextSize)
+      throw new LocalModelError(
+        `the prompt is ${tokens.length} tokens, past the local model's context of ${context.contextSize} tokens (${this.runtime.name}): set a larger context size (art.model.contextSize / --context-size) or shorten the program`,
+      );
+    const seed = (this.opts.seed ?? 0) + this.stats.requests++;
+    const grammar = typeof req.extraBody?.grammar === 'string' ? await this.grammarState(model, req.extraBody.grammar) : undefined;
+    const lease = await this.runtime.lease(tokens, signal);
+    try {
+      if (maxTokens === 0) return await this.score(lease, tokens, req);
+      return yield* this.generate(lease, tokens, req, Math.min(maxTokens, context.contextSize - tokens.length), seed, grammar);
+    } finally {
+      lease.release();
+    }
+  }
+
+  async complete(req: CompletionRequest): Promise<CompletionResult> {
+    const it = this.stream(req);
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return r.value;
+    }
+  }
+
+  /** `n` completions of one request, one after the other on the same sequence: the prompt is evaluated once. */
+  async completeMany(req: CompletionRequest, n: number): Promise<CompletionResult[]> {
+    const out: CompletionResult[] = [];
+    for (let i = 0; i < n; i++) out.push(await this.complete(req));
+    return out;
+  }
+
+  /** Nothing to release per client: the runtime is shared and released when idle (disposeLocalRuntimes). */
+  dispose(): void {}
+
+  private async grammarState(model: LlamaModel, gbnf: string): Promise<LlamaGrammarEvaluationState> {
+    const grammar = await this.runtime.grammar(gbnf);
+    const m = await llamaModule();
+    return new m.LlamaGrammarEvaluationState({ model, grammar });
+  }
+
+  /** Keeps the tokens the sequence shares with `tokens` (at least one is left to evaluate, for its logits); returns how many. */
+  private async reuse(lease: Lease, tokens: readonly Token[]): Promise<number> {
+    const s = lease.sequence;
+    const keep = Math.min(s.compareContextTokens(tokens as Token[]).firstDifferentIndex, tokens.length - 1);
+    if (keep < s.nextTokenIndex) await s.eraseContextTokenRanges([{ start: keep, end: s.nextTokenIndex }]);
+    this.stats.promptTokens += tokens.length;
+    this.stats.evaluatedPromptTokens += tokens.length - keep;
+    return keep;
+  }
+
+  /** Evaluates tokens[from, to) in chunks, checking the signal between them. */
+  private async evaluate(lease: Lease, tokens: readonly Token[], from: number, to: number, signal?: AbortSignal): Promise<void> {
+    for (let i = from; i < to; i += PROMPT_CHUNK) {
+      if (signal?.aborted) throw abortError(signal);
+      await lease.sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(i, Math.min(to, i + PROMPT_CHUNK)) as Token[]);
+    }
+  }
+
+  private async *generate(
+    lease: Lease,
+    tokens: readonly Token[],
+    req: CompletionRequest,
+    maxTokens: number,
+    seed: number,
+    grammar: LlamaGrammarEvaluationState | undefined,
+  ): AsyncGenerator<CompletionChunk, CompletionResult, void> {
+    const { signal } = req;
+    const model = lease.sequence.model;
+    const kept = await this.reuse(lease, tokens);
+    await this.evaluate(lease, tokens, kept, tokens.length - 1, signal);
+    const scanner = new StopScanner(req.stop);
+    const generated: Token[] = [];
+    const logprobs: number[] = [];
+    let decoded = '';
+    let text = '';
+    let finishReason = 'stop';
+    const temperature = req.temperature ?? 0;
+    const it = lease.sequence.evaluateWithMetadata(
+      [tokens[tokens.length - 1]],
+      { confidence: true },
+      { temperature, seed, grammarEvaluationState: grammar },
+    );
+    try {
+      for (;;) {
+        if (signal?.aborted) throw abortError(signal);
+        if (generated.length >= maxTokens) {
+          finishReason = 'length';
+          break;
+        }
+        const next = await it.next();
+        if (signal?.aborted) throw abortError(signal);
+        if (next.done) break;
+        generated.push(next.value.token);
+        logprobs.push(Math.log(next.value.confidence));
+        const all = model.detokenize(generated);
+        // A token may end inside a multi-byte character: wait for the rest.
+        if (all.endsWith('\uFFFD')) continue;
+        const fresh = all.slice(decoded.length);
+        decoded = all;
+        const { release, stopped } = scanner.push(fresh);
+        if (release) {
+          text += release;
+          yield { text: release };
+        }
+        if (stopped) break;
+      }
+    } finally {
+      await it.return();
+    }
+    const rest = scanner.flush();
+    if (rest) {
+      text += rest;
+      yield { text: rest };
+    }
+    this.stats.generatedTokens += generated.length;
+    return {
+      text,
+      usage: { promptTokens: tokens.length, completionTokens: generated.length, cachedPromptTokens: kept },
+      tokenLogprobs: req.logprobs ? logprobs : undefined,
+      finishReason,
+    };
+  }
+
+  /** The prompt's token log-probabilities (the first token has none: NaN, as an echoing endpoint's null). */
+  private async score(lease: Lease, tokens: readonly Token[], req: CompletionRequest): Promise<CompletionResult> {
+    const usage = { promptTokens: tokens.length, completionTokens: 0 };
+    if (!req.logprobs) return { text: '', usage, finishReason: 'length' };
+    // Scoring needs the distribution after every prompt token, which the KV cache does not keep: all are evaluated.
+    const s = lease.sequence;
+    if (s.nextTokenIndex > 0) await s.eraseContextTokenRanges([{ start: 0, end: s.nextTokenIndex }]);
+    this.stats.promptTokens += tokens.length;
+    this.stats.evaluatedPromptTokens += tokens.length;
+    const logprobs: number[] = [NaN];
+    for (let i = 0; i < tokens.length - 1; i += PROMPT_CHUNK) {
+      if (req.signal?.aborted) throw abortError(req.signal);
+      const end = Math.min(tokens.length - 1, i + PROMPT_CHUNK);
+      const out = await s.controlledEvaluate(tokens.slice(i, end).map(t => [t, { generateNext: { probabilities: true } }] as [Token, object]));
+      out.forEach((o, j) => logprobs.push(Math.log(o?.next.probabilities?.get(tokens[i + j + 1]) ?? 0)));
+    }
+    return { text: '', usage, tokenLogprobs: logprobs, finishReason: 'length' };
+  }
+}
+
+/** The model's tokens of a text, after its BOS token when the model wants one. */
+function tokenize(model: LlamaModel, text: string): Token[] {
+  const bos = model.tokens.bos;
+  const body = model.tokenize(text);
+  return bos !== null && model.tokens.shouldPrependBosToken ? [bos, ...body] : body;
+}

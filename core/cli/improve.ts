@@ -24,7 +24,6 @@ const SHELL_FLAGS = [
   { flag: 'test', arg: 'TEST.jsonl', help: 'the test split: the original and the improved library are compared on it (McNemar)' },
   { flag: 'out', arg: 'NEW.art', help: 'the proposed library (default LIBRARY.improved.art; never the library itself)' },
   { flag: 'budget', arg: 'N', help: 'the most model requests everything may send (default 1000)' },
-  { flag: 'seed', arg: 'S', help: 'seeds the choice of candidate sets (and the split of --data alone); default 0' },
   { flag: 'bootstrap-temperature', arg: 'T', help: 'the temperature of the training runs (default --temperature when above 0, else 0.7)' },
   { flag: 'concurrency', arg: 'C', help: 'examples run at once, and the bound on requests in flight (default 4)' },
   { flag: 'progress', arg: 'bar|lines|none', help: 'a progress bar (default on a terminal) or one line per example (default in a pipe)' },
@@ -49,7 +48,8 @@ export async function improveCommand(argv: string[], io: EvalIo): Promise<number
     throw new CliError('art improve: give both --dev and --test, or neither (then --data is split in three)');
   const out = resolve(here, typeof values.out === 'string' ? values.out : defaultImprovedPath(library));
   const budget = positiveInt(values.budget, 1000, '--budget', 'improve');
-  const seed = positiveInt(values.seed, 0, '--seed', 'improve', 0);
+  // The run option --seed (a local model's sampling) also seeds the choice of candidate sets and the split of --data.
+  const seed = positiveInt(given.seed, 0, '--seed', 'improve', 0);
   const concurrency = positiveInt(values.concurrency, 4, '--concurrency', 'improve');
   const t = values['bootstrap-temperature'];
   const temperature = t === undefined ? undefined : Number(t);

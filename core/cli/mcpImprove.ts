@@ -26,9 +26,13 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
         test: filePath('The test split (JSONL): the original and the improved library are compared on it'),
         out: z.string().optional().describe('The proposed library (default LIBRARY.improved.art beside the library).'),
         budget: z.int().min(1).optional().describe('The most model requests everything may send (default 1000).'),
-        seed: z.int().min(0).optional().describe('Seeds the choice of candidate sets (default 0).'),
         concurrency: z.int().min(1).max(64).optional().describe('Examples run at once, and the bound on requests in flight (default 4).'),
         ...runOptionShape(NOT_FOR_EVAL),
+        seed: z
+          .int()
+          .min(0)
+          .optional()
+          .describe("Seeds the choice of candidate sets, and a local model's sampling (each bootstrap round its own) (default 0)."),
       },
       outputSchema: {
         baseline: side,

@@ -45,7 +45,7 @@ export interface ImproveConfig extends EvaluationShared {
   out?: string;
   /** The most requests everything may send. */
   budget: number;
-  /** Seeds the choice of candidate sets. */
+  /** Seeds the choice of candidate sets, and each bootstrap round's sampling (the run option `seed`, round by round). */
   seed: number;
   /** The bootstrap's temperature (default: the options' when above 0, else BOOTSTRAP_TEMPERATURE). */
   temperature?: number;
@@ -235,7 +235,9 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
   try {
     for (let round = 0; round < plan.rounds && !stopped; round++) {
       const reserve = testReserve(splits.dev.length * 2 + splits.test.length * 2);
-      const r = await run('bootstrap', `bootstrap round ${round + 1}`, original, trainFile, { temperature }, `round ${round}`, reserve);
+      // Each round samples anew: a seeded sampler (a local model) gets another seed each round.
+      const sampling = { temperature, seed: c.seed + 1_000_003 * (round + 1) };
+      const r = await run('bootstrap', `bootstrap round ${round + 1}`, original, trainFile, sampling, `round ${round}`, reserve);
       if (!r) break;
       for (const result of r.end.results) {
         if (!result.exact || candidates.some(x => x.id === result.id)) continue;

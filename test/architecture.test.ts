@@ -133,19 +133,22 @@ const LAYERS: { from: string; not: string[]; except?: string[]; why: string }[] 
   },
   {
     from: 'core/trace/',
-    not: ['core/engine/', 'core/protocols/', 'core/replay/', 'core/launch/', 'core/sampling/', 'core/evaluation/', 'core/improve/'],
-    except: ['core/engine/types.ts'],
+    not: ['core/engine/', 'core/protocols/', 'core/replay/', 'core/launch/', 'core/sampling/', 'core/evaluation/'],
     why: "the trace is data (schema, writer, reader): of the engine it knows only the run's vocabulary",
   },
   {
     from: 'core/protocols/',
-    not: ['core/engine/', 'core/launch/', 'core/replay/', 'core/sampling/', 'core/evaluation/', 'core/improve/'],
-    except: ['core/engine/types.ts'],
+    not: ['core/engine/', 'core/prompt/', 'core/launch/', 'core/replay/', 'core/sampling/', 'core/evaluation/'],
     why: 'the engine drives the protocols, not the other way round',
   },
   {
+    from: 'core/prompt/',
+    not: ['core/engine/', 'core/launch/', 'core/replay/', 'core/sampling/', 'core/evaluation/'],
+    why: 'a prompt is text for the engine to send: the runs that send it are built in launch',
+  },
+  {
     from: 'core/engine/',
-    not: ['core/launch/', 'core/sampling/', 'core/evaluation/', 'core/improve/', 'core/cli/'],
+    not: ['core/replay/', 'core/launch/', 'core/sampling/', 'core/evaluation/', 'core/cli/'],
     why: 'the engine is started by launch, sampling, evaluation and the shells',
   },
   {

@@ -37,7 +37,8 @@ import { callerChatModel, chatModelNotes, type ChatModelProvider, type PreparedR
 import { prepareSamples, recordVote } from '../../core/sampling/samples';
 import { runKeyOf, type KeyOptions, type RunKey } from '../../core/launch/apiKey';
 import { StreamedText } from '../../core/common/streamedText';
-import type { Breakpoints, PauseInfo, RunResult, StepView } from '../../core/engine/types';
+import type { Breakpoints, PauseInfo, RunResult } from '../../core/engine/types';
+import type { StepView } from '../../core/protocols/types';
 import type { TraceRecord } from '../../core/trace/schema';
 import {
   AlternativesRequest,

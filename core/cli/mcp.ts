@@ -9,7 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { checkFiles, checkSummary, formatDiagnostic } from './check';
 import { constraintOf } from './constrain';
-import { END_REASONS } from '../engine/types';
+import { END_REASONS } from '../trace/vocabulary';
 import { compareFiles } from './compare';
 import { COMPARE_METRICS } from '../evaluation/compare';
 import { NOT_FOR_TEST, programLine, testLibraries } from './test';

@@ -10,7 +10,7 @@ import { programTitle, type ArtDocument } from '../art/ast';
 import { parseArt } from '../art/parse';
 import { readTextFile, TextFileError } from '../common/textFile';
 import { RequestLimiter } from '../model/limiter';
-import { createArtRunner } from '../engine/create';
+import { createArtRunner } from '../launch/create';
 import { formatHeader, headerDifferences, libraryChanged, makeHeader, readHeader, type ResultsHeader } from './header';
 import { EvalDataError, readDataset, readResults, runEval, type EvalExample, type EvalResult, type EvalRun } from './eval';
 import { deleteRun, newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
@@ -22,7 +22,7 @@ import type { ChatBackend } from '../model/chatContinuation';
 import { HEADLESS, parseRunOptions, type RunOptionName, type RunOptions } from '../launch/options';
 import { taskOf } from '../prompt/prompt';
 import type { TaskSpec } from '../prompt/selection';
-import { bestCluster, chooseDemonstrations, folderLibraries, type LibraryFile } from '../prompt/taskSelection';
+import { bestCluster, chooseDemonstrations, folderLibraries, type LibraryFile } from './taskSelection';
 import { TraceWriter } from '../trace/trace';
 import { ResultsFile } from './resultsFile';
 

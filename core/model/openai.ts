@@ -310,11 +310,34 @@ export class OpenAIModel implements ModelClient {
     }
   }
 
-  /** `n` samples of one prompt in one request (self-consistency); stop sequences applied to each. */
+  /**
+   * `n` samples of one prompt in one request (self-consistency); stop sequences applied to each. An endpoint that
+   * refuses that many in one request (a 400: llama-server bounds `n` by its slots) is asked for them one at a time,
+   * said once as a retry.
+   */
   async completeMany(req: CompletionRequest, n: number): Promise<CompletionResult[]> {
     const t = this.deadline(req);
     try {
-      return await this.completeManyAttempts({ ...req, signal: t.signal }, n);
+      const r = { ...req, signal: t.signal };
+      try {
+        return await this.completeManyAttempts(r, n);
+      } catch (err) {
+        if (n <= 1 || !(err instanceof ModelError) || err.status !== 400 || req.signal?.aborted) throw err;
+        this.reportRetry({ attempt: 1, delayMs: 0, reason: `${err.message}; asking for the ${n} samples one at a time` });
+        const out: CompletionResult[] = [];
+        for (let i = 0; i < n; i++) out.push(...(await this.completeManyAttempts(r, 1)));
+        const usage = out.reduce<Usage | undefined>(
+          (u, x) =>
+            x.usage
+              ? {
+                  promptTokens: (u?.promptTokens ?? 0) + x.usage.promptTokens,
+                  completionTokens: (u?.completionTokens ?? 0) + x.usage.completionTokens,
+                }
+              : u,
+          undefined,
+        );
+        return out.map((x, i) => ({ ...x, usage: i === 0 ? usage : undefined }));
+      }
     } catch (err) {
       throw t.timedOut() ? this.toModelError(new RequestTimeoutError(t.ms), 0) : err;
     } finally {
@@ -345,7 +368,7 @@ export class OpenAIModel implements ModelClient {
             options,
           );
           for (const c of [...r.choices].sort((a, b) => a.index - b.index))
-            out.push(applyStops({ text: c.text, finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.token_logprobs }, req.stop));
+            out.push(applyStops({ text: c.text, finishReason: c.finish_reason, tokenLogprobs: completionLogprobs(c.logprobs) }, req.stop));
           if (r.usage && out[0]) out[0].usage = usageOf(r.usage);
         } else {
           const { tooled: _tooled, ...chat } = this.chatRequest(req.prompt);
@@ -427,7 +450,7 @@ export class OpenAIModel implements ModelClient {
           yield {
             text: choice?.text ?? '',
             finishReason: choice?.finish_reason ?? undefined,
-            logprobs: choice?.logprobs?.token_logprobs ?? undefined,
+            logprobs: completionLogprobs(choice?.logprobs),
             usage: c.usage ? usageOf(c.usage) : undefined,
           };
         }
@@ -532,6 +555,17 @@ export function publicURL(baseURL: string): string {
   } catch {
     return '(invalid base URL)';
   }
+}
+
+/**
+ * The log-probabilities of a completions-API choice: OpenAI's legacy `token_logprobs`, or the chat API's form
+ * `content: [{token, logprob}]`, which llama.cpp's server sends on the completions API too.
+ */
+function completionLogprobs(lp: unknown): number[] | undefined {
+  const l = lp as { token_logprobs?: unknown; content?: unknown } | null | undefined;
+  if (Array.isArray(l?.token_logprobs)) return l.token_logprobs.filter((x): x is number => typeof x === 'number');
+  if (Array.isArray(l?.content)) return l.content.map(t => (t as { logprob?: unknown }).logprob).filter((x): x is number => typeof x === 'number');
+  return undefined;
 }
 
 /** The endpoint's usage, with the reasoning tokens where it reports them (`completion_tokens_details`). */

@@ -4,7 +4,7 @@
 // model-based selection.
 import MiniSearch from 'minisearch';
 import type { ArtDocument, Program } from '../art/ast';
-import type { SelectionWhy } from './promptReport';
+import type { SelectionWhy } from '../trace/vocabulary';
 
 export type { SelectionWhy };
 
@@ -21,7 +21,7 @@ export interface Demonstration {
   program: Program;
   /** Why the strategy chose it (the trace and "Show Prompt" show it). */
   why?: SelectionWhy;
-  /** The library file it comes from, when the selection knew the paths (taskSelection.ts). */
+  /** The library file it comes from, when the selection knew the paths (core/evaluation/taskSelection.ts). */
   file?: string;
 }
 

@@ -11,7 +11,7 @@ import { ContinuationScript, roughTokens, triggerParts, type ScriptPart } from '
 import { abortError, sleep } from '../model/retry';
 import { StopScanner } from '../model/stops';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
-import { Departure } from './departed';
+import { Departure } from './liveAfterDeparture';
 
 /** The run left its recording (an override, an edited input, a skipped tool) and there is no model to go on with. */
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ReplayModel } from '../../core/replay/programReplay';
-import { createArtRunner } from '../../core/engine/create';
+import { createArtRunner } from '../../core/launch/create';
 import { MemoryTrace } from '../../core/trace/trace';
 import { oneLine, traceTree, type TraceNode } from '../../client/views/traceTree';
 import { DUCKS, arithmeticLibrary, realTools } from '../core/runner/helpers';

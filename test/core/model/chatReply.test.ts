@@ -118,6 +118,22 @@ describe('chat reply normaliser', () => {
     assert.equal(same(TEXT, ' [calculator] 3 + 7:\n#1:').text, ' [calculator] 3 + 7:\n#1:');
   });
 
+  test('a turn marker written as text ends the reply there (llama-server: a base model behind ChatML)', () => {
+    // What llama-server's fallback ChatML template got from Gemma 3 270M (base): the step, then the end of its turn
+    // and a user turn of its own invention, all as text.
+    const r = same(TEXT, ' [calculator] 3 + 7\n#1:<|im_end|>\n<|im_start|>user\nQ3: [calculator] 3 + 4');
+    assert.equal(r.text, ' [calculator] 3 + 7\n#1:');
+    assert.deepEqual(
+      r.repairs.map(x => x.kind),
+      ['turn'],
+    );
+    assert.equal(r.repairs[0].removed, '<|im_end|>\n<|im_start|>user\nQ3: [calculator] 3 + 4');
+    // Gemma's and Llama 3's markers too; a `<` that starts no marker is text.
+    assert.equal(same(AFTER_TOOL, 'Q2: [EOQ]\nAns: 10<end_of_turn>\n<start_of_turn>user').text, 'Q2: [EOQ]\nAns: 10');
+    assert.equal(same(AFTER_TOOL, 'Q2: [EOQ]\nAns: 3 < 10<|eot_id|>').text, 'Q2: [EOQ]\nAns: 3 < 10');
+    assert.equal(same(AFTER_TOOL, 'Q2: [EOQ]\nAns: 3 <|im').text, 'Q2: [EOQ]\nAns: 3 <|im', 'an unfinished marker at the end is text');
+  });
+
   test('<think> blocks are kept out of the text and given as reasoning, tags split anywhere', () => {
     const r = same(TEXT, '<think>The user wants 3 + 7.\nUse the calculator.</think>\n\n [calculator] 3 + 7');
     assert.equal(r.text, ' [calculator] 3 + 7');

@@ -9,7 +9,7 @@ import { parseArt } from '../../../core/art/parse';
 import { compileAgent } from '../../../core/agent/compile';
 import { parseAgentFile } from '../../../core/agent/parse';
 import { ReplayModel } from '../../../core/replay/programReplay';
-import { createAgentRunner, createArtRunner } from '../../../core/engine/create';
+import { createAgentRunner, createArtRunner } from '../../../core/launch/create';
 import { alignRuns, diffReport, diffRuns, renderRun, runView } from '../../../core/replay/diff';
 import {
   deleteRun,

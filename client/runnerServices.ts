@@ -23,6 +23,9 @@ import {
   resultsFiles,
 } from '../core/evaluation/evaluate';
 import { ArtDebugSession } from './debugAdapter/debugSession';
+import { defaultImprovedPath, defaultWorkFolder, improve, ImproveError, ImproveStopped, PlanError } from '../core/improve/improve';
+import { withoutHeader } from '../core/improve/candidates';
+import { writeSplits } from '../core/improve/splits';
 
 export { ArtDebugSession };
 
@@ -89,7 +92,14 @@ export const evaluation = {
     const examples = readDataset(path);
     return { examples: examples.length, withoutTask: exampleWithoutTask(examples)?.line };
   },
+  /** "ART: Improve Library…" (client/testing/improve.ts): core/improve. */
+  improve,
+  ImproveStopped,
+  writeSplits,
+  withoutHeader,
+  defaultImprovedPath,
+  defaultWorkFolder,
   /** Errors with a message for the person (anything else is a bug). */
-  isUserError: (e: unknown) => e instanceof EvalDataError || e instanceof LaunchError,
+  isUserError: (e: unknown) => e instanceof EvalDataError || e instanceof LaunchError || e instanceof PlanError || e instanceof ImproveError,
 };
 export type EvaluationModule = typeof evaluation;

@@ -44,12 +44,17 @@ const SHELL_FLAGS = [
 ] as const;
 
 export function evalUsage(): string {
+  return libraryUsage('usage: art eval LIBRARY --data DATA.jsonl [options]', 'the task library (.art) whose demonstrations are used', SHELL_FLAGS);
+}
+
+/** The help of a command over one task library with `art eval`'s run options: the library, its own flags, the options. */
+export function libraryUsage(usage: string, library: string, flags: readonly { flag: string; arg: string; help: string }[]): string {
   const lines: [string, string][] = [
-    ['LIBRARY', 'the task library (.art) whose demonstrations are used'],
-    ...SHELL_FLAGS.map((f): [string, string] => [`--${f.flag}${f.arg ? ` ${f.arg}` : ''}`, f.help]),
+    ['LIBRARY', library],
+    ...flags.map((f): [string, string] => [`--${f.flag}${f.arg ? ` ${f.arg}` : ''}`, f.help]),
     ...optionHelpLines(NOT_FOR_EVAL),
   ];
-  return helpText('usage: art eval LIBRARY --data DATA.jsonl [options]', lines);
+  return helpText(usage, lines);
 }
 
 export interface EvalIo {
@@ -63,26 +68,39 @@ export interface EvalIo {
   cwd?: string;
 }
 
-export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
-  const {
-    values,
-    positionals,
-    options: given,
-  } = parseCommandLine(
-    'eval',
+/**
+ * The command line of a command over one task library with `art eval`'s run options (`art eval`, `art improve`):
+ * its own flags and the options given, the library's absolute path and the folder paths start at; null after --help.
+ */
+export function libraryCommandLine(
+  command: string,
+  argv: string[],
+  flags: readonly { flag: string; type?: 'string' | 'boolean' }[],
+  usage: () => string,
+  io: EvalIo,
+): { values: Record<string, string | boolean | undefined>; given: Record<string, unknown>; library: string; here: string } | null {
+  const { values, positionals, options } = parseCommandLine(
+    command,
     argv,
-    SHELL_FLAGS.map(f => ({ flag: f.flag, type: 'type' in f ? f.type : ('string' as const) })),
+    flags.map(f => ({ flag: f.flag, type: f.type ?? 'string' })),
     NOT_FOR_EVAL,
   );
   if (values.help) {
-    io.write(`${evalUsage()}\n`);
-    return 0;
+    io.write(`${usage()}\n`);
+    return null;
   }
-  if (positionals.length !== 1) throw new CliError(`art eval: give exactly one task library (.art)\n${evalUsage()}`);
-  if (typeof values.data !== 'string') throw new CliError('art eval: give the dataset: --data DATA.jsonl');
+  if (positionals.length !== 1) throw new CliError(`art ${command}: give exactly one task library (.art)\n${usage()}`);
   const here = io.cwd ?? process.cwd();
-  const libraryPath = resolve(here, positionals[0]);
-  if (extname(libraryPath).toLowerCase() !== '.art') throw new CliError(`art eval: ${libraryPath}: give a task library (.art)`);
+  const library = resolve(here, positionals[0]);
+  if (extname(library).toLowerCase() !== '.art') throw new CliError(`art ${command}: ${library}: give a task library (.art)`);
+  return { values, given: options, library, here };
+}
+
+export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
+  const line = libraryCommandLine('eval', argv, SHELL_FLAGS, evalUsage, io);
+  if (!line) return 0;
+  const { values, given, library: libraryPath, here } = line;
+  if (typeof values.data !== 'string') throw new CliError('art eval: give the dataset: --data DATA.jsonl');
   const dataPath = resolve(here, values.data);
   // Run again: the latest results file of the library on the data (the first, or the last `--new` made).
   const resumable = resolve(
@@ -147,15 +165,15 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   );
 }
 
-function positiveInt(v: unknown, def: number, flag: string): number {
+export function positiveInt(v: unknown, def: number, flag: string, command = 'eval', least = 1): number {
   if (v === undefined) return def;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`art eval: ${flag}: expected an integer of at least 1, not "${String(v)}"`);
+  if (!Number.isInteger(n) || n < least) throw new CliError(`art ${command}: ${flag}: expected an integer of at least ${least}, not "${String(v)}"`);
   return n;
 }
 
 /** The progress of the examples to run: a bar on a terminal, a line per example in a pipe, or nothing. */
-function progressReporter(kind: string, total: number, earlier: readonly EvalResult[], io: EvalIo) {
+export function progressReporter(kind: string, total: number, earlier: readonly EvalResult[], io: EvalIo) {
   const started = performance.now();
   let finished = 0;
   const all = [...earlier];

@@ -136,6 +136,11 @@ export interface EvaluationConfig {
   /** The run history each example's trace and summary go into; none: no traces. */
   runs?: { folder: string; gitignore: boolean };
   signal?: AbortSignal;
+  /**
+   * The most requests this evaluation may start (`art improve --budget`): once they are spent it stops as the signal
+   * would (`budgetSpent`), its unfinished examples left out of the results to run again another time.
+   */
+  maxRequests?: number;
   log(line: string): void;
   /** The environment whose OTEL_* variables configure telemetry when the `otlp` option does not (the CLI's). */
   telemetryEnv?: NodeJS.ProcessEnv;
@@ -151,6 +156,10 @@ export interface EvaluationEnd {
   total: number;
   resultsPath: string;
   stopped: boolean;
+  /** With maxRequests: whether they were spent (and stopped the evaluation). */
+  budgetSpent: boolean;
+  /** Requests started by this evaluation (not those of the results it resumed). */
+  requestsSent: number;
   /** 429s the endpoint answered, and the bound on requests in flight they left. */
   rateLimited: { count: number; limit: number } | null;
 }
@@ -252,7 +261,23 @@ async function evaluateIn(
     header,
   });
 
-  const limiter = new RequestLimiter(c.concurrency);
+  // A results file that cannot be written (a full disk) or a spent request budget stops the evaluation: the examples
+  // in flight run again next time.
+  let writeFailed: EvalDataError | undefined;
+  let budgetSpent = false;
+  const stop = new AbortController();
+  const limiter = new RequestLimiter(
+    c.concurrency,
+    c.maxRequests === undefined
+      ? undefined
+      : {
+          requests: c.maxRequests,
+          onSpent: () => {
+            budgetSpent = true;
+            stop.abort(new Error(`the request budget (${c.maxRequests}) is spent`));
+          },
+        },
+  );
   // One client per run (the runner reports its own retries), all under the one limiter.
   const newModel = () => limiter.wrap(session.endpointModel());
   let libraries: LibraryFile[] =
@@ -281,9 +306,6 @@ async function evaluateIn(
     strategy = 'same-file';
   }
   const runIds = new Set<string>();
-  // A results file that cannot be written (a full disk) stops the evaluation: the examples in flight run again next time.
-  let writeFailed: EvalDataError | undefined;
-  const stop = new AbortController();
   const onAbort = () => stop.abort(c.signal?.reason);
   c.signal?.addEventListener('abort', onAbort, { once: true });
   if (c.signal?.aborted) onAbort();
@@ -378,6 +400,8 @@ async function evaluateIn(
     total: examples.length,
     resultsPath,
     stopped,
+    budgetSpent,
+    requestsSent: limiter.started,
     rateLimited: limiter.rateLimited ? { count: limiter.rateLimited, limit: limiter.limit } : null,
   };
 }

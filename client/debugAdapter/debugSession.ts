@@ -55,7 +55,7 @@ import {
 } from './protocol';
 import { programVariables, samplesVariables, scopeOfReference, scopesOf, scopeVariables, stopReason, TOOL_SCOPE, toolVariables } from './variables';
 import { SourceMap } from './sourceMap';
-import { endOutput, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage, RunNotStarted } from './messages';
+import { endOutput, reasoningEvents, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage, RunNotStarted } from './messages';
 import { typedText } from '../../core/common/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 import { plural, tokenUsage } from '../../core/common/counts';
@@ -392,6 +392,7 @@ export class ArtDebugSession extends CheckedDebugSession {
     const tokens = `${plural(s.requests, 'request')}, ${tokenUsage(s.usage)}`;
     const who = samples ? `Sample ${thread}: ` : '';
     const end = endOutput(result, who, tokens, samples ? '' : `\n${this.console.text.endsWith('\n') ? '' : '\n'}`);
+    for (const ev of reasoningEvents(s.reasoning, who)) this.sendEvent(ev);
     this.sendEvent(new OutputEvent(end.text, end.category));
     if (samples) {
       if (current) this.sendEvent(new ThreadEvent('exited', thread));

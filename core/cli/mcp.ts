@@ -28,6 +28,7 @@ import { formatSummary, summarise, type EvalResult } from '../evaluation/eval';
 import { describeWhy, formatPromptReport } from '../prompt/promptReport';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { DebugSessions, registerDebugTools } from './mcpSessions';
+import { registerImprove } from './mcpImprove';
 import {
   NOT_FOR_MCP_RUN,
   commandsRefusedOf,
@@ -88,6 +89,7 @@ export function createArtMcpServer(ctx: McpContext): { server: McpServer; sessio
   registerRun(server, ctx);
   registerTest(server, ctx);
   registerEvaluate(server, ctx);
+  registerImprove(server, ctx);
   registerShowPrompt(server, ctx);
   registerConstrain(server, ctx);
   registerDebugTools(server, sessions, ctx);

@@ -14,7 +14,7 @@ export function mcpUsage(): string {
   return `usage: art mcp [--allow-path DIR]... [--allow-tools] [--base-url URL] [--model M] [--api-key-env NAME]
                [--key-origin URL]... [--session-idle-s S] [--python PATH] [--allow-unisolated-code]
 A Model Context Protocol server over stdio for MCP clients (VS Code, Claude Code, ...): its tools are check, run,
-test, evaluate, show_prompt, compare, constrain and the stepping session debug_start, debug_continue,
+test, evaluate, improve, show_prompt, compare, constrain and the stepping session debug_start, debug_continue,
 debug_step_back and debug_stop. Every path a tool takes must lie in the roots the client declares, else in the folder
 it starts the server in; relative paths start at that folder.
   --allow-path DIR        also allow the paths under DIR (repeatable)

@@ -167,7 +167,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     const checked = `${s.constrainedRequests} constrained, ${plural(s.corrections, 'monitor correction')}`;
     if (!values.quiet)
       io.err(
-        `[art] ${plural(s.requests, 'request')} (${checked}), ${tokenUsage(s.usage)}${reasoningNote(s)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
+        `[art] ${plural(s.requests, 'request')} (${checked}), ${tokenUsage(s.usage)}${reasoningNote(s, !!run.tracePath)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
       );
     return 0;
   }
@@ -314,11 +314,14 @@ function overridePrompter(io: RunIo) {
   };
 }
 
-/** The reasoning a reasoning model did, for the summary line: its tokens where the endpoint reported them. */
-function reasoningNote(s: Snapshot): string {
+/**
+ * The reasoning a reasoning model did, for the summary line: its tokens where the endpoint reported them, and where
+ * the reasoning is (the trace; without one, nowhere: --trace keeps it).
+ */
+function reasoningNote(s: Snapshot, traced: boolean): string {
   const chars = (s.reasoning ?? []).reduce((n, r) => n + r.text.length, 0);
   if (s.usage.reasoningTokens !== undefined) return ` (${s.usage.reasoningTokens} of them reasoning)`;
-  return chars ? ` (and ${plural(chars, 'character')} of reasoning, in the trace)` : '';
+  return chars ? ` (and ${plural(chars, 'character')} of reasoning, ${traced ? 'in the trace' : 'not kept: --trace FILE keeps it'})` : '';
 }
 
 /** Each kind of repair to a chat reply, said once (every one is in the trace): `art run`'s lines, `art mcp`'s notes. */

@@ -75,6 +75,7 @@ describe('art mcp tools (in process)', () => {
       'run',
       'test',
       'evaluate',
+      'improve',
       'show_prompt',
       'compare',
       'constrain',

@@ -33,6 +33,7 @@ import {
   NOT_FOR_MCP_RUN,
   commandsRefusedOf,
   confinedRunOptions,
+  filePath,
   toolsSentence,
   guarded,
   keysOf,
@@ -54,12 +55,6 @@ import { version as VERSION } from '../../package.json';
 /** One side of a comparison: its file, the examples both have, how many it got right, and what produced it. */
 const compareSide = z.looseObject({ file: z.string(), n: z.number(), correct: z.number(), accuracy: z.number() });
 export { mcpUsage };
-
-const filePath = (what: string) =>
-  z
-    .string()
-    .min(1)
-    .describe(`${what}; relative paths start at the server's working directory, and every path must lie in the client's roots (or that folder).`);
 
 /** The client's roots (`roots/list`), asked again when it says they changed; undefined when it declares none. */
 function clientRoots(server: McpServer): () => Promise<readonly string[] | undefined> {

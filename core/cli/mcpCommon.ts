@@ -63,6 +63,13 @@ export async function existingFile(ctx: McpContext, p: string, what = 'file'): P
   return path;
 }
 
+/** A path argument's schema: where relative paths start, and that it must lie in the allowed folders. */
+export const filePath = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .describe(`${what}; relative paths start at the server's working directory, and every path must lie in the client's roots (or that folder).`);
+
 /** The run options that are paths (read, or written: `trace`), confined like a tool's own path arguments. */
 const PATH_OPTIONS = ['preamble', 'tools', 'trace', 'corpus', 'wordList', 'from'] as const;
 

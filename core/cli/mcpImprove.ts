@@ -16,6 +16,7 @@ import {
   mcpKey,
   mcpLabel,
   existingFile,
+  filePath,
   pathIn,
   runOptionShape,
   toolResult,
@@ -23,11 +24,6 @@ import {
   type McpContext,
 } from './mcpCommon';
 
-const filePath = (what: string) =>
-  z
-    .string()
-    .min(1)
-    .describe(`${what}; relative paths start at the server's working directory, and every path must lie in the client's roots (or that folder).`);
 const side = z.object({ n: z.number(), correct: z.number(), accuracy: z.number() });
 
 export function registerImprove(server: McpServer, ctx: McpContext): void {

@@ -11,7 +11,16 @@ import { parseArt } from '../art/parse';
 import { readTextFile, TextFileError } from '../common/textFile';
 import { RequestLimiter } from '../model/limiter';
 import { createArtRunner } from '../launch/create';
-import { formatHeader, headerDifferences, libraryChanged, makeHeader, readHeader, resultsTargetProblem, sha256OfFile, type ResultsHeader } from './header';
+import {
+  formatHeader,
+  headerDifferences,
+  libraryChanged,
+  makeHeader,
+  readHeader,
+  resultsTargetProblem,
+  sha256OfFile,
+  type ResultsHeader,
+} from './header';
 import { EvalDataError, readDataset, readResults, runEval, type EvalExample, type EvalResult, type EvalRun } from './eval';
 import { deleteRun, newRunId, prepareRunsFolder, runFiles, runsFolderProblem, writeSummary } from '../trace/history';
 import { LaunchError } from '../launch/options';

@@ -115,7 +115,8 @@ describe('art improve', () => {
           .filter(Boolean),
       );
     const [improveHelp, evalHelp] = [await runCli(['improve', '--help']), await runCli(['eval', '--help'])];
-    const own = new Set(['--data', '--out', '--new', '--runs', '--concurrency', '--select-examples', '--progress']);
+    // art eval's own flags about its results file and output (art improve keeps its own results, resumed by content).
+    const own = new Set(['--data', '--out', '--new', '--resume', '--runs', '--concurrency', '--select-examples', '--progress']);
     const missing = [...flags(evalHelp.stdout)].filter(f => !own.has(f!) && !flags(improveHelp.stdout).has(f));
     assert.deepEqual(missing, []);
     assert.ok(flags(improveHelp.stdout).has('--base-url') && flags(improveHelp.stdout).has('--temperature'));

@@ -194,7 +194,7 @@ function constrainerOf(b: Base): Constrainer | undefined {
   if (o.mode !== 'generate' || o.constrain === 'off' || !caps.constraints) return undefined;
   // A source that enforces one dialect itself (the local model: llama.cpp's grammar) needs no probe in `auto`.
   const mode = o.constrain === 'auto' && caps.constraints !== 'probe' ? caps.constraints : o.constrain;
-  return new Constrainer({ mode, baseURL: o.baseURL, log: b.config.log });
+  return new Constrainer({ mode, baseURL: o.baseURL, log: b.config.log, exact: caps.exactGrammar });
 }
 
 /** Whether a live model is configured (the one rule: core/launch/modelSources.ts). */

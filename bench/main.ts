@@ -3,6 +3,7 @@
 // bundles this file like the shipped code.
 import { benchArt } from './art';
 import { benchEval, serveEndpoint } from './eval';
+import { benchLocal } from './local';
 import { benchLsp } from './lsp';
 import { benchReplay } from './replay';
 import { benchRunner } from './runner';
@@ -13,6 +14,7 @@ type Bench = () => Promise<Record<string, string | number>> | Record<string, str
 const areas: Record<string, Bench> = {
   art: benchArt,
   eval: benchEval,
+  local: benchLocal,
   lsp: benchLsp,
   replay: benchReplay,
   runner: benchRunner,

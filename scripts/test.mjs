@@ -1,5 +1,8 @@
 // Unit and protocol tests: node's own test runner over test/**/*.test.ts, TypeScript through tsx.
-// Usage: node scripts/test.mjs [--no-build] [--corpus] [substring filter...]
+// Usage: node scripts/test.mjs [--no-build] [--corpus | --real] [substring filter...]
+//
+// test/real (the real-model tier: the default local model, core/model/defaultModel.ts, run in-process through
+// test/support/localModel.ts) runs only with --real, and then alone, one file at a time (one model in memory).
 //
 // test/corpus (the papers' examples and the real ART library, in shared/corpus beside the checkout or ART_CORPUS)
 // runs only with --corpus (`npm run test:corpus`; the full test line runs it as its own step), and then alone. When
@@ -25,7 +28,8 @@ const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
 const build = !args.includes('--no-build');
 const corpus = args.includes('--corpus');
-const filters = args.filter(a => a !== '--no-build' && a !== '--corpus');
+const real = args.includes('--real');
+const filters = args.filter(a => a !== '--no-build' && a !== '--corpus' && a !== '--real');
 const files = [];
 (function walk(dir) {
   for (const name of readdirSync(dir).sort()) {
@@ -36,10 +40,13 @@ const files = [];
   }
 })(join(root, 'test'));
 const inCorpusSuite = f => f.startsWith(join('test', 'corpus') + '/');
-const suite = files.filter(f => inCorpusSuite(f) === corpus);
+const inRealSuite = f => f.startsWith(join('test', 'real') + '/');
+const suite = files.filter(f => inCorpusSuite(f) === corpus && inRealSuite(f) === real);
 const chosen = filters.length ? suite.filter(f => filters.some(s => f.includes(s))) : suite;
 if (!chosen.length) {
-  console.error(`no test files match${corpus ? ' in test/corpus' : ' (test/corpus runs with --corpus)'}`);
+  console.error(
+    `no test files match${corpus ? ' in test/corpus' : real ? ' in test/real' : ' (test/corpus runs with --corpus, test/real with --real)'}`,
+  );
   process.exit(1);
 }
 if (corpus) {
@@ -69,7 +76,7 @@ if (build) {
 }
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', `--test-timeout=${FILE_TIMEOUT_MS}`, ...chosen],
+  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${real ? 1 : 2}`, `--test-timeout=${FILE_TIMEOUT_MS}`, ...chosen],
   { cwd: root, stdio: 'inherit', env },
 );
 process.exit(r.status ?? 1);

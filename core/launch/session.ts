@@ -172,6 +172,7 @@ export function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
     temperature: o.temperature,
     maxTokens: o.maxTokens,
     noProgressLimit: o.noProgressLimit,
+    ...(o.maxRequests !== undefined ? { maxRequests: o.maxRequests } : {}),
     pauseBeforeTool: o.pauseBeforeTool,
     pauseAfterTool: c.pauseAfterTool,
     pauseOnToolError: c.pauseOnToolError,

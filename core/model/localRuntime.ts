@@ -93,7 +93,7 @@ const runtimes = new Map<string, LocalRuntime>();
 
 /** The process's runtime of `file` (loaded on first use, shared by every caller with the same settings). */
 export function localRuntime(o: LocalRuntimeOptions): LocalRuntime {
-  const key = `${o.file}\0${o.contextSize ?? ''}`;
+  const key = `${o.file}\0${o.contextSize ?? ''}\0${o.sequences ?? ''}`;
   let r = runtimes.get(key);
   if (!r) runtimes.set(key, (r = new LocalRuntime(o, () => runtimes.delete(key))));
   return r;
@@ -142,6 +142,8 @@ export class LocalRuntime {
   private disposed = false;
   /** Milliseconds the last load took. */
   loadMs = 0;
+  /** What every client of this model evaluated (LocalModel.stats adds up one client's). */
+  readonly totals = { requests: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0 };
 
   constructor(
     readonly options: LocalRuntimeOptions,

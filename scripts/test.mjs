@@ -76,7 +76,16 @@ if (build) {
 }
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${real ? 1 : 2}`, `--test-timeout=${FILE_TIMEOUT_MS}`, ...chosen],
+  // A real-model file decodes on two CPU threads: three times the limit.
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-reporter=spec',
+    `--test-concurrency=${real ? 1 : 2}`,
+    `--test-timeout=${FILE_TIMEOUT_MS * (real ? 3 : 1)}`,
+    ...chosen,
+  ],
   { cwd: root, stdio: 'inherit', env },
 );
 process.exit(r.status ?? 1);

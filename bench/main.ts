@@ -5,6 +5,7 @@ import { benchArt } from './art';
 import { benchEval, serveEndpoint } from './eval';
 import { benchLocal } from './local';
 import { benchLsp } from './lsp';
+import { benchOtel } from './otel';
 import { benchReplay } from './replay';
 import { benchRunner } from './runner';
 import { benchScale } from './scale';
@@ -16,6 +17,7 @@ const areas: Record<string, Bench> = {
   eval: benchEval,
   local: benchLocal,
   lsp: benchLsp,
+  otel: benchOtel,
   replay: benchReplay,
   runner: benchRunner,
   scale: benchScale,

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { applyTrace, createLanguageClient } from './languageClient';
-import { activateRunner, type RunnerApi } from './runner/activate';
+import { activateRunner, endRunnerTelemetry, type RunnerApi } from './runner/activate';
 import type { LibraryTests } from './testing/libraryTests';
 import { readSettings } from './settings';
 import { ArtStatusBar } from './statusBar';
@@ -84,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): ArtStudioApi {
 export async function deactivate(): Promise<void> {
   const c = client;
   client = undefined;
+  await endRunnerTelemetry();
   // A server that never started has nothing to stop; stop() would throw.
   if (c?.isRunning()) await c.stop();
 }

@@ -25,6 +25,13 @@ import { ArtDebugSession } from './debugAdapter/debugSession';
 
 export { ArtDebugSession };
 
+/** Sends the spans the runs' telemetry still holds (a bounded wait) and stops it: the extension's deactivation. */
+export { endTelemetry } from '../core/launch/session';
+/** Local models (the run mode item's Local choices): the models folder, pulling one, releasing those loaded. */
+export { listModelFiles, modelsFolder, pullModel } from '../core/model/modelFiles';
+export { disposeLocalRuntimes } from '../core/model/localRuntime';
+export { DEFAULT_LOCAL_MODEL } from '../core/model/defaultModel';
+
 /** Whether a program has a recording to replay (F5 replays it until the user chooses live: client/runner/mode.ts). */
 export { hasRecording } from '../core/launch/recording';
 

@@ -16,6 +16,8 @@ await esbuild.build({
   external: ['node-llama-cpp'],
   minify: true,
   logLevel: 'warning',
+  // As scripts/build.mjs: jsonc-parser's UMD main cannot be bundled, its ESM build can (the run benchmarks load the tools).
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 });
 const r = spawnSync(process.execPath, ['--expose-gc', '.bench/bench.js', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
 process.exit(r.status ?? 1);

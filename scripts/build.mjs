@@ -1,8 +1,8 @@
 // Build: compile every core/**/*.peggy grammar with peggy, then bundle the shells with esbuild.
 // Usage: node scripts/build.mjs [--grammars-only] [--watch] [--dev]
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import * as esbuild from 'esbuild';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -56,6 +56,26 @@ const lazyCliRun = {
     );
   },
 };
+/**
+ * The OpenTelemetry packages (core/telemetry/otlp.ts) from their ES module builds ("module" in their package.json):
+ * their CommonJS builds cannot be tree-shaken and brought 320 KB (the whole semantic conventions, the metrics SDK)
+ * into every bundle that runs programs; the ES modules bring 100 KB.
+ */
+const openTelemetryEsm = {
+  name: 'opentelemetry-esm',
+  setup(build) {
+    build.onResolve({ filter: /^@opentelemetry\/[^/]+$/ }, a => {
+      for (let d = a.resolveDir; ; d = dirname(d)) {
+        const manifest = join(d, 'node_modules', a.path, 'package.json');
+        if (existsSync(manifest)) {
+          const { module } = JSON.parse(readFileSync(manifest, 'utf8'));
+          return module ? { path: join(dirname(manifest), module) } : undefined;
+        }
+        if (dirname(d) === d) return undefined;
+      }
+    });
+  },
+};
 const options = {
   absWorkingDir: root,
   entryPoints,
@@ -64,7 +84,8 @@ const options = {
   platform: 'node',
   target: 'node18',
   format: 'cjs',
-  // node-llama-cpp (the local model) is an ES module with native binaries: loaded with import() at its first use, from node_modules.
+  // node-llama-cpp (local models) is an ES module with native binaries: loaded from node_modules (dist/node_modules in
+  // a platform VSIX) by a real dynamic import, never bundled.
   external: ['vscode', 'node-llama-cpp'],
   // jsonc-parser's main entry is a UMD module whose require() calls esbuild cannot follow; its ESM build bundles.
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
@@ -72,7 +93,7 @@ const options = {
   sourcemap: dev ? 'inline' : false,
   logLevel: 'warning',
   banner: { js: '' },
-  plugins: [lazyCliRun],
+  plugins: [lazyCliRun, openTelemetryEsm],
 };
 /**
  * The pages of webviews, bundled for the browser: the evaluation results view draws its chart with Chart.js, which

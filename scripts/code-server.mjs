@@ -24,7 +24,7 @@ export function isInstalled() {
 export function ensureInstalled() {
   if (isInstalled()) return;
   console.log('code-server harness missing: running scripts/setup.sh (takes a few minutes the first time)');
-  const r = spawnSync('bash', [join(ROOT, 'scripts/setup.sh')], { stdio: 'inherit' });
+  const r = spawnSync('bash', [join(ROOT, 'scripts/setup.sh'), '--no-phoenix'], { stdio: 'inherit' });
   if (r.status !== 0 || !isInstalled()) throw new Error('scripts/setup.sh failed; see its output above');
 }
 

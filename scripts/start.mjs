@@ -1,15 +1,19 @@
 // `npm start`: ART Studio in a real VS Code in your browser. Installs code-server when missing
-// (scripts/setup.sh), packages the extension and installs the VSIX into a profile kept in
-// .art-cache/code-server/, starts code-server on 127.0.0.1 with a copy of examples/ open, prints the URL (and the
-// `art` command line to run on that copy), and stays up until Ctrl+C. Reuses everything already installed; your
-// settings in that profile are kept between runs.
+// (scripts/setup.sh), provisions the default local model (scripts/model.mjs: once, into the models folder outside the
+// checkout), packages the extension for this platform (scripts/package.mjs: with node-llama-cpp, so local models run)
+// and installs the VSIX into a profile kept in .art-cache/code-server/, chooses the local model in that profile's
+// settings unless you chose a model there, starts code-server on 127.0.0.1 with a copy of examples/ open, prints the
+// URL (and the `art` command line to run on that copy), and stays up until Ctrl+C. Reuses everything already
+// installed; your settings in that profile are kept between runs.
 // The workspace is a copy (.art-cache/examples/, made on the first start and kept, with your edits, afterwards;
 // --fresh copies it again): code-server saves as you type, and the checkout's examples/ must not change under you.
 // Usage: npm start [-- --port 8080] [-- --fresh]
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { applyEdits, modify, parse } from 'jsonc-parser';
+import { packageExtension } from './package.mjs';
 import { codeServerCommand, ensureInstalled, EXTENSION_ID, ROOT, startCodeServer, workbenchUrl, writeUserSettings } from './code-server.mjs';
 
 const { values: opts } = parseArgs({ options: { port: { type: 'string', default: process.env.ART_PORT ?? '8080' }, fresh: { type: 'boolean' } } });
@@ -18,16 +22,40 @@ const examples = join(ROOT, '.art-cache/examples');
 if (opts.fresh) rmSync(examples, { recursive: true, force: true });
 if (!existsSync(examples)) cpSync(join(ROOT, 'examples'), examples, { recursive: true });
 const vsix = join(ROOT, '.art-cache/art-studio.vsix');
+let modelFile;
+
+/**
+ * The local model as the profile's model, unless the user chose a model source there: `art.model.source` "local" and
+ * `art.model.file` the default model's file. Comments and other settings are kept (jsonc-parser edits in place).
+ */
+function chooseLocalModel(settingsFile, file) {
+  let text = readFileSync(settingsFile, 'utf8');
+  const settings = parse(text) ?? {};
+  if (settings['art.model.source'] !== undefined) return;
+  for (const [key, value] of [
+    ['art.model.source', 'local'],
+    ['art.model.file', file],
+  ])
+    text = applyEdits(text, modify(text, [key], value, { formattingOptions: { insertSpaces: true, tabSize: 2 } }));
+  writeFileSync(settingsFile, text);
+  console.log(`Chose the local model ${file} in the profile's settings (art.model.source, art.model.file).`);
+}
 
 try {
   ensureInstalled();
   mkdirSync(dataDir, { recursive: true });
-  console.log('Building and packaging the extension...');
-  // vsce runs the `vscode:prepublish` script (node scripts/build.mjs) before packaging.
-  execFileSync(join(ROOT, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--out', vsix], {
+  console.log('Provisioning the default local model (once; later runs check its digest)...');
+  modelFile = execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/model.mjs')], {
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .trim()
+    .split('\n')
+    .at(-1);
+  console.log('Building and packaging the extension...');
+  // Built and packaged for this platform: node-llama-cpp and its binary go into the VSIX.
+  packageExtension({ target: 'host', out: vsix, quiet: true });
   const install = codeServerCommand([
     '--extensions-dir',
     join(dataDir, 'ext'),
@@ -40,6 +68,7 @@ try {
   if (install.status !== 0) throw new Error(`installing ${vsix} into code-server failed:\n${install.stdout}${install.stderr}`);
   console.log(`Installed ${EXTENSION_ID} into ${join(dataDir, 'ext')}`);
   writeUserSettings(dataDir, undefined, { overwrite: false });
+  chooseLocalModel(join(dataDir, 'user', 'User', 'settings.json'), modelFile);
 } catch (e) {
   console.error(`npm start: ${e instanceof Error ? e.message : e}`);
   process.exit(1);
@@ -65,6 +94,10 @@ console.log(`The workspace is ${examples} (your edits stay there; npm start -- -
 console.log(
   `The art command line on the same files, from a terminal:\n\n    cd ${shellWord(examples)} && node ${shellWord(join(ROOT, 'dist/cli.js'))} run library.art\n\n` +
     `(inside the checkout \`npx art run library.art\` does the same; \`npm link\` in ${ROOT} makes \`art\` a command everywhere).`,
+);
+console.log(
+  `Live on the local model, with no key and no server: click Replay in the status bar and choose Live: Local, then F5 on a program; or from a terminal:\n\n` +
+    `    cd ${shellWord(examples)} && node ${shellWord(join(ROOT, 'dist/cli.js'))} run library.art --task 'Elementary Math' --input 'Add 21 and 3.' --model-file ${shellWord(modelFile)}\n`,
 );
 console.log('Listening on 127.0.0.1 only, without a password. Press Ctrl+C to stop.');
 

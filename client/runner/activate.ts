@@ -82,6 +82,11 @@ function loadRunnerBundle(): RunnerServices {
   return runnerServices;
 }
 
+/** At deactivation: the runs' last spans sent (a bounded wait), when the runner was loaded and telemetry is on. */
+export async function endRunnerTelemetry(): Promise<void> {
+  await runnerServices?.endTelemetry();
+}
+
 function loadDebugSession(): RunnerServices['ArtDebugSession'] {
   return loadRunnerBundle().ArtDebugSession;
 }
@@ -101,7 +106,10 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     traceDir,
     hasRecording: (program, text, task) => loadRunnerBundle().hasRecording(program, text, task),
   });
-  const mode = new RunModeStatus(deps.settings);
+  const mode = new RunModeStatus(deps.settings, () => loadRunnerBundle());
+  // A local model loaded by a run stays warm between runs (released when idle: art.model.idleReleaseMs) and goes
+  // with the extension.
+  context.subscriptions.push({ dispose: () => void runnerServices?.disposeLocalRuntimes() });
   const streams = new ProgramStreams(deps.log, () => readSetting('debug.streamToEditor'));
   const traceView = new TraceView();
   const lenses = new RunCodeLenses(deps.client, deps.log);

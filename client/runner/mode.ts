@@ -1,7 +1,8 @@
 // Replay or live, never switched silently: `art.run.mode` (core/settings/settings.ts) says whether F5 and the
 // Debug/Run lenses replay a program's recording or have the model generate it, the status bar item shows it (Replay,
-// or Live with the model's name) and a click chooses it: Replay, Live on the endpoint, or Live on one of the models
-// VS Code's Language Model API offers (`art.model.source`, `art.model.vscodeModel`). Every run's first line says
+// or Live with the model's name) and a click chooses it: Replay, Live on the endpoint, Live on a local GGUF model (those
+// of the models folder, a file chosen, or one downloaded: `art.model.file`), or Live on one of the models VS Code's
+// Language Model API offers (`art.model.source`, `art.model.vscodeModel`). Every run's first line says
 // which mode and why (the reason goes to the adapter as the launch argument `modeReason`). "ART: Set a Model
 // Endpoint" writes the endpoint settings in the scope VS Code keeps them in and shows them.
 import * as vscode from 'vscode';
@@ -9,14 +10,20 @@ import type { ArtSettings } from '../settings';
 import { readSetting } from '../settings';
 import type { SettingValue } from '../../core/settings/settings';
 import { modelLabel, pickModel } from '../lm/vscodeModel';
+import { basename } from 'node:path';
+
+/** What the item needs of the runner bundle (loaded when the choice is opened): the local model files. */
+type LocalModels = Pick<typeof import('../runnerServices'), 'listModelFiles' | 'modelsFolder' | 'pullModel' | 'DEFAULT_LOCAL_MODEL'>;
 
 export const SWITCH_MODE_COMMAND = 'art.switchRunMode';
 export const CHOOSE_MODE_COMMAND = 'art.chooseRunMode';
 export const SET_ENDPOINT_COMMAND = 'art.setModelEndpoint';
+export const DOWNLOAD_MODEL_COMMAND = 'art.downloadLocalModel';
 
 /** The live model as the status bar and a run's first line name it: the endpoint's model name, or VS Code's model. */
 export function liveModelName(o: Record<string, unknown>): string | undefined {
   if (o.modelSource === 'vscode') return `VS Code: ${(o.vscodeModel as string | undefined) || 'first model'}`;
+  if (o.modelSource === 'local') return o.modelFile ? `Local: ${basename(String(o.modelFile))}` : undefined;
   return (o.model as string | undefined) || undefined;
 }
 
@@ -50,7 +57,10 @@ export class RunModeStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('art.runMode', vscode.StatusBarAlignment.Right, 99);
   private readonly disposables: vscode.Disposable[] = [this.item];
 
-  constructor(private readonly settings: (scope?: vscode.ConfigurationScope) => ArtSettings) {
+  constructor(
+    private readonly settings: (scope?: vscode.ConfigurationScope) => ArtSettings,
+    private readonly local: () => LocalModels,
+  ) {
     this.item.name = 'ART Run Mode';
     this.item.command = CHOOSE_MODE_COMMAND;
     this.disposables.push(
@@ -63,6 +73,7 @@ export class RunModeStatus implements vscode.Disposable {
       }),
       vscode.commands.registerCommand(SWITCH_MODE_COMMAND, (to?: RunMode) => this.switch(to)),
       vscode.commands.registerCommand(CHOOSE_MODE_COMMAND, () => this.choose()),
+      vscode.commands.registerCommand(DOWNLOAD_MODEL_COMMAND, (uri?: string) => this.download(uri)),
       vscode.commands.registerCommand(SET_ENDPOINT_COMMAND, (baseURL?: string, model?: string) => setModelEndpoint(baseURL, model)),
     );
     this.refresh();
@@ -105,6 +116,13 @@ export class RunModeStatus implements vscode.Disposable {
     const o = this.settings(scope).runOptions;
     const live = readSetting('run.mode', scope) === 'live';
     const onVscode = o.modelSource === 'vscode';
+    const onLocal = o.modelSource === 'local';
+    const local = this.local();
+    const folder = local.modelsFolder();
+    const files = local.listModelFiles(folder);
+    const chosenFile = String(o.modelFile ?? '');
+    if (chosenFile && !files.some(f => f.path === chosenFile))
+      files.unshift({ name: basename(chosenFile), path: chosenFile, bytes: 0, modified: '' });
     const models = await vscode.lm.selectChatModels().then(
       all => all,
       () => [] as vscode.LanguageModelChat[],
@@ -123,7 +141,7 @@ export class RunModeStatus implements vscode.Disposable {
       { label: 'Endpoint', kind: vscode.QuickPickItemKind.Separator },
       endpoint
         ? {
-            label: `$(sparkle) Live: ${endpoint}${current(live && !onVscode)}`,
+            label: `$(sparkle) Live: ${endpoint}${current(live && o.modelSource === 'endpoint')}`,
             detail: `The OpenAI-compatible endpoint ${String(o.baseURL ?? '')}`,
             apply: () => this.useModel('endpoint'),
           }
@@ -132,6 +150,22 @@ export class RunModeStatus implements vscode.Disposable {
             detail: 'An OpenAI-compatible endpoint (art.model.baseURL, art.model.name)',
             apply: () => setModelEndpoint(),
           },
+      { label: 'Local models', kind: vscode.QuickPickItemKind.Separator },
+      ...files.map(f => ({
+        label: `$(sparkle) Live: Local: ${f.name}${current(live && onLocal && f.path === chosenFile)}`,
+        detail: `${f.known ?? 'A GGUF model'} run in-process by llama.cpp, no key and no server${f.bytes ? ` (${(f.bytes / 1e6).toFixed(0)} MB)` : ''}: ${f.path}`,
+        apply: () => this.useLocal(f.path),
+      })),
+      {
+        label: '$(folder-opened) Choose a GGUF File…',
+        detail: 'A local model file to run in-process (art.model.file)',
+        apply: () => this.chooseFile(folder),
+      },
+      {
+        label: '$(cloud-download) Download a Local Model…',
+        detail: `Into ${folder} (default: ${local.DEFAULT_LOCAL_MODEL.name})`,
+        apply: () => this.download(),
+      },
       { label: "VS Code's language models", kind: vscode.QuickPickItemKind.Separator },
       ...models.map(m => ({
         label: `$(sparkle) Live: ${modelLabel(m)}${current(live && onVscode && m === chosen)}`,
@@ -147,8 +181,74 @@ export class RunModeStatus implements vscode.Disposable {
     await picked?.apply?.();
   }
 
+  /**
+   * Live on the local model `file`: the file in the user's settings (machine-scoped: a workspace cannot make the
+   * editor load a file it names), the source in the window's scope, then the mode.
+   */
+  private async useLocal(file: string): Promise<void> {
+    await vscode.workspace.getConfiguration('art').update('model.file', file, vscode.ConfigurationTarget.Global);
+    await this.useModel('local');
+  }
+
+  /** *Choose a GGUF File…*: an open dialog on the models folder, filtered to GGUF. */
+  private async chooseFile(folder: string): Promise<void> {
+    const picked = await vscode.window.showOpenDialog({
+      title: 'ART Studio: a local GGUF model',
+      defaultUri: vscode.Uri.file(folder),
+      canSelectMany: false,
+      filters: { 'GGUF models': ['gguf'] },
+      openLabel: 'Run with This Model',
+    });
+    if (picked?.[0]) await this.useLocal(picked[0].fsPath);
+  }
+
+  /**
+   * *Download a Local Model…*: the URI (the default model's first), then the download in a cancellable progress
+   * notification; the model is chosen when it is whole.
+   */
+  async download(uri?: string): Promise<string | undefined> {
+    const local = this.local();
+    uri ??= await vscode.window.showInputBox({
+      title: 'ART Studio: download a local model',
+      prompt: `A GGUF model: hf:owner/repo/file.gguf, hf:owner/repo:quant or an https URL. Saved in ${local.modelsFolder()}.`,
+      value: local.DEFAULT_LOCAL_MODEL.uri,
+      ignoreFocusOut: true,
+      validateInput: v => (/^(hf:\S+|https?:\/\/\S+)$/.test(v.trim()) ? undefined : 'hf:owner/repo/file.gguf, hf:owner/repo:quant or an http(s) URL'),
+    });
+    if (!uri) return undefined;
+    try {
+      const path = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Downloading ${uri}`, cancellable: true },
+        async (progress, token) => {
+          const ac = new AbortController();
+          token.onCancellationRequested(() => ac.abort());
+          let reported = 0;
+          return local.pullModel({
+            uri,
+            signal: ac.signal,
+            onProgress: p => {
+              if (!p.totalBytes) return;
+              const pct = (100 * p.downloadedBytes) / p.totalBytes;
+              progress.report({
+                increment: pct - reported,
+                message: `${(p.downloadedBytes / 1e6).toFixed(0)} of ${(p.totalBytes / 1e6).toFixed(0)} MB`,
+              });
+              reported = pct;
+            },
+          });
+        },
+      );
+      await this.useLocal(path);
+      void vscode.window.showInformationMessage(`ART Studio: live runs use the local model ${basename(path)} (${path}).`);
+      return path;
+    } catch (e) {
+      void vscode.window.showErrorMessage(`ART Studio: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    }
+  }
+
   /** Live on the endpoint or on VS Code's model `id`: the model source (and model) in the window's scope, then the mode. */
-  private async useModel(source: 'endpoint' | 'vscode', id?: string): Promise<void> {
+  private async useModel(source: 'endpoint' | 'vscode' | 'local', id?: string): Promise<void> {
     const c = vscode.workspace.getConfiguration('art', this.scope());
     const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
     await c.update('model.source', source, target);
@@ -165,8 +265,12 @@ export class RunModeStatus implements vscode.Disposable {
     this.refresh();
     if (next === 'live' && !liveModelName(this.settings(scope).runOptions)) {
       void vscode.window
-        .showWarningMessage('ART Studio: Live mode needs a model endpoint (art.model.baseURL and art.model.name).', 'Set a Model Endpoint')
-        .then(choice => choice && vscode.commands.executeCommand(SET_ENDPOINT_COMMAND));
+        .showWarningMessage(
+          'ART Studio: Live mode needs a model: a local GGUF model (no key, no server), or a model endpoint (art.model.baseURL and art.model.name).',
+          'Download a Local Model',
+          'Set a Model Endpoint',
+        )
+        .then(choice => choice && vscode.commands.executeCommand(choice === 'Set a Model Endpoint' ? SET_ENDPOINT_COMMAND : DOWNLOAD_MODEL_COMMAND));
     }
     return next;
   }

@@ -6,3 +6,4 @@ export { evalCommand } from './eval';
 export { diffCommand } from './diff';
 export { promptCommand } from './prompt';
 export { mcpCommand } from './mcp';
+export { endTelemetry } from '../launch/session';

@@ -97,6 +97,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
           options: { ...given, cwd: resolve(here, String(given.cwd ?? '.')) },
           optionLabel: cliLabel('LIBRARY'),
           apiKey: o => env[o.apiKeyEnv] || undefined,
+          telemetryEnv: env,
           trusted: true,
           concurrency,
           selectExamples,

@@ -31,6 +31,8 @@ commands:
   compare A.results.jsonl B.results.jsonl
                                 pair two evaluations by example id: each side's accuracy, the difference, the examples
                                 fixed and broken, McNemar's exact p-value; exit 0  [--json] [--metric exact|substring]
+  model pull [URI] | list       download a local GGUF model (default: the one npm start uses) into the models folder
+                                outside any workspace, or list them; run one with --model-file  (art model --help)
   mcp                           a Model Context Protocol server over stdio: these commands as tools for MCP clients
                                 (VS Code, Claude Code, ...), with stepping sessions  (art mcp --help; docs/mcp.md)
   help                          this text
@@ -124,8 +126,12 @@ export async function main(
       case 'run': {
         // The runner brings the model client, mathjs, MiniSearch and the MCP SDK: loaded only for `run` (the build
         // makes it a bundle of its own, dist/cli-run.js, so `check` and `parse` do not even compile it).
-        const { runCommand } = await import('./commands');
-        return await runCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)), stdin: io.stdin ?? process.stdin });
+        const { runCommand, endTelemetry } = await import('./commands');
+        try {
+          return await runCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)), stdin: io.stdin ?? process.stdin });
+        } finally {
+          await endTelemetry();
+        }
       }
       case 'test': {
         const { testCommand } = await import('./commands');
@@ -136,13 +142,25 @@ export async function main(
         return await promptCommand(rest, io);
       }
       case 'eval': {
-        const { evalCommand } = await import('./commands');
-        return await evalCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)) });
+        const { evalCommand, endTelemetry } = await import('./commands');
+        try {
+          return await evalCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)) });
+        } finally {
+          await endTelemetry();
+        }
+      }
+      case 'model': {
+        const { modelCommand } = await import('./model');
+        return await modelCommand(rest, io);
       }
       case 'mcp': {
         // stdout carries the protocol: everything else goes to stderr.
-        const { mcpCommand } = await import('./commands');
-        return await mcpCommand(rest, { out: io.out, err: io.err });
+        const { mcpCommand, endTelemetry } = await import('./commands');
+        try {
+          return await mcpCommand(rest, { out: io.out, err: io.err });
+        } finally {
+          await endTelemetry();
+        }
       }
       case undefined:
       case 'help':

@@ -149,7 +149,7 @@ function registerRun(server: McpServer, ctx: McpContext): void {
         const o = parseRunOptions(raw, mcpLabel('file'));
         const notes: string[] = [];
         const key = apiKeyFromEnv(o, ctx.env);
-        const run = await prepareRun({ ...o, apiKey: key, trusted: true, ...HEADLESS, log: line => notes.push(line) });
+        const run = await prepareRun({ ...o, apiKey: key, telemetryEnv: ctx.env, trusted: true, ...HEADLESS, log: line => notes.push(line) });
         const stop = () => run.runner.stop();
         extra.signal.addEventListener('abort', stop, { once: true });
         let result;
@@ -340,6 +340,7 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
           options: runOptionsOf(args),
           optionLabel: mcpLabel('library'),
           apiKey: o => ctx.env[o.apiKeyEnv] || undefined,
+          telemetryEnv: ctx.env,
           trusted: true,
           concurrency: args.concurrency ?? 4,
           selectExamples: args.selectExamples ?? 3,

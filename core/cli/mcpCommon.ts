@@ -39,6 +39,12 @@ export function existingFile(ctx: McpContext, p: string): string {
  */
 export const NOT_FOR_MCP_RUN = new Set<RunOptionName>(['search', 'budget', 'samples']);
 
+/**
+ * Run options no tool takes: where the runs' telemetry goes and whether it holds their content are the user's
+ * (the server's environment: OTEL_EXPORTER_OTLP_*), never a possibly prompt-injected caller's.
+ */
+export const NEVER_FROM_MCP = new Set<RunOptionName>(['otlp', 'otlpContent']);
+
 /** How an option is named in an error: as the tool's input names it. */
 export const mcpLabel =
   (fileField: string) =>
@@ -52,7 +58,7 @@ export const mcpLabel =
 export function runOptionShape(skip: ReadonlySet<RunOptionName>): Record<string, z.ZodType> {
   const shape: Record<string, z.ZodType> = {};
   for (const { name, spec } of cliOptions()) {
-    if (skip.has(name) || name === 'program') continue;
+    if (skip.has(name) || NEVER_FROM_MCP.has(name) || name === 'program') continue;
     const s = spec.schema;
     const bare = s instanceof z.ZodDefault ? (s.removeDefault() as z.ZodType) : s;
     shape[name] = bare.optional().describe(spec.description);
@@ -63,7 +69,7 @@ export function runOptionShape(skip: ReadonlySet<RunOptionName>): Record<string,
 /** The run options among a tool's arguments (the others are the tool's own). */
 export function runOptionsOf(args: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const name of Object.keys(RUN_OPTIONS)) if (args[name] !== undefined) out[name] = args[name];
+  for (const name of Object.keys(RUN_OPTIONS) as RunOptionName[]) if (args[name] !== undefined && !NEVER_FROM_MCP.has(name)) out[name] = args[name];
   return out;
 }
 

@@ -91,6 +91,7 @@ export class DebugSessions {
     const run = await prepareRun({
       ...o,
       apiKey: key,
+      telemetryEnv: this.ctx.env,
       trusted: true,
       pauseAfterTool: true,
       pauseOnToolError: true,

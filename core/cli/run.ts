@@ -102,6 +102,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     run = await prepareRun({
       ...options,
       apiKey: apiKeyFromEnv(options, env),
+      telemetryEnv: env,
       trusted: true,
       retry: io.retry,
       pauseAfterTool: interactive,
@@ -201,6 +202,7 @@ async function runSearch(options: RunOptions, file: string, env: NodeJS.ProcessE
     ...options,
     trace: undefined,
     apiKey,
+    telemetryEnv: env,
     trusted: true,
     retry: io.retry,
     stopOnEntry: true,
@@ -252,6 +254,7 @@ async function runSamples(options: RunOptions, samples: number, env: NodeJS.Proc
     {
       ...options,
       apiKey: apiKeyFromEnv(options, env),
+      telemetryEnv: env,
       trusted: true,
       retry: io.retry,
     },

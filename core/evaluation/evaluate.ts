@@ -16,7 +16,8 @@ import { EvalDataError, readDataset, readResults, runEval, type EvalExample, typ
 import { deleteRun, newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
 import { LaunchError } from '../launch/options';
 import { pickProgram } from '../launch/pick';
-import { chatModelNotes, openSession, type RunSession } from '../launch/session';
+import { chatModelNotes, openSession, runInfo, type RunSession } from '../launch/session';
+import type { TraceSink } from '../trace/schema';
 import type { ChatBackend } from '../model/chatContinuation';
 import { HEADLESS, parseRunOptions, type RunOptionName, type RunOptions } from '../launch/options';
 import { taskOf } from '../prompt/prompt';
@@ -111,6 +112,8 @@ export interface EvaluationConfig {
   runs?: { folder: string; gitignore: boolean };
   signal?: AbortSignal;
   log(line: string): void;
+  /** The environment whose OTEL_* variables configure telemetry when the `otlp` option does not (the CLI's). */
+  telemetryEnv?: NodeJS.ProcessEnv;
   /** Once the data, the results so far and the session are ready, before the first example runs. */
   onStart?(start: EvaluationStart): void;
   /** Each example finished, once appended to the results file. */
@@ -161,7 +164,7 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
     if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
     const apiKey = (await c.apiKey?.(o)) || undefined;
     file.redact([apiKey]);
-    session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log, chatModel: c.chatModel });
+    session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log, chatModel: c.chatModel, telemetryEnv: c.telemetryEnv });
     return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });
   } finally {
     file.close();
@@ -253,6 +256,16 @@ async function evaluateIn(
   if (c.signal?.aborted) onAbort();
   const program = relative(session.root, c.library) || basename(c.library);
   const taskLabel = (ex: EvalExample) => ex.description ?? baseTitle;
+  // The evaluation's span, an example's span under it (its score), the example's runs under that (telemetry, when configured).
+  const spans = session.telemetry?.evaluation(program, [apiKey], {
+    'art.program.file': program,
+    'art.eval.data': relative(session.root, c.data) || basename(c.data),
+    'art.eval.examples': examples.length,
+  });
+  const runSpans = (ex: EvalExample) =>
+    session.telemetry?.runSink(runInfo(opts, taskLabel(ex) ?? program, program, taskLabel(ex)), [apiKey], spans?.example(ex.id));
+  const both = (a: TraceSink | undefined, b: TraceSink | undefined): TraceSink | undefined =>
+    a && b ? { write: r => (a.write(r), b.write(r)) } : (a ?? b);
   const { stopped } = await runEval({
     examples: todo,
     concurrency: c.concurrency,
@@ -263,8 +276,12 @@ async function evaluateIn(
       const task = { ...taskFor(ex), input: ex.input };
       const model = newModel();
       const demonstrations = await chooseDemonstrations({ strategy, libraries, task, model, signal: c.signal });
+      const telemetry = runSpans(ex);
       if (!c.runs)
-        return { runner: createArtRunner({ library: doc, task, demonstrations, inlineTriggers: o.inlineTriggers }, session.runnerOptions(model)) };
+        return {
+          runner: createArtRunner({ library: doc, task, demonstrations, inlineTriggers: o.inlineTriggers }, session.runnerOptions(model, telemetry)),
+          ended: () => telemetry?.close(),
+        };
       const folder = c.runs.folder;
       const id = freshRunId(folder, runIds, c.library, opts.samples > 1 ? `${ex.id}-s${sample + 1}` : ex.id);
       const path = runFiles(folder, id).trace;
@@ -277,13 +294,14 @@ async function evaluateIn(
       try {
         const runner = createArtRunner(
           { library: doc, task, demonstrations, inlineTriggers: o.inlineTriggers },
-          session.runnerOptions(model, writer),
+          session.runnerOptions(model, both(writer, telemetry)),
         );
         return {
           runner,
           trace: relative(dirname(resultsPath), path).split('\\').join('/'),
           ended: kept => {
             writer.close();
+            telemetry?.close();
             if (!kept) deleteRun(folder, id);
             else
               try {
@@ -299,6 +317,7 @@ async function evaluateIn(
         };
       } catch (e) {
         writer.close();
+        telemetry?.close();
         deleteRun(folder, id);
         throw e;
       }
@@ -313,10 +332,12 @@ async function evaluateIn(
         return;
       }
       results.push(r);
+      spans?.exampleEnded(r);
       c.onResult?.(r);
     },
   });
   c.signal?.removeEventListener('abort', onAbort);
+  spans?.end(results, examples.length, stopped);
   if (writeFailed) throw writeFailed;
   const order = new Map(examples.map((e, i) => [e.id, i]));
   return {

@@ -2,7 +2,7 @@
 // prompt, or a `.jsonl` trace to replay), opens the session (session.ts) and the trace, and hands the file to the
 // builder of its language (artRun.ts, agentRun.ts, cotRun.ts, traceRun.ts). Shared by the shells that run programs:
 // the debug adapter, `art run` and `art eval`. Every failure is a LaunchError with one line that says what to fix.
-import { extname, isAbsolute, resolve } from 'node:path';
+import { extname, isAbsolute, relative, resolve } from 'node:path';
 import { readTextFile, TextFileError } from '../common/textFile';
 import { CachedModel } from '../replay/cache';
 import type { TraceSink } from '../trace/schema';
@@ -13,7 +13,7 @@ import { COT_EXTENSION, languageOf as fileLanguage } from '../common/language';
 import { makeCotRun } from './cotRun';
 import { LaunchError } from './options';
 import { cacheRecords } from './requestCache';
-import { openSession, type Base, type PreparedRun, type RunConfig, type RunLanguage } from './session';
+import { openSession, runInfo, type Base, type PreparedRun, type RunConfig, type RunLanguage } from './session';
 import { makeTraceRun } from './traceRun';
 
 /** Prepares one run of `config`: a LaunchError when it cannot. */
@@ -45,7 +45,11 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
 
   let writer: TraceWriter | undefined;
   const tracePath = o.trace ? at(o.trace) : undefined;
+  // The run's spans (when telemetry is configured) come from the records the trace gets; the title once it is known.
+  const info = runInfo(o, relative(root, path) || path, relative(root, path) || path, typeof o.task === 'string' ? o.task : undefined);
+  const spans = session.telemetry?.runSink(info, [config.apiKey]);
   const dispose = async () => {
+    spans?.close();
     try {
       writer?.close();
     } catch (e) {
@@ -64,7 +68,7 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
       }
     }
     const memory = new MemoryTrace();
-    const trace: TraceSink = { write: r => (writer?.write(r), memory.write(r)) };
+    const trace: TraceSink = { write: r => (writer?.write(r), memory.write(r), spans?.write(r)) };
     const cached = cacheRecords(config, o, at);
     const base: Base = { tools, trace, config, options: o, root, cached };
     const made =
@@ -76,6 +80,7 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
             ? makeCotRun(text, path, base)
             : makeTraceRun(text, path, base);
     const cache = made.model instanceof CachedModel ? made.model : undefined;
+    info.title = made.title;
     return {
       ...made,
       language,

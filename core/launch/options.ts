@@ -271,6 +271,36 @@ export const RUN_OPTIONS = {
       'Where to write the run\'s JSONL trace (VS Code default: a new file in the runs folder, art.runs.folder; "ART: Open Trace" shows it).',
     cli: { flag: 'trace', arg: 'FILE' },
   }),
+  otlp: option(
+    z
+      .string()
+      .regex(/^https?:\/\/\S+$/)
+      .optional(),
+    {
+      description:
+        "Send each run as an OpenTelemetry trace (GenAI semantic conventions) to this OTLP/HTTP endpoint: a collector's base URL (/v1/traces is added) or its traces URL. The CLI also reads OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS and OTEL_SERVICE_NAME (docs/telemetry.md).",
+      expect: 'an http:// or https:// URL',
+      cli: { flag: 'otlp', arg: 'URL' },
+      setting: {
+        key: 'telemetry.endpoint',
+        scope: 'machine-overridable',
+        default: '',
+        description:
+          "OTLP/HTTP endpoint runs are sent to as OpenTelemetry traces (Phoenix, Langfuse, Jaeger, Tempo; docs/telemetry.md): a collector's base URL or its /v1/traces URL. Empty (the default): nothing is sent anywhere.",
+      },
+    },
+  ),
+  otlpContent: option(z.boolean().default(false), {
+    description:
+      'With otlp: also put the prompts, completions, tool inputs and outputs and the answer into the spans (off: only names, counts, timings and scores; a key never).',
+    cli: { flag: 'otlp-content' },
+    setting: {
+      key: 'telemetry.content',
+      scope: 'machine-overridable',
+      description:
+        'Put the prompts, completions, tool inputs and outputs into the OpenTelemetry spans sent to art.telemetry.endpoint (off: only names, counts, timings and scores; a key never).',
+    },
+  }),
   pauseBeforeTool: option(z.boolean().default(false), {
     description: 'Also stop before each tool runs, with its input editable (a stop after each tool call always happens).',
   }),

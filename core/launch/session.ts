@@ -19,6 +19,9 @@ import type { TraceRecord, TraceSink } from '../trace/schema';
 import { toolTimeoutProblem } from '../tools/common';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import { LaunchError, parseRunOptions, type RunOptions, type RunOptionsInput } from './options';
+import { DEFAULT_SERVICE_NAME, telemetryFromEnv, tracesUrl } from '../telemetry/config';
+import type { Telemetry } from '../telemetry/otlp';
+import type { RunInfo } from '../telemetry/spans';
 
 /** The pauses, breakpoints and log only the shells set pass straight through to the runner. */
 type PassedRunnerOptions = Pick<RunnerOptions, 'pauseAfterTool' | 'pauseOnToolError' | 'breakpoints' | 'log' | 'sample'>;
@@ -46,6 +49,11 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
      * client/lm/vscodeModel.ts): the run's live model instead of the endpoint.
      */
     chatModel?: ChatBackend;
+    /**
+     * The environment whose OTEL_EXPORTER_OTLP_* variables and OTEL_SERVICE_NAME configure the runs' telemetry when
+     * the `otlp` option does not (the CLI's; VS Code has its art.telemetry.* settings): core/telemetry/config.ts.
+     */
+    telemetryEnv?: NodeJS.ProcessEnv;
   };
 
 export type RunLanguage = FileLanguage;
@@ -90,6 +98,8 @@ export interface RunSession {
   endpointModel(): ModelClient;
   /** The runner's options for one run with `model`, writing to `trace`. */
   runnerOptions(model: ModelClient, trace?: TraceSink): RunnerOptions;
+  /** Where the runs' OpenTelemetry spans go, when telemetry is configured (the `otlp` option, OTEL_* variables). */
+  telemetry?: Telemetry;
   /** Stops MCP servers. Never rejects: a failure is told once to the run's log. */
   dispose(): Promise<void>;
 }
@@ -128,6 +138,7 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
     throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);
   }
   const base = (trace?: TraceSink): Base => ({ tools, trace, config, options: o, root });
+  const telemetry = await openTelemetry(o, config);
   let shared: OpenAIModel | undefined;
   return {
     options: o,
@@ -137,6 +148,7 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
     endpointModel: () =>
       o.modelSource === 'endpoint' ? redactedModel((shared ??= openEndpoint(base())).sibling(), [config.apiKey]) : endpointModel(base()),
     runnerOptions: (model, trace) => runnerOptions(base(trace), model),
+    telemetry,
     dispose: async () => {
       try {
         await tools.dispose();
@@ -145,6 +157,51 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
       }
     },
   };
+}
+
+/**
+ * The telemetry the options configure: `otlp` (a collector's base or traces URL), else the OTLP variables of
+ * `telemetryEnv`; none when neither says where (nothing is sent). The SDK is loaded only then. A bad endpoint is one
+ * line and no telemetry: the run goes on.
+ */
+async function openTelemetry(o: RunOptions, c: RunConfig): Promise<Telemetry | undefined> {
+  const env = telemetryFromEnv(c.telemetryEnv ?? {});
+  const url = o.otlp ? tracesUrl(o.otlp) : env.endpoint;
+  if (!url) return undefined;
+  try {
+    const { telemetryFor } = await (otlpModule ??= import('../telemetry/otlp'));
+    return telemetryFor(
+      {
+        url,
+        headers: env.headers,
+        serviceName: env.serviceName ?? DEFAULT_SERVICE_NAME,
+        resource: env.resource,
+        content: o.otlpContent || env.content,
+      },
+      c.log,
+    );
+  } catch (e) {
+    c.log?.(`telemetry: ${url}: ${(e as Error).message} (no spans are sent; give an http:// or https:// OTLP endpoint)`);
+    return undefined;
+  }
+}
+
+/** The SDK wiring, once a run asked for telemetry (never loaded otherwise). */
+let otlpModule: Promise<typeof import('../telemetry/otlp')> | undefined;
+
+/**
+ * Sends the spans the process still holds (waiting at most the bound core/telemetry/otlp.ts sets, EXIT_FLUSH_MS) and
+ * stops its telemetry: the end of a command. Nothing to do when no run asked for telemetry.
+ */
+export async function endTelemetry(): Promise<void> {
+  if (otlpModule) await (await otlpModule).shutdownTelemetry();
+}
+
+/** What the spans of a run say that its trace does not: the program, the mode, the API, where the model is. */
+export function runInfo(o: RunOptions, title: string, file?: string, task?: string): RunInfo {
+  const provider = o.mode === 'replay' ? 'replay' : o.modelSource === 'endpoint' ? 'openai' : o.modelSource;
+  const model = provider === 'openai' ? o.model : provider === 'vscode' ? o.vscodeModel : provider === 'local' ? o.modelFile : undefined;
+  return { title, file, mode: o.mode, api: o.api, provider, ...(model ? { model } : {}), ...(task !== undefined ? { task } : {}) };
 }
 
 /** What the builders of a run (one per language) are given. */

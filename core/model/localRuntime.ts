@@ -52,7 +52,7 @@ export interface Lease {
   release(): void;
 }
 
-type LlamaModule = typeof import('node-llama-cpp');
+export type LlamaModule = typeof import('node-llama-cpp');
 let moduleLoad: Promise<LlamaModule> | undefined;
 let llamaLoad: Promise<Llama> | undefined;
 /** The last error lines llama.cpp logged (its load errors say why only there). */

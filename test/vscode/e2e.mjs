@@ -7,7 +7,6 @@
 // E2E_KEEP_LOGS=1 keeps the workbench's and the extension's logs in test-results/logs/ after a run that passed too.
 // --pictures: also save the README's pictures (images/screenshots/*.png) where the scenarios take them, so the
 // pictures show what the suite just saw a person get.
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +24,7 @@ import {
   workbenchUrl,
   writeUserSettings,
 } from '../../scripts/code-server.mjs';
+import { packageExtension } from '../../scripts/package.mjs';
 import { workbench } from './e2e/workbench.mjs';
 import { installTestModels } from './build-suite.mjs';
 
@@ -43,12 +43,8 @@ let payload = [['skipWelcome', 'true']];
 if (opts.dev) {
   if (!opts['no-build']) buildExtension();
 } else {
-  const vsix = join(dataDir, 'art-studio.vsix');
-  // vsce runs `vscode:prepublish` (the minified build) itself.
-  execFileSync(join(ROOT, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--out', vsix], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  // The VSIX for this platform, as npm start installs it: with node-llama-cpp, so local models run.
+  const vsix = packageExtension({ target: 'host', out: join(dataDir, 'art-studio.vsix'), quiet: true });
   const r = codeServerCommand(['--extensions-dir', join(dataDir, 'ext'), '--user-data-dir', join(dataDir, 'user'), '--install-extension', vsix]);
   if (r.status !== 0) throw new Error(`installing the VSIX failed:\n${r.stdout}\n${r.stderr}`);
   console.log(`installed ${EXTENSION_ID} from a freshly packaged VSIX`);

@@ -94,18 +94,8 @@ export async function run({ page, step, wb, workspace, picture }) {
     });
 
     await step('Step Back returns before the tool; F5 twice runs to the answer', async () => {
-      const back = page.locator('.debug-toolbar .action-label[aria-label^="Step Back"]');
-      await back.click();
-      await rows
-        .filter({ hasText: /duration\s*[=:]?\s*\(not run yet\)/ })
-        .first()
-        .waitFor({ timeout: 30_000 });
-      await wb.focusEditor();
-      await page.keyboard.press('F5');
-      await rows
-        .filter({ hasText: /output\s*[=:]?\s*10/ })
-        .first()
-        .waitFor({ timeout: 30_000 });
+      await wb.stepBack();
+      await wb.continueTo(/output\s*[=:]?\s*10/);
       await wb.focusEditor();
       await page.keyboard.press('F5');
       await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });

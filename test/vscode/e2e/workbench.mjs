@@ -191,6 +191,21 @@ export function workbench(page, workspace) {
       if (i < 0) throw new Error(`no line starting with "${prefix}" in ${file}`);
       return i + 1;
     },
+    /** A row of the Variables view whose text matches `pattern`. */
+    variable(pattern) {
+      return page.locator('.debug-variables .monaco-list-row').filter({ hasText: pattern }).first();
+    },
+    /** F5 in the editor (Continue), then waits for a Variables row matching `pattern` (the stop it runs to). */
+    async continueTo(pattern, timeout = 30_000) {
+      await wb.focusEditor();
+      await page.keyboard.press('F5');
+      await wb.variable(pattern).waitFor({ timeout });
+    },
+    /** The debug toolbar's Step Back, then waits for the stop before the tool (its duration "(not run yet)"). */
+    async stepBack() {
+      await page.locator('.debug-toolbar .action-label[aria-label^="Step Back"]').click();
+      await wb.variable(/duration\s*[=:]?\s*\(not run yet\)/).waitFor({ timeout: 30_000 });
+    },
     /** The debug toolbar's Continue is offered: the debug session is paused. */
     async paused() {
       await page.locator('.debug-toolbar .action-label[aria-label^="Continue"]').first().waitFor({ timeout: 30_000 });

@@ -27,6 +27,7 @@ export async function run(): Promise<void> {
   await import('./lmTools.test');
   await import('./vscodeModel.test');
   await import('./keyHosts.test');
+  await import('./telemetry.test');
 
   console.log(`ART Studio integration suite (VS Code ${vscode.version})`);
   const { passes, failures } = await new Promise<{ passes: number; failures: number }>(resolve => {

@@ -1,0 +1,74 @@
+// A local server that answers as the model hub does (`/<owner>/<repo>/resolve/main/<file>`, HEAD and byte ranges),
+// for the tests of getting local models (`art model pull`, *Download a Local Model…*): the hub is not reachable here,
+// and node-llama-cpp's resolver takes another hub endpoint (HF_ENDPOINT).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A GGUF-looking file of `bytes` bytes (the magic, then a counter pattern): the downloader does not parse it. */
+export function ggufBytes(bytes: number): Buffer {
+  const b = Buffer.alloc(bytes);
+  b.write('GGUF', 0, 'latin1');
+  for (let i = 4; i < bytes; i++) b[i] = i % 251;
+  return b;
+}
+
+export interface Hub {
+  url: string;
+  requests: string[];
+  close: () => Promise<void>;
+  /** Resolves when the server has sent `n` bytes of file content in all. */
+  sent: (n: number) => Promise<void>;
+}
+
+/** Serves `files` (path under /owner/repo/resolve/main/ -> content) as the hub does, `chunk` bytes per write, paced. */
+export async function modelHub(files: Record<string, Buffer>, opts: { paceMs?: number; chunk?: number } = {}): Promise<Hub> {
+  const requests: string[] = [];
+  let total = 0;
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    requests.push(`${req.method} ${path}`);
+    const body = files[path];
+    if (!body) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Entry not found"}');
+      return;
+    }
+    const m = /bytes=(\d+)-(\d*)/.exec(req.headers.range ?? '');
+    const start = m ? Number(m[1]) : 0;
+    const end = m && m[2] ? Number(m[2]) : body.length - 1;
+    res.writeHead(m ? 206 : 200, {
+      'content-length': end - start + 1,
+      'accept-ranges': 'bytes',
+      'content-type': 'application/octet-stream',
+      ...(m ? { 'content-range': `bytes ${start}-${end}/${body.length}` } : {}),
+    });
+    if (req.method === 'HEAD') return void res.end();
+    const chunk = opts.chunk ?? 1 << 20;
+    let at = start;
+    const step = () => {
+      if (res.destroyed) return;
+      if (at > end) return void res.end();
+      const piece = body.subarray(at, Math.min(end + 1, at + chunk));
+      at += piece.length;
+      total += piece.length;
+      for (const w of waiters.filter(w => total >= w.n)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+      res.write(piece, () => (opts.paceMs ? setTimeout(step, opts.paceMs) : step()));
+    };
+    step();
+  });
+  await new Promise<void>(r => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    requests,
+    sent: n => (total >= n ? Promise.resolve() : new Promise(resolve => waiters.push({ n, resolve }))),
+    close: () =>
+      new Promise(r => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}

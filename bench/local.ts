@@ -41,6 +41,7 @@ async function artRun(prefixReuse: boolean): Promise<{ msPerRequest: number; rat
     modelSource: 'local',
     modelFile: FILE,
     maxTokens: 48,
+    maxRequests: 8,
     temperature: 0,
     trusted: true,
     cwd: ROOT,

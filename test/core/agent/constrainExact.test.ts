@@ -6,19 +6,10 @@ import assert from 'node:assert/strict';
 import { agentConstraint } from '../../../core/agent/constrain';
 import { Gbnf } from '../../support/gbnf';
 import { prng } from '../../support/random';
-import { monitorAccepts, nearTexts, pausePoints } from './constrainHelpers';
+import { INTL_SPEC, monitorAccepts, nearTexts, pausePoints } from './constrainHelpers';
 import { compiled } from './helpers';
 
-const intl = compiled(`(define agent-intl
-  (:states
-    (Q (:text "[Question]"))
-    (P (:text "[Pensée]"))
-    (A (:text "[Action—outil]"))
-    (O (:text "【观察】") (:flags :env-input))
-    (F (:text "[Fin 😀]"))
-    (R (:text "[Réponse]")))
-  (:behavior
-    (next Q (until (next P A O) F) R)))`);
+const intl = compiled(INTL_SPEC);
 
 const FILLER = [' ', '\n', 'x', 'é', 'ü', '你', '观', '😀', '😁', '\u00a0', '—', '–', ']', '[', '【', '】'];
 

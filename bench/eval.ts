@@ -10,7 +10,7 @@ import { parseArt } from '../core/art/parse';
 import { RequestLimiter } from '../core/model/limiter';
 import { OpenAIModel } from '../core/model/openai';
 import { ContinuationScript } from '../core/replay/script';
-import { createArtRunner } from '../core/engine/create';
+import { createArtRunner } from '../core/launch/create';
 import { runEval } from '../core/evaluation/eval';
 import { ScriptedServer } from '../test/support/scriptedServer';
 

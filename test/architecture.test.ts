@@ -134,19 +134,28 @@ const LAYERS: { from: string; not: string[]; except?: string[]; why: string }[] 
   {
     from: 'core/trace/',
     not: ['core/engine/', 'core/protocols/', 'core/replay/', 'core/launch/', 'core/sampling/', 'core/evaluation/'],
-    except: ['core/engine/types.ts'],
     why: "the trace is data (schema, writer, reader): of the engine it knows only the run's vocabulary",
   },
   {
     from: 'core/protocols/',
-    not: ['core/engine/', 'core/launch/', 'core/replay/', 'core/sampling/', 'core/evaluation/'],
-    except: ['core/engine/types.ts'],
+    not: ['core/engine/', 'core/prompt/', 'core/launch/', 'core/replay/', 'core/sampling/', 'core/evaluation/'],
     why: 'the engine drives the protocols, not the other way round',
   },
   {
+    from: 'core/prompt/',
+    not: ['core/engine/', 'core/launch/', 'core/replay/', 'core/sampling/', 'core/evaluation/'],
+    why: 'a prompt is text for the engine to send: the runs that send it are built in launch',
+  },
+  {
     from: 'core/engine/',
-    not: ['core/launch/', 'core/sampling/', 'core/evaluation/', 'core/cli/'],
+    not: ['core/replay/', 'core/launch/', 'core/sampling/', 'core/evaluation/', 'core/cli/'],
     why: 'the engine is started by launch, sampling, evaluation and the shells',
+  },
+  {
+    from: 'core/',
+    not: ['core/improve/'],
+    except: ['core/improve/', 'core/cli/'],
+    why: 'core/improve stands on the evaluation: only it and the shells import it',
   },
   { from: 'client/debugAdapter/', not: ['client/'], except: ['client/debugAdapter/'], why: 'the adapter bundle has nothing of the extension' },
   { from: 'client/webview/', not: ['client/', 'server/'], except: ['client/webview/'], why: 'a webview page runs in the browser' },

@@ -37,7 +37,8 @@ import { callerChatModel, chatModelNotes, type ChatModelProvider, type PreparedR
 import { prepareSamples, recordVote } from '../../core/sampling/samples';
 import { runKeyOf, type KeyOptions, type RunKey } from '../../core/launch/apiKey';
 import { StreamedText } from '../../core/common/streamedText';
-import type { Breakpoints, PauseInfo, RunResult, StepView } from '../../core/engine/types';
+import type { Breakpoints, PauseInfo, RunResult } from '../../core/engine/types';
+import type { StepView } from '../../core/protocols/types';
 import type { TraceRecord } from '../../core/trace/schema';
 import {
   AlternativesRequest,
@@ -53,7 +54,7 @@ import {
 } from './protocol';
 import { programVariables, samplesVariables, scopeOfReference, scopesOf, scopeVariables, stopReason, TOOL_SCOPE, toolVariables } from './variables';
 import { SourceMap } from './sourceMap';
-import { endOutput, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage, RunNotStarted } from './messages';
+import { endOutput, reasoningEvents, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage, RunNotStarted } from './messages';
 import { typedText } from '../../core/common/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 import { plural, tokenUsage } from '../../core/common/counts';
@@ -391,6 +392,7 @@ export class ArtDebugSession extends CheckedDebugSession {
     const tokens = `${plural(s.requests, 'request')}, ${tokenUsage(s.usage)}`;
     const who = samples ? `Sample ${thread}: ` : '';
     const end = endOutput(result, who, tokens, samples ? '' : `\n${this.console.text.endsWith('\n') ? '' : '\n'}`);
+    for (const ev of reasoningEvents(s.reasoning, who)) this.sendEvent(ev);
     this.sendEvent(new OutputEvent(end.text, end.category));
     if (samples) {
       if (current) this.sendEvent(new ThreadEvent('exited', thread));

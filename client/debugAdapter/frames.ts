@@ -2,7 +2,7 @@
 // .art program, an agent's state), else the line in the program as the client was sent it (the streamed `art-run:`
 // document in VS Code, or a `sourceReference` for other clients), never past its last line.
 import { Source } from '@vscode/debugadapter';
-import type { StepView } from '../../core/engine/types';
+import type { StepView } from '../../core/protocols/types';
 import type { PreparedRun } from '../../core/launch/session';
 import { basename } from './messages';
 import { SourceMap, lineAt } from './sourceMap';

@@ -5,7 +5,7 @@ import type { Usage } from '../../core/model/types';
 import type { FileLanguage } from '../../core/common/language';
 import type { RunOptionsInput } from '../../core/launch/options';
 import type { PromptReport } from '../../core/prompt/promptReport';
-import type { Alternative, EndReason, RunKind, ToolCall } from '../../core/engine/types';
+import type { Alternative, EndReason, RunKind, ToolCall } from '../../core/trace/vocabulary';
 import type { MonitorCorrection } from '../../core/agent/monitor';
 
 export const DEBUG_TYPE = 'art';

@@ -5,7 +5,8 @@ import { Scope } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { PreparedRun } from '../../core/launch/session';
 import { sampleStates, tally } from '../../core/sampling/samples';
-import type { PauseInfo, PauseReason } from '../../core/engine/types';
+import type { PauseInfo } from '../../core/engine/types';
+import type { PauseReason } from '../../core/trace/vocabulary';
 
 export const TOOL_SCOPE = 1;
 const PROGRAM_SCOPE = 2;

@@ -3,7 +3,7 @@
 // monitor's corrections, pauses, edits, retries, and the end with the token counts. Plain data (no `vscode`), so
 // it is tested without VS Code; client/views/traceView.ts shows it.
 import { describeWhy } from '../../core/prompt/promptReport';
-import type { ToolCall } from '../../core/engine/types';
+import type { ToolCall } from '../../core/trace/vocabulary';
 import type { TraceRecord } from '../../core/trace/schema';
 import { plural, tokenUsage } from '../../core/common/counts';
 

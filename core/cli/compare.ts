@@ -7,6 +7,7 @@ import { COMPARE_METRICS, compareResults, comparisonJson, formatComparison, type
 import { EvalDataError } from '../evaluation/eval';
 import { formatHeader, headerDifferences, libraryChanged, loadResultsFile } from '../evaluation/header';
 import { CliError } from './files';
+import { terminalJson } from '../common/terminalText';
 
 export const COMPARE_USAGE = 'usage: art compare A.results.jsonl B.results.jsonl [--json] [--metric exact|substring]';
 
@@ -28,7 +29,7 @@ export function compareCommand(argv: string[], io: { out: (s: string) => void; e
   const [pathA, pathB] = positionals;
   const r = compareFiles(pathA, pathB, metric);
   if (values.json) {
-    io.out(JSON.stringify(r.json, null, 2));
+    io.out(terminalJson(r.json, 2));
     return 0;
   }
   if (r.warning) io.err(`art compare: warning: ${r.warning}`);

@@ -8,6 +8,7 @@ import { CliError, isCliError } from './files';
 import { monitorCommand } from './monitor';
 import { parseTree } from './parseTree';
 import type { RetryPolicy } from '../model/retry';
+import { terminalJson, visibleControls } from '../common/terminalText';
 
 const USAGE = `usage: art <command> [options]
 
@@ -28,6 +29,9 @@ commands:
   eval LIBRARY --data DATA.jsonl
                                 run every example of a dataset, write the results JSONL and print the accuracy;
                                 resumes from the results file; --new starts a new one beside it (art eval --help)
+  improve LIBRARY --data TRAIN.jsonl --dev DEV.jsonl --test TEST.jsonl
+                                add demonstrations bootstrapped from the training runs, chosen on dev, the gain proven
+                                on test (McNemar); writes LIBRARY.improved.art, never the library (art improve --help)
   compare A.results.jsonl B.results.jsonl
                                 pair two evaluations by example id: each side's accuracy, the difference, the examples
                                 fixed and broken, McNemar's exact p-value; exit 0  [--json] [--metric exact|substring]
@@ -67,8 +71,9 @@ export interface CliIo {
 
 export async function main(
   argv: string[],
-  io: CliIo = { out: s => process.stdout.write(s + '\n'), err: s => process.stderr.write(s + '\n') },
+  given: CliIo = { out: s => process.stdout.write(s + '\n'), err: s => process.stderr.write(s + '\n') },
 ): Promise<number> {
+  const io = terminalIo(given);
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -83,7 +88,7 @@ export async function main(
         // are still checked, and the exit code is 2.
         const { diagnostics, unreadable } = checkFiles(positionals);
         for (const line of unreadable) io.err(line);
-        if (values.json) io.out(JSON.stringify(diagnostics, null, 2));
+        if (values.json) io.out(terminalJson(diagnostics, 2));
         else {
           for (const d of diagnostics) if (d.code !== UNREADABLE_FILE) io.out(formatDiagnostic(d));
           if (!values.quiet) io.out(checkSummary(positionals.length, diagnostics));
@@ -93,7 +98,7 @@ export async function main(
       case 'parse': {
         const { positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true });
         if (positionals.length !== 1) throw new CliError('art parse: give exactly one .art or .agent file');
-        io.out(JSON.stringify(parseTree(positionals[0]), null, 2));
+        io.out(terminalJson(parseTree(positionals[0]), 2));
         return 0;
       }
       case 'monitor': {
@@ -128,7 +133,7 @@ export async function main(
         // makes it a bundle of its own, dist/cli-run.js, so `check` and `parse` do not even compile it).
         const { runCommand, endTelemetry } = await import('./commands');
         try {
-          return await runCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)), stdin: io.stdin ?? process.stdin });
+          return await runCommand(rest, { ...io, stdin: io.stdin ?? process.stdin });
         } finally {
           await endTelemetry();
         }
@@ -144,7 +149,7 @@ export async function main(
       case 'eval': {
         const { evalCommand, endTelemetry } = await import('./commands');
         try {
-          return await evalCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)) });
+          return await evalCommand(rest, io);
         } finally {
           await endTelemetry();
         }
@@ -152,6 +157,10 @@ export async function main(
       case 'model': {
         const { modelCommand } = await import('./model');
         return await modelCommand(rest, io);
+      }
+      case 'improve': {
+        const { improveCommand } = await import('./commands');
+        return await improveCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)) });
       }
       case 'mcp': {
         // stdout carries the protocol: everything else goes to stderr.
@@ -183,6 +192,23 @@ export async function main(
     }
     throw e;
   }
+}
+
+/**
+ * What every command prints goes through here: a control character in text the CLI did not write itself (model text,
+ * tool output, traces, results headers, inputs) is shown as its escape, never sent to the terminal raw
+ * (core/common/terminalText.ts). The CLI's own lines hold none, so the whole of each line is passed through.
+ */
+export function terminalIo(io: CliIo): CliIo & Required<Pick<CliIo, 'write' | 'prompt'>> {
+  const write = io.write ?? (s => process.stdout.write(s));
+  const prompt = io.prompt ?? (s => process.stderr.write(s));
+  return {
+    ...io,
+    out: s => io.out(visibleControls(s)),
+    err: s => io.err(visibleControls(s)),
+    write: s => write(visibleControls(s)),
+    prompt: s => prompt(visibleControls(s)),
+  };
 }
 
 /**

@@ -9,7 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { checkFiles, checkSummary, formatDiagnostic } from './check';
 import { constraintOf } from './constrain';
-import { END_REASONS } from '../engine/types';
+import { END_REASONS } from '../trace/vocabulary';
 import { compareFiles } from './compare';
 import { COMPARE_METRICS } from '../evaluation/compare';
 import { NOT_FOR_TEST, programLine, testLibraries } from './test';
@@ -26,6 +26,7 @@ import { formatSummary, summarise, type EvalResult } from '../evaluation/eval';
 import { describeWhy, formatPromptReport } from '../prompt/promptReport';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { DebugSessions, registerDebugTools } from './mcpSessions';
+import { registerImprove } from './mcpImprove';
 import {
   NOT_FOR_MCP_RUN,
   guarded,
@@ -47,7 +48,7 @@ const compareSide = z.looseObject({ file: z.string(), n: z.number(), correct: z.
 export function mcpUsage(): string {
   return `usage: art mcp
 A Model Context Protocol server over stdio for MCP clients (VS Code, Claude Code, ...): its tools are check, run,
-test, evaluate, show_prompt, constrain and the stepping session debug_start, debug_continue, debug_step_back and
+test, evaluate, improve, show_prompt, constrain and the stepping session debug_start, debug_continue, debug_step_back and
 debug_stop. Relative paths start at the folder the client starts it in; the API key is read from the environment
 variable apiKeyEnv names (default OPENAI_API_KEY), never from a tool's arguments. docs/mcp.md shows how to register it.`;
 }
@@ -62,6 +63,7 @@ export function createArtMcpServer(ctx: McpContext): { server: McpServer; sessio
   registerRun(server, ctx);
   registerTest(server, ctx);
   registerEvaluate(server, ctx);
+  registerImprove(server, ctx);
   registerShowPrompt(server, ctx);
   registerConstrain(server, ctx);
   registerDebugTools(server, sessions, ctx);

@@ -10,7 +10,8 @@ import { prepareRun } from '../launch/launch';
 import { parseRunOptions } from '../launch/options';
 import type { PreparedRun } from '../launch/session';
 import { apiKeyFromEnv } from '../launch/apiKey';
-import { END_REASONS, type PauseInfo, type RunResult } from '../engine/types';
+import { END_REASONS } from '../trace/vocabulary';
+import { type PauseInfo, type RunResult } from '../engine/types';
 import { CliError } from './files';
 import {
   NOT_FOR_MCP_RUN,

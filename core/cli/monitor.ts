@@ -3,6 +3,7 @@
 import { checkAgentFile, compileAgent, findAgent, monitorText, parseAgentFile } from '../agent';
 import { LineIndex } from '../common/text';
 import { CliError, languageOf, readSource } from './files';
+import { terminalJson } from '../common/terminalText';
 
 export function monitorCommand(
   specPath: string,
@@ -21,7 +22,7 @@ export function monitorCommand(
   const compiled = compileAgent(agent);
   const result = monitorText(compiled, trace, { complete: true });
   if (opts.json) {
-    io.out(JSON.stringify({ valid: result.valid, states: result.states, violation: result.violation, corrected: result.corrected }, null, 2));
+    io.out(terminalJson({ valid: result.valid, states: result.states, violation: result.violation, corrected: result.corrected }, 2));
   } else if (result.valid) {
     io.out(`${tracePath}: follows ${agent.name} (${result.states.length} states: ${result.states.join(' → ')})`);
   } else {

@@ -9,6 +9,7 @@ import { formatPromptReport } from '../prompt/promptReport';
 import { apiKeyFromEnv } from '../launch/apiKey';
 import { CliError } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine, replayUnlessEndpoint } from './optionFlags';
+import { terminalJson } from '../common/terminalText';
 
 /** Run options that do not change the prompt of a run that does not run. */
 export const NOT_FOR_PROMPT = new Set<RunOptionName>(['trace', 'samples', 'from', 'until', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool']);
@@ -61,7 +62,7 @@ export async function promptCommand(argv: string[], io: PromptIo): Promise<numbe
       trusted: true,
       log: line => io.err(`[art] ${line}`),
     });
-    io.out(values.json ? JSON.stringify(report, null, 2) : formatPromptReport(report).replace(/\n$/, ''));
+    io.out(values.json ? terminalJson(report, 2) : formatPromptReport(report).replace(/\n$/, ''));
     return 0;
   } catch (e) {
     if (e instanceof LaunchError) throw new CliError(`art prompt: ${e.message}`);

@@ -11,7 +11,8 @@ import type { PreparedRun } from '../launch/session';
 import { HEADLESS, RUN_OPTIONS, parseRunOptions, type RunOptions } from '../launch/options';
 import { prepareSamples, recordVote, type Tally } from '../sampling/samples';
 import { StreamedText } from '../common/streamedText';
-import type { RunResult, Snapshot, ToolCall } from '../engine/types';
+import type { RunResult, Snapshot } from '../engine/types';
+import type { ToolCall } from '../trace/vocabulary';
 import type { RetryPolicy } from '../model/retry';
 import { withoutToolPrefix } from '../tools/common';
 import { CliError } from './files';
@@ -171,7 +172,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     const checked = `${s.constrainedRequests} constrained, ${plural(s.corrections, 'monitor correction')}`;
     if (!values.quiet)
       io.err(
-        `[art] ${plural(s.requests, 'request')} (${checked}), ${tokenUsage(s.usage)}${reasoningNote(s)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
+        `[art] ${plural(s.requests, 'request')} (${checked}), ${tokenUsage(s.usage)}${reasoningNote(s, !!run.tracePath)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
       );
     return 0;
   }
@@ -318,9 +319,12 @@ function overridePrompter(io: RunIo) {
   };
 }
 
-/** The reasoning a reasoning model did, for the summary line: its tokens where the endpoint reported them. */
-function reasoningNote(s: Snapshot): string {
+/**
+ * The reasoning a reasoning model did, for the summary line: its tokens where the endpoint reported them, and where
+ * the reasoning is (the trace; without one, nowhere: --trace keeps it).
+ */
+function reasoningNote(s: Snapshot, traced: boolean): string {
   const chars = (s.reasoning ?? []).reduce((n, r) => n + r.text.length, 0);
   if (s.usage.reasoningTokens !== undefined) return ` (${s.usage.reasoningTokens} of them reasoning)`;
-  return chars ? ` (and ${plural(chars, 'character')} of reasoning, in the trace)` : '';
+  return chars ? ` (and ${plural(chars, 'character')} of reasoning, ${traced ? 'in the trace' : 'not kept: --trace FILE keeps it'})` : '';
 }

@@ -3,7 +3,7 @@
 // vote; and a chosen one streamed as the next completion without asking the model again.
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, Usage } from '../model/types';
 import type { RunProtocol } from '../protocols/runProtocol';
-import type { Alternative } from './types';
+import type { Alternative } from '../trace/vocabulary';
 
 /** Samples k continuations of `base` (the run's text as it goes on from the pause), cut where the run would stop them and ranked, best first. */
 export async function sampleAlternatives(

@@ -6,8 +6,10 @@ import type { Usage } from '../model/types';
 import type { Boundary, DetectedCall } from '../protocols/runProtocol';
 import type { TraceRecord } from '../trace/schema';
 import { ProgressBudget } from './progress';
-import { ReplyLog, type SavedReplies } from './replies';
-import type { BranchReason, BreakpointKind, Breakpoints, CheckpointView, PauseReason, RunKind, StepView, ToolCall } from './types';
+import { ReplyLog, type SavedReplies } from './replyLog';
+import type { BranchReason, PauseReason, RunKind, ToolCall } from '../trace/vocabulary';
+import type { BreakpointKind, Breakpoints, CheckpointView } from './types';
+import type { StepView } from '../protocols/types';
 
 /** What the run has come to: the text generated, the calls and the counts. Each checkpoint keeps a copy. */
 export interface Progress {
@@ -23,7 +25,7 @@ export interface Progress {
   correctionLog: MonitorCorrection[];
   /** The text the last cut dropped (a monitor correction reports it as removed). */
   lastDropped: string;
-  /** Each request's reasoning and chat repairs (replies.ts). */
+  /** Each request's reasoning and chat repairs (replyLog.ts). */
   replies: ReplyLog;
   /** Requests in a row that added nothing (progress.ts). Not saved: going back to a pause starts the count over. */
   stall: ProgressBudget;

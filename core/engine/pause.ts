@@ -3,7 +3,8 @@
 import { normalizeName } from '../art/ast';
 import type { Boundary } from '../protocols/runProtocol';
 import type { Continuation } from './checkpoints';
-import type { Alternative, BreakpointKind, Breakpoints, PauseInfo, PauseReason, RunKind, ToolCall } from './types';
+import type { Alternative, PauseReason, RunKind, ToolCall } from '../trace/vocabulary';
+import type { BreakpointKind, Breakpoints, PauseInfo } from './types';
 
 /** How the user resumes a pause. */
 export type Resume = 'continue' | 'step' | 'rewind';

@@ -1,6 +1,6 @@
 // One request's reply as the Runner reads it: its text joins the program chunk by chunk and is shown only once the
 // runner has read it (what a stop point or the continuation check cuts off is never shown); its reasoning and the
-// repairs the chat client made to it are kept per request (replies.ts), traced and reported; text that does not
+// repairs the chat client made to it are kept per request (replyLog.ts), traced and reported; text that does not
 // continue the program (the protocol's `checkContinuation`) is cut there and ends the run (`malformed`); and after
 // the request, whether it made progress (progress.ts: requests in a row that add nothing end the run). A chunk
 // costs its own length: the program text (a string grown chunk by chunk) is not read while the reply streams.
@@ -59,7 +59,7 @@ export class TextEvents implements TextView {
 export class Reply {
   /** Where the request's text starts in the generated text. */
   readonly start: number;
-  /** Some of the reply came from a recorded run (core/replay/cache.ts). */
+  /** Some of the reply came from a recorded run (core/replay/cachedModel.ts). */
   cached = false;
   /** The reply is a recording replayed (CompletionChunk.recorded), not a model's. */
   recorded = false;

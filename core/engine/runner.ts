@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { CompletionResult, ModelClient, Usage } from '../model/types';
-import { DepartedError } from '../replay/departed';
+import { DepartedError } from './types';
 import type { Boundary, DetectedCall, Detection, RunProtocol, StreamEndAction } from '../protocols/runProtocol';
 import { replaceInput } from '../protocols/runProtocol';
 import { streamConstrained } from '../protocols/constraints';
@@ -31,22 +31,9 @@ import { addedSince, Reply, stalled, TextEvents } from './reply';
 import { maxTokensOf, pauseAfterToolOf, runRecord, type RunnerOptions } from './runnerOptions';
 import { snapshotOf, stepViewsOf } from './snapshot';
 import { newCall, outputForModel, runTool, tracedToolModel } from './toolCalls';
-import type {
-  Alternative,
-  BranchReason,
-  BreakpointKind,
-  CheckpointView,
-  Breakpoints,
-  EndReason,
-  PauseInfo,
-  PauseReason,
-  RunResult,
-  RunnerEvents,
-  RunState,
-  Snapshot,
-  StepView,
-  ToolCall,
-} from './types';
+import type { Alternative, BranchReason, EndReason, PauseReason, ToolCall } from '../trace/vocabulary';
+import type { BreakpointKind, CheckpointView, Breakpoints, PauseInfo, RunResult, RunnerEvents, RunState, Snapshot } from './types';
+import type { StepView } from '../protocols/types';
 
 /** Thrown inside the loop when `stop()` was called. */
 class Stopped extends Error {}

@@ -3,7 +3,8 @@ import { DEFAULT_MAX_TOKENS, type ModelClient } from '../model/types';
 import type { Constrainer } from '../protocols/constraints';
 import type { RunProtocol } from '../protocols/runProtocol';
 import type { TraceRecord, TraceSink } from '../trace/schema';
-import type { Breakpoints, ToolLookup } from './types';
+import type { Breakpoints } from './types';
+import type { ToolLookup } from '../protocols/types';
 
 export interface RunnerOptions {
   model: ModelClient;

@@ -2,7 +2,9 @@
 // each linked to its call.
 import type { RunProtocol } from '../protocols/runProtocol';
 import type { Progress } from './checkpoints';
-import type { RunState, Snapshot, StepView, ToolCall } from './types';
+import type { RunState, Snapshot } from './types';
+import type { StepView } from '../protocols/types';
+import type { ToolCall } from '../trace/vocabulary';
 
 export function snapshotOf(protocol: RunProtocol, state: RunState, p: Progress, currentCall: ToolCall | undefined): Snapshot {
   return {

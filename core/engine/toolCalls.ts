@@ -9,7 +9,7 @@ import { formatMs } from '../tools/common';
 import type { ToolResult } from '../tools/types';
 import type { TraceRecord } from '../trace/schema';
 import type { RunnerOptions } from './runnerOptions';
-import type { ToolCall } from './types';
+import type { ToolCall } from '../trace/vocabulary';
 
 /** Where a tool runs: the run's options, its cancellation, the model LLM-backed tools get. */
 export interface ToolEnv {

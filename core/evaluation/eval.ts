@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { readTextFile, TextFileError } from '../common/textFile';
 import type { Runner } from '../engine/runner';
-import type { EndReason, RunResult, Snapshot } from '../engine/types';
+import type { EndReason } from '../trace/vocabulary';
+import type { RunResult, Snapshot } from '../engine/types';
 
 /** One sample's end: a run's result, or a runner that could not be made (no snapshot). */
 type SampleEnd = Pick<RunResult, 'reason' | 'answer' | 'error'> & { snapshot?: Snapshot; run?: EvalRun };

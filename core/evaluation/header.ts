@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { RunOptions } from '../launch/options';
 import { EvalDataError, type EvalResult } from './eval';
 
@@ -53,13 +53,17 @@ function fileVersion(path: string, resultsPath: string): FileVersion {
   return { path: shown, sha256: sha256OfFile(path) };
 }
 
-/** The commit of the repository holding `path`, and whether its tracked files have changes; undefined outside git. */
+/**
+ * The commit of the repository holding `path`, and whether its tracked files have changes; undefined outside git, and
+ * for a file git does not track (an ignored or new one: no commit holds it, and its changes are in no status).
+ */
 export function gitVersion(path: string): { commit: string; dirty: boolean } | undefined {
   const git = (...args: string[]) =>
     execFileSync('git', ['-C', dirname(path), ...args], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const commit = git('rev-parse', 'HEAD').trim();
     if (!/^[0-9a-f]{40,64}$/.test(commit)) return undefined;
+    git('ls-files', '--error-unmatch', '--', basename(path));
     return { commit, dirty: git('status', '--porcelain', '--untracked-files=no').trim() !== '' };
   } catch {
     return undefined;

@@ -10,10 +10,10 @@ import { ReplayModel } from '../replay/programReplay';
 import type { ModelClient } from '../model/types';
 import type { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/types';
-import { createArtRunner } from '../engine/create';
+import { createArtRunner } from '../launch/create';
 import { libraryAsRun } from '../prompt/prompt';
 import { isDemonstration } from '../prompt/selection';
-import type { ToolCall } from '../engine/types';
+import type { ToolCall } from '../trace/vocabulary';
 import { HEADLESS } from '../launch/options';
 
 /** Tools whose outputs are not expected to be stable: the model writes code, or a search ranks passages. */

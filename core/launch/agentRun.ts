@@ -5,7 +5,7 @@ import { checkAgentFile } from '../agent/check';
 import { compileAgent, type CompiledAgent } from '../agent/compile';
 import { parseAgentFile } from '../agent/parse';
 import type { ModelClient } from '../model/types';
-import { createAgentRunner } from '../engine/create';
+import { createAgentRunner } from './create';
 import { departOnEdit } from '../replay/departure';
 import { ReplayModel } from '../replay/programReplay';
 import { existing, preambleBeside, readCompanion, transcriptBeside } from './companions';

@@ -1,12 +1,12 @@
 // A run of an `.art` task library: the program picked, the demonstrations selected (by the run option `select`), the
 // model (the endpoint, or a replay of the program's recorded text that departs from it on the first change).
 import { resolve } from 'node:path';
-import { normalizeName, programTitle, type ArtDocument } from '../art/ast';
+import { normalizeName, openStep, programTitle, recordedSteps, type ArtDocument } from '../art/ast';
 import { parseArt } from '../art/parse';
 import type { ModelClient } from '../model/types';
-import { createArtRunner } from '../engine/create';
+import { createArtRunner } from './create';
 import { libraryAsRun, taskOf } from '../prompt/prompt';
-import { chooseDemonstrations, folderLibraries } from '../prompt/taskSelection';
+import { chooseDemonstrations, folderLibraries } from '../evaluation/taskSelection';
 import { departOnEdit } from '../replay/departure';
 import { ReplayModel } from '../replay/programReplay';
 import { LaunchError } from './options';
@@ -22,8 +22,18 @@ export async function makeArtRun(text: string, path: string, b: Base): Promise<M
   if (!program.input) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no Input: line to run`);
   const input = b.options.input?.trim() ? b.options.input : undefined;
   let replay: ReplayModel | undefined;
-  if (b.options.mode === 'replay') {
-    if (!program.steps.length) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no steps to replay`);
+  const own = input === undefined || input.trim() === program.input.text.trim();
+  const open = openStep(program);
+  // A program ending at an open `Qk:` after steps of its own: the run writes those as given (the tools run again),
+  // then the model writes from `Qk:`, in replay and live mode alike.
+  const fromOpen = !!open && own && recordedSteps(program).length > 0;
+  if (b.options.mode === 'replay' || fromOpen) {
+    if (!recordedSteps(program).length)
+      throw new LaunchError(
+        open
+          ? `program ${index} (${programTitle(program, index)}) ends at "Q${open.number}:" for the model to write from, and has no steps to replay: run it live (set a model)`
+          : `program ${index} (${programTitle(program, index)}) has no steps to replay`,
+      );
     // A configured endpoint is where the run goes on once it departs from the recording.
     const live = hasLiveModel(b) ? endpointModel(b) : undefined;
     replay = ReplayModel.fromArtProgram(doc, index, name => b.tools.get(name) !== undefined, { chunkDelayMs: b.options.replayDelayMs, live });
@@ -36,14 +46,13 @@ export async function makeArtRun(text: string, path: string, b: Base): Promise<M
   );
   if (replay) {
     // Step k of a replay of the file's own program is its Qk: a tool whose output now differs ends the recording.
-    const own = input === undefined || input.trim() === program.input.text.trim();
     departOnEdit(runner, replay.departure, b.config.log, own ? call => program.steps.find(s => s.number === call.step)?.answer?.text : undefined);
   }
   return {
     runner,
     unit: index,
     title: programTitle(program, index),
-    ownProgram: b.options.mode === 'replay' && (input === undefined || input.trim() === program.input.text.trim()),
+    ownProgram: !!replay && own,
     model,
   };
 }

@@ -2,8 +2,9 @@
 // answer recorded beside it.
 import { basename } from 'node:path';
 import type { ModelClient } from '../model/types';
-import { createMultiToolRunner } from '../engine/create';
-import { cotRecording, fillCotPrompt } from '../prompt/cotPrompt';
+import { createMultiToolRunner } from './create';
+import { fillCotPrompt } from '../prompt/cotPrompt';
+import { cotRecording } from '../replay/cotRecording';
 import { departOnEdit } from '../replay/departure';
 import { ReplayModel } from '../replay/programReplay';
 import { answerBeside, existing, readCompanion } from './companions';

@@ -4,7 +4,7 @@
 // the debug adapter, `art run` and `art eval`. Every failure is a LaunchError with one line that says what to fix.
 import { extname, isAbsolute, relative, resolve } from 'node:path';
 import { readTextFile, TextFileError } from '../common/textFile';
-import { CachedModel } from '../replay/cache';
+import { CachedModel } from '../replay/cachedModel';
 import type { TraceSink } from '../trace/schema';
 import { MemoryTrace, TraceWriter } from '../trace/trace';
 import { makeAgentRun } from './agentRun';

@@ -2,7 +2,7 @@
 // GGUF model) says what it can do, and every decision that depends on the source (the key, reranking, decoding
 // constraints, the request cache, the notes a run prints, whether a run has a live model at all) asks these
 // capabilities here instead of comparing source names where it is made.
-import type { ConstrainServer } from '../engine/types';
+import type { ConstrainServer } from '../trace/vocabulary';
 import type { RunOptions } from './options';
 
 export type ModelSourceName = RunOptions['modelSource'];

@@ -211,12 +211,14 @@ export const RUN_OPTIONS = {
       },
     },
   ),
-  temperature: option(z.number().min(0).max(2).optional(), {
+  // The same defaults everywhere (a run, an evaluation; the CLI, VS Code, MCP), so two evaluations of one library
+  // differ in nothing else: temperature 0, DEFAULT_MAX_TOKENS.
+  temperature: option(z.number().min(0).max(2).default(0), {
     description: 'Sampling temperature.',
     cli: { flag: 'temperature', arg: 'N' },
     setting: { key: 'model.temperature', scope: 'resource', default: 0, description: 'Sampling temperature for program and agent runs.' },
   }),
-  maxTokens: option(count(1).optional(), {
+  maxTokens: option(count(1).default(DEFAULT_MAX_TOKENS), {
     description: 'Maximum tokens per request.',
     cli: { flag: 'max-tokens', arg: 'N' },
     setting: {

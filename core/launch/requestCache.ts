@@ -1,8 +1,8 @@
 // The request cache of a run: the records it is answered from first (the `from` trace, limited by `until`, or a
-// restart's previous run) and the model that answers identical requests from them (core/replay/cache.ts).
+// restart's previous run) and the model that answers identical requests from them (core/replay/cachedModel.ts).
 import { readTextFile } from '../common/textFile';
 import type { ModelClient } from '../model/types';
-import { cacheEntries, CachedModel } from '../replay/cache';
+import { cacheEntries, CachedModel } from '../replay/cachedModel';
 import type { TraceRecord } from '../trace/schema';
 import { parseTrace, runTraceProblem } from '../trace/trace';
 import { LaunchError, type RunOptions } from './options';

@@ -3,7 +3,7 @@
 // traced. Every failure is a LaunchError with one line that says what to fix.
 import { isAbsolute, resolve } from 'node:path';
 import type { FileLanguage } from '../common/language';
-import type { CachedModel } from '../replay/cache';
+import type { CachedModel } from '../replay/cachedModel';
 import { OpenAIModel } from '../model/openai';
 import { ChatContinuationModel, NO_LOGPROBS_NOTE, type ChatBackend } from '../model/chatContinuation';
 import { redactedModel } from './redactedModel';

@@ -4,7 +4,7 @@
 // does (core/replay/departure.ts): from there the configured endpoint writes the rest live and the tools run for
 // real; going back before the change follows the recording again.
 import { Runner } from '../engine/runner';
-import type { ToolLookup } from '../engine/types';
+import type { ToolLookup } from '../protocols/types';
 import { departOnEdit } from '../replay/departure';
 import { protocolFromTrace, TraceReplayModel, traceReplayTools } from '../replay/traceReplay';
 import type { TraceRecord } from '../trace/schema';

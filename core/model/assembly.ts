@@ -92,6 +92,16 @@ export class AttemptAssembly {
     }
     const out = this.release(p.text);
     if (out) yield { text: out };
+    // The model ended its turn in its text (a turn marker): the completion is over, as at a stop sequence.
+    if (this.reply?.turnEnded && !this.done) {
+      const rest = this.scanner.flush();
+      if (rest) {
+        this.a.received += rest;
+        yield { text: rest };
+      }
+      this.finishReason = 'stop';
+      this.done = true;
+    }
   }
 
   /** Reasoning the endpoint streamed in a field of its own. */

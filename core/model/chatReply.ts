@@ -4,6 +4,9 @@
 // tags first. ChatReplyNormalizer turns such a reply into the continuation alone, incrementally, as the chunks of
 // a stream arrive:
 //
+// 0. A chat template's turn marker written as text (`<|im_end|>`, `<end_of_turn>`, `<|eot_id|>`, ...) ends the reply
+//    there: a base model behind a template it was not trained on (llama.cpp serves a GGUF without a template of its
+//    own with ChatML) writes the end of its turn as plain text and goes on with turns of its own invention.
 // 1. `<think>…</think>` spans are taken out (the tags may be split across chunks) and kept as reasoning.
 // 2. A fenced block at the start of the reply, alone or after a one-line preamble, is unwrapped: the preamble, the
 //    fence lines and whatever follows the closing fence are dropped.
@@ -14,7 +17,7 @@
 // known whether a fence follows, the start of the reply while it still agrees with the text so far), so a plain
 // continuation streams with at most a line of delay. Every change is reported as a ReplyRepair, once.
 
-export type ReplyRepairKind = 'think' | 'wrapper' | 'trailer' | 'echo';
+export type ReplyRepairKind = 'turn' | 'think' | 'wrapper' | 'trailer' | 'echo';
 
 /** A change made to a reply before it joined the program. */
 export interface ReplyRepair {
@@ -38,30 +41,117 @@ const ECHO_LINES = 40;
 const MAX_PREAMBLE = 300;
 
 export class ChatReplyNormalizer {
+  private readonly turn = new TurnFilter();
   private readonly think = new ThinkFilter();
   private readonly unwrap = new Unwrapper();
   private readonly echo: EchoFilter;
+  /** The model wrote a turn marker: the reply is over (what follows is dropped; the caller may stop the request). */
+  turnEnded = false;
+  private finished = false;
+
+  /** The text so far ends with a query's colon (`Q1:`), after which the step's `[name]` begins with a space. */
+  private readonly afterMarker: boolean;
+  /** Text was released; the reply was unwrapped from a fenced block. */
+  private released = false;
+  private unwrapped = false;
 
   /** `textSoFar`: the text the model was asked to continue (the user message, or the prefilled assistant message). */
   constructor(textSoFar: string) {
     this.echo = new EchoFilter(textSoFar);
+    this.afterMarker = /(?:^|\n)Q\d+[:：]$/.test(textSoFar);
   }
 
   push(content: string): ReplyPiece {
     const repairs: ReplyRepair[] = [];
-    const t = this.think.push(content, repairs);
-    const u = this.unwrap.push(t.text, repairs);
-    const text = this.echo.push(u, repairs);
-    return { text, reasoning: t.reasoning, repairs };
+    if (this.finished) return { text: '', reasoning: '', repairs };
+    const cut = this.turn.push(content, repairs);
+    const piece = this.stages(cut.text, repairs);
+    if (!cut.over) return piece;
+    this.finished = this.turnEnded = true;
+    const rest = this.endStages('', repairs);
+    return { text: piece.text + rest.text, reasoning: piece.reasoning + rest.reasoning, repairs };
   }
 
   /** The reply is over: what was held back, decided now. */
   end(): ReplyPiece {
     const repairs: ReplyRepair[] = [];
-    const t = this.think.end(repairs);
-    const u = this.unwrap.push(t.text, repairs) + this.unwrap.end(repairs);
-    const text = this.echo.push(u, repairs) + this.echo.end(repairs);
+    if (this.finished) return { text: '', reasoning: '', repairs };
+    this.finished = true;
+    return this.endStages(this.turn.end(), repairs);
+  }
+
+  private stages(content: string, repairs: ReplyRepair[]): ReplyPiece {
+    const t = this.think.push(content, repairs);
+    const u = this.unwrap.push(t.text, repairs);
+    const text = this.spaced(this.echo.push(u, repairs), repairs);
     return { text, reasoning: t.reasoning, repairs };
+  }
+
+  private endStages(held: string, repairs: ReplyRepair[]): ReplyPiece {
+    const h = this.think.push(held, repairs);
+    const t = this.think.end(repairs);
+    const u = this.unwrap.push(h.text + t.text, repairs) + this.unwrap.end(repairs);
+    const text = this.spaced(this.echo.push(u, repairs) + this.echo.end(repairs), repairs);
+    return { text, reasoning: h.reasoning + t.reasoning, repairs };
+  }
+
+  /**
+   * The first text of an unwrapped reply after a query's colon gets the space the fence line took: a fenced block
+   * starts on a line of its own, so `Q1:` then "```\n[EOQ]" would otherwise read `Q1:[EOQ]`.
+   */
+  private spaced(text: string, repairs: readonly ReplyRepair[]): string {
+    this.unwrapped ||= repairs.some(r => r.kind === 'wrapper');
+    if (this.released || text === '') return text;
+    this.released = true;
+    return this.afterMarker && this.unwrapped && text.startsWith('[') ? ` ${text}` : text;
+  }
+}
+
+/**
+ * Turn markers of common chat templates (ChatML, Gemma, Llama 3, Phi-3), which a model that writes them as text
+ * means as the end of its turn: ART programs never hold them.
+ */
+export const TURN_MARKERS = [
+  '<|im_end|>',
+  '<|im_start|>',
+  '<end_of_turn>',
+  '<start_of_turn>',
+  '<|eot_id|>',
+  '<|start_header_id|>',
+  '<|end|>',
+  '<|user|>',
+  '<|assistant|>',
+  '<|endoftext|>',
+];
+
+/** Ends the reply at the first turn marker, even one split across chunks. */
+class TurnFilter {
+  private held = '';
+
+  push(s: string, repairs: ReplyRepair[]): { text: string; over: boolean } {
+    const buf = this.held + s;
+    this.held = '';
+    let at = -1;
+    let marker = '';
+    for (const m of TURN_MARKERS) {
+      const i = buf.indexOf(m);
+      if (i >= 0 && (at < 0 || i < at)) [at, marker] = [i, m];
+    }
+    if (at >= 0) {
+      const removed = buf.slice(at);
+      repairs.push({ kind: 'turn', removed, summary: `ended the reply at the turn marker ${marker} the model wrote as text (the rest dropped)` });
+      return { text: buf.slice(0, at), over: true };
+    }
+    const k = Math.max(0, ...TURN_MARKERS.map(m => partialTag(buf, m)));
+    this.held = buf.slice(buf.length - k);
+    return { text: buf.slice(0, buf.length - k), over: false };
+  }
+
+  /** What was held back as a possible marker's start: text after all. */
+  end(): string {
+    const held = this.held;
+    this.held = '';
+    return held;
   }
 }
 

@@ -54,6 +54,9 @@ import {
   type StreamedCall,
   type ToolProgram,
 } from './toolsApi';
+import { publicURL } from './url';
+
+export { publicURL };
 
 export interface OpenAIModelOptions {
   /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:8000/v1`. */
@@ -310,11 +313,34 @@ export class OpenAIModel implements ModelClient {
     }
   }
 
-  /** `n` samples of one prompt in one request (self-consistency); stop sequences applied to each. */
+  /**
+   * `n` samples of one prompt in one request (self-consistency); stop sequences applied to each. An endpoint that
+   * refuses that many in one request (a 400: llama-server bounds `n` by its slots) is asked for them one at a time,
+   * said once as a retry.
+   */
   async completeMany(req: CompletionRequest, n: number): Promise<CompletionResult[]> {
     const t = this.deadline(req);
     try {
-      return await this.completeManyAttempts({ ...req, signal: t.signal }, n);
+      const r = { ...req, signal: t.signal };
+      try {
+        return await this.completeManyAttempts(r, n);
+      } catch (err) {
+        if (n <= 1 || !(err instanceof ModelError) || err.status !== 400 || req.signal?.aborted) throw err;
+        this.reportRetry({ attempt: 1, delayMs: 0, reason: `${err.message}; asking for the ${n} samples one at a time` });
+        const out: CompletionResult[] = [];
+        for (let i = 0; i < n; i++) out.push(...(await this.completeManyAttempts(r, 1)));
+        const usage = out.reduce<Usage | undefined>(
+          (u, x) =>
+            x.usage
+              ? {
+                  promptTokens: (u?.promptTokens ?? 0) + x.usage.promptTokens,
+                  completionTokens: (u?.completionTokens ?? 0) + x.usage.completionTokens,
+                }
+              : u,
+          undefined,
+        );
+        return out.map((x, i) => ({ ...x, usage: i === 0 ? usage : undefined }));
+      }
     } catch (err) {
       throw t.timedOut() ? this.toModelError(new RequestTimeoutError(t.ms), 0) : err;
     } finally {
@@ -345,7 +371,7 @@ export class OpenAIModel implements ModelClient {
             options,
           );
           for (const c of [...r.choices].sort((a, b) => a.index - b.index))
-            out.push(applyStops({ text: c.text, finishReason: c.finish_reason, tokenLogprobs: c.logprobs?.token_logprobs }, req.stop));
+            out.push(applyStops({ text: c.text, finishReason: c.finish_reason, tokenLogprobs: completionLogprobs(c.logprobs) }, req.stop));
           if (r.usage && out[0]) out[0].usage = usageOf(r.usage);
         } else {
           const { tooled: _tooled, ...chat } = this.chatRequest(req.prompt);
@@ -427,7 +453,7 @@ export class OpenAIModel implements ModelClient {
           yield {
             text: choice?.text ?? '',
             finishReason: choice?.finish_reason ?? undefined,
-            logprobs: choice?.logprobs?.token_logprobs ?? undefined,
+            logprobs: completionLogprobs(choice?.logprobs),
             usage: c.usage ? usageOf(c.usage) : undefined,
           };
         }
@@ -480,7 +506,7 @@ export class OpenAIModel implements ModelClient {
     if (err instanceof APIError && err.status !== undefined) {
       status = err.status;
       const said = capText((err.error as { message?: string } | undefined)?.message ?? err.message);
-      const hint = status === 401 ? ' (check the API key)' : status === 404 ? ` (check the base URL and the model name "${this.opts.model}")` : '';
+      const hint = status === 401 ? ' (check the API key)' : status === 404 ? ` ${this.notFoundHint()}` : '';
       message = `The ${where} answered ${status}${hint}${after}: ${said}`;
     } else if (err instanceof RequestTimeoutError) {
       message = `The ${where}: ${err.message}`;
@@ -494,6 +520,17 @@ export class OpenAIModel implements ModelClient {
       message = `Could not reach the ${where}${after}: ${said}`;
     }
     return new ModelError(this.redact(message), status, retryReason(err) !== null);
+  }
+
+  /**
+   * What a 404 says: the path called, and the three things that pick it (the base URL, the model, the API), with the
+   * other API to try: a chat-only endpoint has no `/completions`, a completions-only one no `/chat/completions`.
+   */
+  private notFoundHint(): string {
+    const chat = (this.opts.api ?? 'completions') !== 'completions';
+    const path = `${publicURL(this.opts.baseURL)}/${chat ? 'chat/completions' : 'completions'}`;
+    const other = chat ? 'completions' : 'chat';
+    return `to POST ${path} (check the base URL, the model name "${this.opts.model}" and the API: the ${chat ? 'chat' : 'completions'} API was called; an endpoint without it needs "${other}": the setting art.model.api, or --api ${other})`;
   }
 
   private redact(text: string): string {
@@ -524,14 +561,15 @@ interface StreamEvent {
   callPiece?: boolean;
 }
 
-/** A base URL fit to show: no user info, no query (Azure keys can sit there), no trailing slash. */
-export function publicURL(baseURL: string): string {
-  try {
-    const u = new URL(baseURL);
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return '(invalid base URL)';
-  }
+/**
+ * The log-probabilities of a completions-API choice: OpenAI's legacy `token_logprobs`, or the chat API's form
+ * `content: [{token, logprob}]`, which llama.cpp's server sends on the completions API too.
+ */
+function completionLogprobs(lp: unknown): number[] | undefined {
+  const l = lp as { token_logprobs?: unknown; content?: unknown } | null | undefined;
+  if (Array.isArray(l?.token_logprobs)) return l.token_logprobs.filter((x): x is number => typeof x === 'number');
+  if (Array.isArray(l?.content)) return l.content.map(t => (t as { logprob?: unknown }).logprob).filter((x): x is number => typeof x === 'number');
+  return undefined;
 }
 
 /** The endpoint's usage, with the reasoning tokens where it reports them (`completion_tokens_details`). */

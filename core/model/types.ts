@@ -32,7 +32,7 @@ export interface CompletionChunk {
   reasoning?: string;
   /** Changes made to a chat reply before its text was given (see chatReply.ts), each reported once. */
   repairs?: ReplyRepair[];
-  /** The chunk comes from a recorded completion (see cache.ts), not from the endpoint. */
+  /** The chunk comes from a recorded completion (see core/replay/cachedModel.ts), not from the endpoint. */
   cached?: boolean;
   /**
    * The text is a recording replayed (a program's own steps, a trace), not a model's reply: what the user wrote or

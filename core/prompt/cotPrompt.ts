@@ -5,7 +5,6 @@
 // question on the first line, then what the model wrote; the word after each trigger (without a closing full stop or comma) is the tool's output, a slot
 // the tool fills again when it is replayed. The run's answer is read the way the examples state it (their last
 // sentences' common start, `So the answer is`; see answerMarkerOf).
-import { ContinuationScript, triggerParts } from '../replay/script';
 import { answerMarkerOf, type MultiToolRunSpec } from '../protocols/multitoolProtocol';
 
 export class CotPromptError extends Error {}
@@ -44,22 +43,4 @@ function exampleAnswers(before: string, lead: string): string[] {
     return acc;
   }, []);
   return blocks.flatMap(b => (b.length ? [b[b.length - 1]] : []));
-}
-
-/** A recorded answer: the question (first line) and the model's continuation as a replay script. */
-export function cotRecording(answer: string, prompt: (question: string) => CotPrompt): { question: string; script: ContinuationScript } {
-  const text = answer.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '');
-  const nl = text.indexOf('\n');
-  const question = (nl < 0 ? text : text.slice(0, nl)).trim();
-  const body = nl < 0 ? '' : text.slice(nl + 1).trim();
-  if (!question) throw new CotPromptError('the first line must be the question the recorded answer answers');
-  if (!body) throw new CotPromptError("the recorded answer is empty: write the model's chain of thought after the question's line");
-  const parts = triggerParts(` ${body}`);
-  return {
-    question,
-    script: new ContinuationScript(
-      prompt(question).tail,
-      parts.filter(p => p.kind === 'slot' || p.text.length > 0),
-    ),
-  };
 }

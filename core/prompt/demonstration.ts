@@ -3,7 +3,7 @@
 import { parseArt } from '../art/parse';
 import type { TextEdit } from '../common/diagnostics';
 import { SEPARATOR } from './prompt';
-import type { Snapshot } from '../engine/types';
+import type { RunKind } from '../trace/vocabulary';
 
 export class DemonstrationError extends Error {}
 
@@ -11,7 +11,7 @@ export class DemonstrationError extends Error {}
  * The run's program with canonical `Description:`/`Input:` lines (a template's typos are not copied), then the
  * steps and `Ans:` exactly as generated and corrected.
  */
-export function demonstrationText(run: Pick<Snapshot, 'kind' | 'text'>): string {
+export function demonstrationText(run: { kind: RunKind; text: string }): string {
   if (run.kind !== 'art') throw new DemonstrationError('only ART runs can be saved as a demonstration');
   const doc = parseArt(run.text);
   const p = doc.programs.find(q => q.steps.length > 0);

@@ -3,7 +3,7 @@
 // `Description:`/`Input:` pair) ending in `Q1:`, where the model starts writing the program.
 import { programTitle, type ArtDocument } from '../art/ast';
 import { parseArt } from '../art/parse';
-import type { PromptDemonstration } from './promptReport';
+import type { PromptDemonstration } from '../trace/vocabulary';
 import type { Demonstration, TaskSpec } from './selection';
 
 export const SEPARATOR = '----';

@@ -1,40 +1,10 @@
 // "Show Prompt": the exact prompt of a run (what the model is or was sent) with the demonstrations in it and why each
-// was chosen. Task selection (selection.ts, taskSelection.ts) gives every demonstration its `why`; the runner writes
+// was chosen. Task selection (selection.ts, core/evaluation/taskSelection.ts) gives every demonstration its `why`; the runner writes
 // them with the prompt into the trace's `run` record; this module turns a prompt and its demonstrations into the
 // text the CLI prints (`art prompt`) and VS Code shows ("ART: Show Prompt"). Types only: no runner, no model client,
 // so the extension's own bundle can format a report.
-import type { RunKind } from '../engine/types';
 import { plural } from '../common/counts';
-
-/** Why a demonstration is in the prompt: the strategy that chose it and what decided it. */
-export type SelectionWhy =
-  /** Every program of the library being run (ART's task clusters are files). */
-  | { strategy: 'same-file' }
-  /**
-   * Lexical similarity to the new task (BM25 over task name, description and input): `score` and the document's terms
-   * the task shares; `rank` 1 is the best. `rank` null: no shared term ranked it, it fills the prompt up to k in file order.
-   */
-  | { strategy: 'similar'; score: number; terms: string[]; rank: number | null }
-  /**
-   * The model judged its task similar: `pYes` the probability of "Yes" (from `logprob`, the log-probability of the
-   * first answer token, where the endpoint returned one; else 1 or 0 from the answer alone) and the `answer` it gave.
-   */
-  | { strategy: 'llm'; pYes: number; answer: string; logprob: number | null }
-  /** Its file (`file`, a path) answered the most labelled examples of the task: `correct` of `tried`. */
-  | { strategy: 'best-cluster'; file: string; correct: number; tried: number };
-
-/** A demonstration as the trace and the report keep it. */
-export interface PromptDemonstration {
-  /** The library file it comes from (absolute path), when known. */
-  file?: string;
-  /** The program's index in that file (0-based). */
-  index: number;
-  /** The program's title (its task name, or the first words of its input). */
-  title: string;
-  /** The 1-based line where the program starts in its file. */
-  line: number;
-  why?: SelectionWhy;
-}
+import type { PromptDemonstration, RunKind, SelectionWhy } from '../trace/vocabulary';
 
 export interface PromptReport {
   kind: RunKind;

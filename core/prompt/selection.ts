@@ -3,8 +3,8 @@
 // lexical similarity (BM25 over description and input, with MiniSearch), as an alternative to ART's
 // model-based selection.
 import MiniSearch from 'minisearch';
-import type { ArtDocument, Program } from '../art/ast';
-import type { SelectionWhy } from './promptReport';
+import { openStep, type ArtDocument, type Program } from '../art/ast';
+import type { SelectionWhy } from '../trace/vocabulary';
 
 export type { SelectionWhy };
 
@@ -21,7 +21,7 @@ export interface Demonstration {
   program: Program;
   /** Why the strategy chose it (the trace and "Show Prompt" show it). */
   why?: SelectionWhy;
-  /** The library file it comes from, when the selection knew the paths (taskSelection.ts). */
+  /** The library file it comes from, when the selection knew the paths (core/evaluation/taskSelection.ts). */
   file?: string;
 }
 
@@ -38,9 +38,12 @@ export interface SelectionOptions {
   exclude?: number[];
 }
 
-/** A program that can serve as a demonstration: it has an input and steps, and is not the `%s` template. */
+/**
+ * A program that can serve as a demonstration: it has an input and steps, and is neither the `%s` template nor a task
+ * that ends at an open `Qk:` for the model to write from (openStep).
+ */
 export function isDemonstration(p: Program): boolean {
-  return !p.template && p.input !== null && p.steps.length > 0;
+  return !p.template && p.input !== null && p.steps.length > 0 && !openStep(p);
 }
 
 export function selectDemonstrations(libraries: ArtDocument[], task: TaskSpec, opts: SelectionOptions = {}): Demonstration[] {

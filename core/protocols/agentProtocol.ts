@@ -8,7 +8,7 @@ import type { CompiledAgent } from '../agent/compile';
 import { agentConstraint, type Constraint } from '../agent/constrain';
 import { StreamMonitor, type MonitorEvent } from '../agent/monitor';
 import type { Boundary, DetectedCall, Detection, RunProtocol, StreamEndAction } from './runProtocol';
-import type { StepView, ToolLookup } from '../engine/types';
+import type { StepView, ToolLookup } from './types';
 
 type StateEvent = Extract<MonitorEvent, { type: 'state' }>;
 

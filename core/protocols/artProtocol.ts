@@ -14,8 +14,8 @@ import { artContinuationProblem, RequestCheck, type ContinuationProblem } from '
 import { artStepConstraint, type Constraint } from './constraints';
 import { TRIGGER_END, findTriggers, openTrigger, shiftBoundary, triggerBoundary, triggerOutput, type Trigger } from './multitoolProtocol';
 import type { Boundary, DetectedCall, Detection, RunProtocol, StreamEndAction } from './runProtocol';
-import type { PromptDemonstration } from '../prompt/promptReport';
-import type { StepView, ToolLookup } from '../engine/types';
+import type { PromptDemonstration } from '../trace/vocabulary';
+import type { StepView, ToolLookup } from './types';
 
 /** Stop sequences: the answer marker and the starts of another program (see STREAM_STOPS). */
 export const ART_STOPS = STREAM_STOPS;

@@ -11,7 +11,7 @@
 // line and trace record).
 import type { Constraint } from '../agent/constrain';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
-import { CONSTRAIN_SERVERS, type ConstrainServer, type SentConstraint } from '../engine/types';
+import { CONSTRAIN_SERVERS, type ConstrainServer, type SentConstraint } from '../trace/vocabulary';
 import type { RunProtocol } from './runProtocol';
 import { anyCharExcept, literal, type SyntaxForm } from '../common/portableSyntax';
 

@@ -7,7 +7,7 @@
 // (the run option inlineTriggers, see artProtocol.ts).
 import { triggerConstraint, type Constraint } from './constraints';
 import type { Boundary, DetectedCall, Detection, RunProtocol, StreamEndAction } from './runProtocol';
-import type { StepView, ToolLookup } from '../engine/types';
+import type { StepView, ToolLookup } from './types';
 
 export interface MultiToolRunSpec {
   /** The few-shot prompt and the question, ending where the model starts its chain of thought. */

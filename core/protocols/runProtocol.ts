@@ -3,8 +3,9 @@
 // the runner appends to resume. The Runner drives any RunProtocol the same way.
 import type { Constraint } from '../agent/constrain';
 import type { Span } from '../common/text';
-import type { PromptDemonstration } from '../prompt/promptReport';
-import type { RunKind, StepView } from '../engine/types';
+import type { PromptDemonstration } from '../trace/vocabulary';
+import type { RunKind } from '../trace/vocabulary';
+import type { StepView } from './types';
 
 /** A tool call found in the generated text. */
 export interface DetectedCall {

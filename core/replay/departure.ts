@@ -2,9 +2,9 @@
 // gives another output), then goes on live with the endpoint (or stops), and rejoins the recording when the run goes
 // back before the change.
 import type { Runner } from '../engine/runner';
-import type { ToolCall } from '../engine/types';
+import type { ToolCall } from '../trace/vocabulary';
 import { foldWhitespace, quoteShort } from '../common/text';
-import type { Departing } from './departed';
+import type { Departing } from './liveAfterDeparture';
 
 /**
  * A replay follows its recording only while the run is what was recorded: the first change (an output set by hand,

@@ -5,7 +5,7 @@
 import { normalizeName } from '../art/ast';
 import type { LooseRecord } from '../trace/history';
 import { protocolFromTrace } from './traceReplay';
-import type { RunKind, ToolCall } from '../engine/types';
+import type { RunKind, ToolCall } from '../trace/vocabulary';
 import type { TraceRecord } from '../trace/schema';
 
 export interface RunStep {

@@ -10,9 +10,11 @@ import { ArtProtocol } from '../protocols/artProtocol';
 import { MultiToolProtocol } from '../protocols/multitoolProtocol';
 import type { RunProtocol } from '../protocols/runProtocol';
 import { Runner } from '../engine/runner';
-import type { RunResult, ToolCall, ToolLookup } from '../engine/types';
+import type { RunResult } from '../engine/types';
+import type { ToolCall } from '../trace/vocabulary';
+import type { ToolLookup } from '../protocols/types';
 import type { TraceRecord, TraceSink } from '../trace/schema';
-import { Departure } from './departed';
+import { Departure } from './liveAfterDeparture';
 import { mainLine, recordedRequests, type RecordedRequest } from '../trace/trace';
 
 /**

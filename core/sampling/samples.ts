@@ -7,7 +7,8 @@ import { prepareRun } from '../launch/launch';
 import { LaunchError } from '../launch/options';
 import type { PreparedRun, RunConfig } from '../launch/session';
 import { normaliseAnswer, vote } from '../evaluation/eval';
-import type { EndReason, RunState } from '../engine/types';
+import type { EndReason } from '../trace/vocabulary';
+import type { RunState } from '../engine/types';
 
 /** Sample k's trace beside the one asked for: `RUN.jsonl` → `RUN.sample-k.jsonl`. */
 export function sampleTracePath(trace: string, index: number): string {

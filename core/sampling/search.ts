@@ -15,7 +15,8 @@ import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient 
 import type { Runner } from '../engine/runner';
 import type { RunPoint } from '../engine/checkpoints';
 import { TraceWriter } from '../trace/trace';
-import type { Alternative, PauseInfo, RunResult } from '../engine/types';
+import type { Alternative } from '../trace/vocabulary';
+import type { PauseInfo, RunResult } from '../engine/types';
 import type { TraceRecord } from '../trace/schema';
 
 export interface SearchOptions {

@@ -5,7 +5,7 @@
 // attributes Arize Phoenix reads beside them (openinference.span.kind, input.value, llm.*). Content (prompts,
 // completions, tool inputs and outputs, the answer) is in only with `content`; every string goes through `redact`.
 import type { TraceRecord } from '../trace/schema';
-import type { ToolCall } from '../engine/types';
+import type { ToolCall } from '../trace/vocabulary';
 import type { Usage } from '../model/types';
 import type { EvalResult } from '../evaluation/eval';
 

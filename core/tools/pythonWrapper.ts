@@ -339,6 +339,12 @@ def _art_enter_root(root):
         enc = lambda v: v.encode() if v is not None else None
         check(libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), "mount " + target)
 
+    # No nested user namespace (bubblewrap's --disable-userns): the limit of the step's own user namespace, which
+    # this process owns, is 0 (the seccomp filter refuses new namespaces too).
+    userns_limit = "/proc/sys/user/max_user_namespaces"
+    if os.path.exists(userns_limit):
+        with open(userns_limit, "w") as f:
+            f.write("0")
     new = root["dir"]
     size = root["tmpfsBytes"]
     mount(None, "/", None, MS_REC | MS_PRIVATE)

@@ -2,7 +2,8 @@
 // is detected once per process (detectIsolation) and said in the run's first lines and in every result:
 //
 // - `bwrap` (bubblewrap installed and working): the code runs in new user, mount, PID, network, IPC and UTS
-//   namespaces, as an unprivileged uid with no capabilities. It sees /usr (and /etc's loader cache and
+//   namespaces, as an unprivileged uid with no capabilities, and can make no namespace of its own (--disable-userns
+//   and the seccomp filter). It sees /usr (and /etc's loader cache and
 //   alternatives) read-only and nothing else of the host: no home folder, no /work, no host /tmp. Its only
 //   writable places are a fresh tmpfs on /tmp (the scratch folder, also HOME and TMPDIR) and a tmpfs /dev/shm,
 //   both of bounded size and gone when the step ends. No network (not even loopback). --die-with-parent and the
@@ -22,7 +23,7 @@
 //
 // At every level: a wall-clock timeout kills the process group (SIGKILL); RLIMIT_CPU, RLIMIT_AS (memory),
 // RLIMIT_FSIZE (one file) and, on Linux, a seccomp filter refusing memfd_create and shmget (memory RLIMIT_AS does
-// not count; seccomp.ts) are set before any user code runs, and RLIMIT_NPROC (processes) in a user namespace (the
+// not count), new namespaces, setns, io_uring and packet and netfilter sockets (seccomp.ts) are set before any user code runs, and RLIMIT_NPROC (processes) in a user namespace (the
 // kernel exempts the host's root user from it, so under bubblewrap a root host runs the sandbox as `nobody` when
 // the interpreter is a system one, and otherwise, and under `unshare`, a root host gets no process limit); stdout and stderr are each capped; the environment holds only PATH, LANG, HOME, TMPDIR and a few Python/BLAS settings (no keys).
 // The result comes back on a channel the code never holds: the wrapper runs the code in a child, reports once itself
@@ -35,7 +36,7 @@ import { constants as osConstants, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { runProcess } from './process';
 import { PYTHON_WRAPPER } from './pythonWrapper';
-import { shmFilter } from './seccomp';
+import { sandboxFilter } from './seccomp';
 import { withoutUndefined } from '../common/text';
 
 export const DEFAULT_PYTHON = '/usr/bin/python3';
@@ -145,23 +146,39 @@ export function isolationNote(level: IsolationLevel, allowUnisolated = false): s
   return `Python sandbox: ${l.label}; not isolated: ${l.notIsolated}.${refusal}`;
 }
 
+/**
+ * bubblewrap's namespaces: all of them, the user namespace required (not `-try`), and none the code can make
+ * itself (--disable-userns: the sandbox's user namespace allows no nested one). A bubblewrap older than 0.8 has no
+ * --disable-userns: there the seccomp filter alone refuses new namespaces (it does at every level; seccomp.ts).
+ */
+const BWRAP_NAMESPACES = ['--unshare-all', '--unshare-user', '--disable-userns'];
+const OLD_BWRAP_NAMESPACES = ['--unshare-all'];
+
+interface Detected {
+  level: IsolationLevel;
+  pidNamespace: boolean;
+  /** bubblewrap's namespace flags that work here. */
+  bwrapNamespaces: string[];
+}
+
 /** The `unshare` level's namespaces: user (mapped to root), mount, network, IPC and UTS (+ PID where allowed). */
 const UNSHARE_FLAGS = '-rmniu';
 
-let detected: Promise<{ level: IsolationLevel; pidNamespace: boolean }> | null = null;
+let detected: Promise<Detected> | null = null;
 
 const works = (...[cmd, args]: [string, string[]]) =>
   new Promise<boolean>(resolve => {
     execFile(cmd, args, { env: minimalEnv('/'), timeout: 5000 }, err => resolve(!err));
   });
 
-function detect(): Promise<{ level: IsolationLevel; pidNamespace: boolean }> {
-  if (process.platform !== 'linux') return Promise.resolve({ level: 'none', pidNamespace: false });
+function detect(): Promise<Detected> {
+  const none = { pidNamespace: false, bwrapNamespaces: BWRAP_NAMESPACES };
+  if (process.platform !== 'linux') return Promise.resolve({ level: 'none', ...none });
   detected ??= (async () => {
-    if (
-      await works(
+    for (const namespaces of [BWRAP_NAMESPACES, OLD_BWRAP_NAMESPACES]) {
+      const bwrapWorks = await works(
         ...asNobody('bwrap', [
-          '--unshare-all',
+          ...namespaces,
           '--die-with-parent',
           '--ro-bind',
           '/usr',
@@ -173,13 +190,13 @@ function detect(): Promise<{ level: IsolationLevel; pidNamespace: boolean }> {
           '/dev',
           'true',
         ]),
-      )
-    )
-      return { level: 'bwrap' as const, pidNamespace: true };
+      );
+      if (bwrapWorks) return { level: 'bwrap' as const, pidNamespace: true, bwrapNamespaces: namespaces };
+    }
     if (await works('setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', UNSHARE_FLAGS, '--pid', '--fork', '--kill-child', '--mount-proc', 'true']))
-      return { level: 'unshare' as const, pidNamespace: true };
-    if (await works('unshare', [UNSHARE_FLAGS, 'true'])) return { level: 'unshare' as const, pidNamespace: false };
-    return { level: 'none' as const, pidNamespace: false };
+      return { level: 'unshare' as const, ...none, pidNamespace: true };
+    if (await works('unshare', [UNSHARE_FLAGS, 'true'])) return { level: 'unshare' as const, ...none };
+    return { level: 'none' as const, ...none };
   })();
   return detected;
 }
@@ -240,9 +257,9 @@ function rootLayout(python: string): RootEntry[] {
 const bwrapLayout = (layout: RootEntry[]) => layout.flatMap(([kind, from, to]) => [`--${kind}`, from, to]);
 
 /** The bubblewrap command line: the code sees the root layout, a bounded tmpfs as /tmp (its scratch) and /dev/shm. */
-function bwrapArgs(python: string, scratch: string, env: Record<string, string>, tmpfsBytes: number): string[] {
+function bwrapArgs(python: string, scratch: string, env: Record<string, string>, tmpfsBytes: number, namespaces: string[]): string[] {
   const args = [
-    '--unshare-all',
+    ...namespaces,
     '--die-with-parent',
     '--new-session',
     '--cap-drop',
@@ -370,7 +387,7 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
       level === 'bwrap'
         ? asNobody(
             'bwrap',
-            [...bwrapArgs(python, scratch, env, limits.tmpfsBytes), '--', python, ...wrapped],
+            [...bwrapArgs(python, scratch, env, limits.tmpfsBytes, detected.bwrapNamespaces), '--', python, ...wrapped],
             SYSTEM_DIRS.some(d => python.startsWith(d)),
           )
         : // setpriv: unshare dies with the host; --kill-child: the namespace's init dies with unshare, and the PID
@@ -395,7 +412,7 @@ export async function runPython(req: SandboxRequest): Promise<SandboxResult> {
         guardSockets: true,
         // unshare: the wrapper builds the root bubblewrap would (hostCwd is the empty folder it is mounted on).
         root: level === 'unshare' ? { dir: hostCwd, scratch, tmpfsBytes: limits.tmpfsBytes, layout: rootLayout(python), proc: pidNamespace } : null,
-        seccomp: process.platform === 'linux' ? (shmFilter()?.toString('hex') ?? null) : null,
+        seccomp: process.platform === 'linux' ? (sandboxFilter()?.toString('hex') ?? null) : null,
         limits: { memoryBytes: limits.memoryBytes, cpuSeconds, fileBytes: limits.maxFileBytes, processes: level === 'none' ? null : MAX_PROCESSES },
       }),
       timeoutMs: limits.timeoutMs,

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { normalizeName } from '../art/ast';
 import type { ToolInfo } from '../art/knownTools';
 import { readTextFile, TextFileError } from '../common/textFile';
+import { codeFromText, optionArguments } from './commandTemplate';
 
 export const TOOLS_FILE_NAME = '.art-tools.json';
 
@@ -36,7 +37,7 @@ const argv = z
   .array(z.string())
   .min(1)
   .describe(
-    'The program and its arguments, not run through a shell. Placeholders: {input}, {instruction}, {previousAnswer}. Safe form: each placeholder an argument of its own (["python3", "tool.py", "{input}"]) or the input on standard input; a shell line (["sh", "-c", "tool {input}"]) lets the model inject commands, and a placeholder before other arguments with no "--" ahead of it (["sort", "{input}", "list.txt"]) lets it inject options such as --output=FILE: both are warned about. When the last argument is a placeholder, its value starts with "-" and the command runs no inline script (-c, -e), "--" is passed before it so the program does not read it as an option.',
+    'The program and its arguments, not run through a shell. Placeholders: {input}, {instruction}, {previousAnswer}. Safe form: each placeholder an argument of its own (["python3", "tool.py", "{input}"]) or the input on standard input. Warned about: code built from the model\'s text (["sh", "-c", "tool {input}"], ["bash", "-lc", "..."], ["python3", "-c", "print(\'{input}\')"], also behind env, sudo, timeout, nice, busybox or xargs), which lets the model run any command, and a placeholder before other arguments with no "--" ahead of it (["sort", "{input}", "list.txt"]). Every argument that begins with a placeholder ({input}, {input}.txt) is kept from being read as an option: when its value starts with "-", "--" is passed before it, and the call is refused when a fixed option follows it; an interpreter\'s code and the arguments after it (sh -c \'...\' sh {input}) are the code\'s own and left as they are.',
   );
 
 export const commandToolSchema = z
@@ -139,36 +140,15 @@ export interface ToolFileProblem {
   end: number;
 }
 
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'cmd', 'cmd.exe', 'powershell', 'pwsh']);
-
-/** A command that hands a script with a placeholder to a shell (`["sh", "-c", "echo {input}"]`): the model's text becomes shell code. */
-export function buildsShellLine(command: readonly string[]): boolean {
-  const program = (command[0] ?? '').replace(/^.*[\\/]/, '').toLowerCase();
-  if (!SHELLS.has(program)) return false;
-  const script = command.findIndex(a => SCRIPT_FLAG.test(a));
-  // The script itself holds a placeholder; a placeholder passed after it as "$1" is the safe form.
-  return script >= 0 && /\{(?:input|instruction|previousAnswer)\}/.test(command[script + 1] ?? '');
-}
-
 /**
- * The arguments (indices) that start with a placeholder and come before other arguments, with no "--" ahead of them,
- * in a command that runs no inline script: the model's text there is read as an option when it starts with "-"
- * (`["sort", "{input}", "list.txt"]` with `--output=list.txt`). The last argument is safe: the runner passes "--"
- * before it when its value starts with "-"; an inline script (`sh -c '...' sh {input}`) reads its own arguments.
+ * The arguments (indices) that begin with a placeholder and come before other arguments, with no "--" ahead of them,
+ * where the program reads options (commandTemplate.ts): the model's text there is read as an option when it starts
+ * with "-" (`["sort", "{input}", "list.txt"]` with `--output=list.txt`). The runner passes "--" before it then, or
+ * refuses the call when a fixed option follows; the last argument is as safe, and not warned about.
  */
 export function placeholdersReadAsOptions(command: readonly string[]): number[] {
-  if (command.some(a => SCRIPT_FLAG.test(a))) return [];
-  const ended = command.indexOf('--');
-  const out: number[] = [];
-  for (let k = 1; k < command.length - 1; k++) {
-    if (ended >= 0 && k > ended) break;
-    if (/^\{(?:input|instruction|previousAnswer)\}/.test(command[k])) out.push(k);
-  }
-  return out;
+  return optionArguments(command).filter(k => k < command.length - 1);
 }
-
-/** The flag after which an interpreter takes its program text (`sh -c`, `python3 -c`, `node -e`, `cmd /c`). */
-export const SCRIPT_FLAG = /^(?:-c|-e|--eval|\/c|-command)$/i;
 
 /**
  * How the tool is described in hover, completion and the runner: its own description, else what it does. One wording
@@ -291,8 +271,10 @@ export function parseToolsFile(text: string, shown: string): LoadedToolsFile {
         place(['tools', i, 'url'], 'error', message);
       }
     }
-    if (t.kind === 'command' && buildsShellLine(t.command)) {
-      const message = `tools[${i}].command: the model's text goes into a shell line, so a step can run any command (fix: pass each placeholder as an argument of its own, ["python3", "tool.py", "{input}"], or give the input on standard input)`;
+    const asCode =
+      t.kind === 'command' ? codeFromText(t.command, t.stdin ?? !t.command.some(a => /\{(?:input|instruction|previousAnswer)\}/.test(a))) : undefined;
+    if (asCode) {
+      const message = `tools[${i}].command: ${asCode} (fix: pass each placeholder as an argument of its own, ["python3", "tool.py", "{input}"], or give the input on standard input${asCode.startsWith('xargs') ? ' to a program that reads it there' : ''})`;
       warnings.push(`${shown}: ${message}`);
       place(['tools', i, 'command'], 'warning', message);
     }

@@ -8,7 +8,8 @@ import { capText, deadline, errorMessage, fail, ok, stoppedResult } from './comm
 import { detectContainment } from './containment';
 import { MAX_HTTP_BODY_BYTES, readBodyCapped } from './httpBody';
 import { runProcess } from './process';
-import { SCRIPT_FLAG, describeTool, type CommandToolConfig, type HttpToolConfig } from './toolsFile';
+import { optionGuard, PLACEHOLDER } from './commandTemplate';
+import { describeTool, type CommandToolConfig, type HttpToolConfig } from './toolsFile';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
 
 const COMMAND_TIMEOUT_MS = 30_000;
@@ -33,9 +34,6 @@ export function resolveCwd(workspaceRoot: string, cwd?: string): string {
   return isAbsolute(cwd) ? cwd : resolve(workspaceRoot, cwd);
 }
 
-const PLACEHOLDER = /\{(input|instruction|previousAnswer)\}/g;
-const WHOLE_PLACEHOLDER = /^\{(?:input|instruction|previousAnswer)\}$/;
-
 export function userInfo(name: string, description: string | undefined, inputDoc: string): ToolInfo {
   return { name, origin: 'user', description: description ?? `Workspace tool ${name}.`, input: inputDoc };
 }
@@ -49,14 +47,15 @@ export function createCommandTool(cfg: CommandToolConfig, opts: { workspaceRoot:
     async run(input: ToolInput, ctx: ToolContext): Promise<ToolResult> {
       const text = userToolInput(input, cfg.input);
       const values: Record<string, string> = { input: text, instruction: input.instruction, previousAnswer: input.previousAnswer ?? '' };
-      const [program, ...args] = cfg.command.map(a => a.replace(PLACEHOLDER, (_, k: string) => values[k]));
-      // A last argument that is a placeholder and whose value starts with "-" (the model's text) would be read as an
-      // option: "--" ends the options first (not for a command with an inline script, nor one that has "--" already).
-      const last = cfg.command[cfg.command.length - 1];
-      const plain = !cfg.command.some(a => a === '--' || SCRIPT_FLAG.test(a)); // an inline script reads its own arguments
-      if (cfg.command.length > 1 && plain && WHOLE_PLACEHOLDER.test(last) && args[args.length - 1].startsWith('-')) {
-        args.splice(args.length - 1, 0, '--');
-      }
+      // An argument that begins with a placeholder and whose value starts with "-" (the model's text) would be read
+      // as an option: "--" ends the options first, or the call is refused (commandTemplate.ts).
+      const guarded = optionGuard(
+        cfg.command,
+        cfg.command.map(a => a.replace(PLACEHOLDER, (_, k: string) => values[k])),
+      );
+      if ('refused' in guarded)
+        return fail(`[${cfg.name}] was not run: ${guarded.refused} (fix: put "--" before it in "command" in ${opts.fileName})`);
+      const [program, ...args] = guarded.args;
       const cwd = resolveCwd(opts.workspaceRoot, cfg.cwd);
       const timeoutMs = ctx.timeoutMs ?? cfg.timeoutMs ?? COMMAND_TIMEOUT_MS;
       const r = await runProcess({

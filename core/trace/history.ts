@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Usage } from '../model/types';
-import type { EndReason, RunKind } from '../engine/types';
+import type { EndReason, RunKind } from './vocabulary';
 import { readJsonLines } from '../common/jsonLines';
 
 /** A trace record as read here: any JSON object with a string `t`. */

@@ -3,10 +3,10 @@
 // does not read are not checked, and unknown fields pass (a newer writer may add some).
 import { z } from 'zod';
 import type { SelectStrategy } from '../prompt/selection';
-import type { PromptDemonstration, SelectionWhy } from '../prompt/promptReport';
+import type { PromptDemonstration, SelectionWhy } from './vocabulary';
 import type { Usage } from '../model/types';
 import type { ReplyRepairKind } from '../model/chatReply';
-import type { Alternative, BranchReason, EndReason, PauseReason, RunKind, SentConstraint, ToolCall } from '../engine/types';
+import type { Alternative, BranchReason, EndReason, PauseReason, RunKind, SentConstraint, ToolCall } from './vocabulary';
 
 const n = z.number().int().nonnegative();
 const usage = z.looseObject({ promptTokens: z.number(), completionTokens: z.number() });
@@ -164,7 +164,7 @@ export type TraceRecord =
       aborted?: boolean;
       /** The user paused the run in the middle of this completion (it is not a whole answer). */
       paused?: boolean;
-      /** Served from a recorded run (core/replay/cache.ts): no tokens spent. */
+      /** Served from a recorded run (core/replay/cachedModel.ts): no tokens spent. */
       cached?: boolean;
       /** What a reasoning model thought before or beside this text (never program text). */
       reasoning?: string;

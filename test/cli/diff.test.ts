@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseArt } from '../../core/art/parse';
 import { ReplayModel } from '../../core/replay/programReplay';
-import { createArtRunner } from '../../core/engine/create';
+import { createArtRunner } from '../../core/launch/create';
 import { MemoryTrace } from '../../core/trace/trace';
 import { fakeTool, fixturePath, withTools } from '../core/runner/helpers';
 import { runCli } from '../support/cli';

@@ -50,6 +50,7 @@ describe('art mcp over stdio', () => {
       'debug_step_back',
       'debug_stop',
       'evaluate',
+      'improve',
       'show_prompt',
       'constrain',
     ])

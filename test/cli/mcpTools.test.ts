@@ -70,6 +70,7 @@ describe('art mcp tools (in process)', () => {
       'run',
       'test',
       'evaluate',
+      'improve',
       'show_prompt',
       'compare',
       'constrain',

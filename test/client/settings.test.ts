@@ -30,6 +30,8 @@ before(async () => {
     logLevel: 'silent',
     // As scripts/build.mjs bundles it: jsonc-parser's main entry is a UMD module esbuild cannot follow.
     alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
+    // As scripts/build.mjs bundles it: node-llama-cpp is loaded at run time, never bundled.
+    external: ['node-llama-cpp'],
     plugins: [
       {
         name: 'vscode-configuration',

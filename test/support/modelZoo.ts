@@ -20,14 +20,23 @@
 //   tool-call        a streamed function call (`tool_calls` deltas with the arguments in pieces), no content: the
 //                    calculator on `{"instruction": "21 + 3"}` (or the call given); once the messages end with a
 //                    `tool` message, the rest of the program: `Qk: [EOQ]` and `Ans:` with the tool's output
+//   turn-marker      a base model behind a chat template it was not trained on (Gemma 3 270M behind the ChatML that
+//                    llama-server gives a GGUF without a template): at the end of its program, `<|im_end|>` and a user
+//                    turn of its own as plain text, where the next program's `----` would come
 //
 // Stop sequences are applied to what the habit sends (a fence cut by `\n#` stays open), unless `honourStop` is off
-// or the habit is ignore-stop. Every request is recorded.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// or the habit is ignore-stop. Every request is recorded. A chat-only endpoint (`chatOnly`) answers 404 on
+// `/completions`, as chat-only services do.
+//
+// The wire, whatever the habit: `openai` (default) as OpenAI sends it, or `llama.cpp` as llama-server sends it (seen in
+// test/llama-server): a chat stream's first delta is the role alone (`content: null`), log-probabilities on the
+// completions API come in the chat form (`logprobs.content[].logprob`, not `token_logprobs`), and the usage rides
+// on the finishing chunk, with llama.cpp's `timings`, instead of a chunk of its own.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ContinuationScript, roughTokens } from '../../core/replay/script';
 import { StopScanner } from '../../core/model/stops';
 import { readBody } from './scriptedServer';
+import { LoopbackServer } from './loopback';
 
 export const HABITS = [
   'plain',
@@ -43,10 +52,13 @@ export const HABITS = [
   'split-bytes',
   'length',
   'tool-call',
+  'turn-marker',
 ] as const;
 export type Habit = (typeof HABITS)[number];
 
 export const REFUSAL = "I'm sorry, but I can't help with that request.";
+/** What the turn-marker model writes after its first line: the end of its turn and a user turn of its own. */
+export const TURN_MARKER_TAIL = '<|im_end|>\n<|im_start|>user\n';
 export const THOUGHT = 'The question asks for 3 + 7; the calculator step comes first.';
 
 /** The zoo's library: one demonstration and the program the models continue (index 1). */
@@ -100,43 +112,33 @@ interface Piece {
   tool_calls?: unknown[];
 }
 
-export class ZooServer {
+export class ZooServer extends LoopbackServer {
   readonly requests: ZooRequest[] = [];
-  private server: Server | null = null;
   private first: string | null = null;
   private readonly script: ContinuationScript;
 
   constructor(
     readonly habit: Habit,
-    private readonly opts: { honourStop?: boolean; tokenDelayMs?: number; call?: { name: string; arguments: string } } = {},
+    private readonly opts: {
+      honourStop?: boolean;
+      tokenDelayMs?: number;
+      call?: { name: string; arguments: string };
+      wire?: 'openai' | 'llama.cpp';
+      /** The endpoint has no `/completions` (404), as chat-only services. */
+      chatOnly?: boolean;
+    } = {},
   ) {
+    super();
     this.script = zooScript(habit === 'split-bytes' ? ZOO_WIDE_ANSWER : ZOO_ANSWER);
   }
 
-  get baseURL(): string {
-    const a = this.server?.address() as AddressInfo | null;
-    if (!a) throw new Error('the zoo server is not listening');
-    return `http://127.0.0.1:${a.port}/v1`;
-  }
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => {
+  start(): Promise<this> {
+    return this.listen((req, res) => {
       this.handle(req, res).catch(err => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: String(err) } }));
       });
     });
-    await new Promise<void>(resolve => this.server!.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  async close(): Promise<void> {
-    const s = this.server;
-    this.server = null;
-    if (!s) return;
-    const closed = new Promise<void>(resolve => s.close(() => resolve()));
-    s.closeAllConnections();
-    await closed;
   }
 
   /** The right continuation of `prompt`: the script's rest where the prompt ends in it ('' when it does not follow it). */
@@ -198,6 +200,12 @@ export class ZooServer {
         if (this.requests.length === 1) return { pieces: tokens(honest.slice(0, ' [calcul'.length)), finish: 'length' };
         return { pieces: tokens(lastLine + honest), finish: 'stop' };
       }
+      case 'turn-marker': {
+        // Where its program ends (before the next `----`), its turn ends, and it goes on with a turn of its own.
+        const end = honest.indexOf('\n----');
+        const reply = end < 0 ? honest : `${honest.slice(0, end)}${TURN_MARKER_TAIL}${partialLine}${honest}`;
+        return { pieces: tokens(reply), finish: end < 0 ? 'stop' : 'length' };
+      }
       case 'tool-call': {
         const last = messages.at(-1);
         if (last?.role === 'tool') {
@@ -218,7 +226,7 @@ export class ZooServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').replace(/\?.*$/, '');
     const isChat = path.endsWith('/chat/completions');
-    if (req.method !== 'POST' || !(isChat || path.endsWith('/completions'))) {
+    if (req.method !== 'POST' || !(isChat || (path.endsWith('/completions') && !this.opts.chatOnly))) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
       return;
@@ -240,7 +248,16 @@ export class ZooServer {
       choices: choice ? [{ index: 0, ...choice }] : [],
       ...(usage ? { usage } : {}),
     });
-    const delta = (p: Piece) => (isChat ? { delta: p, finish_reason: null } : { text: p.content ?? '', finish_reason: null });
+    const llama = this.opts.wire === 'llama.cpp';
+    // Log-probabilities (completions API, when asked for): -0.5 a piece, in the form the wire gives them.
+    const logprobs = (text: string) =>
+      !body.logprobs
+        ? {}
+        : llama
+          ? { logprobs: { content: [{ token: text, logprob: -0.5, bytes: [], top_logprobs: [] }] } }
+          : { logprobs: { tokens: [text], token_logprobs: [-0.5] } };
+    const delta = (p: Piece) =>
+      isChat ? { delta: p, finish_reason: null } : { text: p.content ?? '', ...logprobs(p.content ?? ''), finish_reason: null };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const write = async (payload: unknown) => {
       const bytes = Buffer.from(`data: ${JSON.stringify(payload)}\n\n`, 'utf8');
@@ -255,6 +272,7 @@ export class ZooServer {
     };
     let finishReason = finish;
     let completionTokens = 0;
+    if (llama && isChat) await write(event({ delta: { role: 'assistant', content: null }, finish_reason: null }));
     for (const p of pieces) {
       if (res.destroyed) return;
       if (p.content !== undefined) {
@@ -281,17 +299,20 @@ export class ZooServer {
       }
     }
     rec.finishReason = finishReason;
-    await write(event(isChat ? { delta: {}, finish_reason: finishReason } : { text: '', finish_reason: finishReason }));
-    if (body.stream_options?.include_usage) {
-      const promptTokens = roughTokens(prompt).length;
-      await write(
-        event(null as unknown as Record<string, unknown>, {
+    const finishing = isChat ? { delta: {}, finish_reason: finishReason } : { text: '', finish_reason: finishReason };
+    const promptTokens = roughTokens(prompt).length;
+    const usage = body.stream_options?.include_usage
+      ? {
           prompt_tokens: promptTokens,
           completion_tokens: completionTokens + (reasoningTokens ?? 0),
           total_tokens: promptTokens + completionTokens + (reasoningTokens ?? 0),
           ...(reasoningTokens ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
-        }),
-      );
+        }
+      : undefined;
+    if (llama) await write({ ...event(finishing, usage), timings: { prompt_n: promptTokens, predicted_n: completionTokens } });
+    else {
+      await write(event(finishing));
+      if (usage) await write(event(null as unknown as Record<string, unknown>, usage));
     }
     res.write('data: [DONE]\n\n');
     res.end();

@@ -68,6 +68,8 @@ export interface ScriptedServerOptions {
   identity?: 'vllm' | 'vllm-legacy' | 'sglang' | 'llama.cpp' | null;
   /** Answer 400 to any request that carries a decoding constraint (a server that does not know the field). */
   rejectConstraints?: boolean;
+  /** The most samples (`n`) one request may ask for; more is a 400 worded as llama-server words it. Default none. */
+  maxSamples?: number;
   /** Answer every probe route (GET other than /models) with this error status (a server failing the probe). */
   probeStatus?: number;
   /** Wait this long before answering each completion request (a busy endpoint's fixed latency). Default 0. */
@@ -87,6 +89,7 @@ export class ScriptedServer {
   callPauseMs: number;
   identity: ScriptedServerOptions['identity'];
   rejectConstraints: boolean;
+  maxSamples: number | undefined;
   probeStatus: number | undefined;
   requestDelayMs: number;
   resync: boolean;
@@ -102,7 +105,7 @@ export class ScriptedServer {
    * A model that reads its prompt: the scripts for one request, made from its prompt (tried before the fixed ones).
    * What it writes then depends on the prompt alone, as a real model's does (test/support/feedbackModel.ts).
    */
-  scriptsFor: ((prompt: string) => ContinuationScript[]) | undefined;
+  scriptsFor: ((prompt: string, body: Record<string, any>) => ContinuationScript[]) | undefined;
   /** The log-probability each token of a script gets (default -0.5), so samples of different scripts rank apart. */
   readonly scriptLogprobs = new Map<ContinuationScript, number>();
   private faults: Fault[] = [];
@@ -125,6 +128,7 @@ export class ScriptedServer {
     this.callPauseMs = opts.callPauseMs ?? 0;
     this.identity = opts.identity ?? null;
     this.rejectConstraints = opts.rejectConstraints ?? false;
+    this.maxSamples = opts.maxSamples;
     this.probeStatus = opts.probeStatus;
     this.requestDelayMs = opts.requestDelayMs ?? 0;
     this.resync = opts.resync ?? true;
@@ -229,6 +233,11 @@ export class ScriptedServer {
     this.requests.push(rec);
     if (this.requestDelayMs > 0) await wait(this.requestDelayMs);
     const constraint = constraintOf(body);
+    if (this.maxSamples !== undefined && Number(body.n ?? 1) > this.maxSamples) {
+      rec.status = 400;
+      const message = `Field 'n': Value must be between 1 <= value <= ${this.maxSamples}, but got ${body.n}`;
+      return json(res, 400, { error: { code: 400, message, type: 'invalid_request_error' } });
+    }
     if (constraint && this.rejectConstraints) {
       rec.status = 400;
       rec.constraint = { ...constraint, met: false };
@@ -292,7 +301,7 @@ export class ScriptedServer {
     let callEnds: number[] = [];
     // With a constraint, the first script whose text up to the first stop (inclusive) meets it, as a constraining
     // server would never write anything else; without one, the first script that lines up.
-    const aligned = [...(this.scriptsFor?.(prompt) ?? []), ...this.scripts].filter(s => s.locate(prompt, this.resync));
+    const aligned = [...(this.scriptsFor?.(prompt, body) ?? []), ...this.scripts].filter(s => s.locate(prompt, this.resync));
     // Rotating: requests several scripts line up with take them in turn (samples of one prompt that differ).
     let script = this.rotateScripts && aligned.length > 1 ? aligned[this.turn++ % aligned.length] : aligned[0];
     if (constraint) {

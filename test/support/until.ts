@@ -10,10 +10,13 @@ export interface UntilOptions {
   everyMs?: number;
 }
 
-/** Resolves once `predicate` holds; throws `timed out after N ms waiting for WHAT` when it never does. */
-export async function until(predicate: () => boolean, { what, timeoutMs = 20_000, everyMs = 20 }: UntilOptions): Promise<void> {
+/**
+ * Resolves once `predicate` holds (it may be asynchronous: a health request); throws `timed out after N ms waiting
+ * for WHAT` when it never does.
+ */
+export async function until(predicate: () => boolean | Promise<boolean>, { what, timeoutMs = 20_000, everyMs = 20 }: UntilOptions): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() >= end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise(r => setTimeout(r, everyMs));
   }

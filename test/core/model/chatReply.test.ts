@@ -102,6 +102,9 @@ describe('chat reply normaliser', () => {
     // A fence alone, with a language; a block cut by a stop sequence before its closing fence.
     assert.equal(same(AFTER_TOOL, '```text\nQ2: [EOQ]\nAns: 10\n```').text, 'Q2: [EOQ]\nAns: 10');
     assert.equal(same(TEXT, 'Here you go:\n```\n [calculator] 3 + 7').text, ' [calculator] 3 + 7');
+    // The fence line took the space after `Q2:`: the step's name gets it back (not `Q2:[EOQ]`).
+    assert.equal(same(`${AFTER_TOOL}Q2:`, '```\n[EOQ]\nAns: 10\n```').text, ' [EOQ]\nAns: 10');
+    assert.equal(same(TEXT, '[calculator] 3 + 7\n#1: 10').text, '[calculator] 3 + 7\n#1: 10', 'a reply not unwrapped is left as it is');
   });
 
   test('a fence inside the block (a code answer) stays; the outer closing fence ends it', () => {
@@ -116,6 +119,22 @@ describe('chat reply normaliser', () => {
     const refusal = "I'm sorry, but I can't help with that request.";
     assert.equal(same(TEXT, refusal).text, refusal);
     assert.equal(same(TEXT, ' [calculator] 3 + 7:\n#1:').text, ' [calculator] 3 + 7:\n#1:');
+  });
+
+  test('a turn marker written as text ends the reply there (llama-server: a base model behind ChatML)', () => {
+    // What llama-server's fallback ChatML template got from Gemma 3 270M (base): the step, then the end of its turn
+    // and a user turn of its own invention, all as text.
+    const r = same(TEXT, ' [calculator] 3 + 7\n#1:<|im_end|>\n<|im_start|>user\nQ3: [calculator] 3 + 4');
+    assert.equal(r.text, ' [calculator] 3 + 7\n#1:');
+    assert.deepEqual(
+      r.repairs.map(x => x.kind),
+      ['turn'],
+    );
+    assert.equal(r.repairs[0].removed, '<|im_end|>\n<|im_start|>user\nQ3: [calculator] 3 + 4');
+    // Gemma's and Llama 3's markers too; a `<` that starts no marker is text.
+    assert.equal(same(AFTER_TOOL, 'Q2: [EOQ]\nAns: 10<end_of_turn>\n<start_of_turn>user').text, 'Q2: [EOQ]\nAns: 10');
+    assert.equal(same(AFTER_TOOL, 'Q2: [EOQ]\nAns: 3 < 10<|eot_id|>').text, 'Q2: [EOQ]\nAns: 3 < 10');
+    assert.equal(same(AFTER_TOOL, 'Q2: [EOQ]\nAns: 3 <|im').text, 'Q2: [EOQ]\nAns: 3 <|im', 'an unfinished marker at the end is text');
   });
 
   test('<think> blocks are kept out of the text and given as reasoning, tags split anywhere', () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseArt } from '../../../core/art/parse';
 import { readTextFile } from '../../../core/common/textFile';
 import { prepareRun } from '../../../core/launch/launch';
-import { folderLibraries } from '../../../core/prompt/taskSelection';
+import { folderLibraries } from '../../../core/evaluation/taskSelection';
 import { fixturePath } from '../runner/helpers';
 
 describe('folderLibraries: an unreadable sibling .art', () => {

@@ -4,10 +4,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ArtProtocol } from '../../../core/protocols/artProtocol';
-import { createArtRunner } from '../../../core/engine/create';
+import { createArtRunner } from '../../../core/launch/create';
 import { parseArt } from '../../../core/art/parse';
 import { ReplayModel } from '../../../core/replay/programReplay';
-import type { ToolLookup } from '../../../core/engine/types';
+import type { ToolLookup } from '../../../core/protocols/types';
 
 const TOOLS: ToolLookup = {
   get: name => (name === 'calculator' ? { info: { name, description: '' }, run: async () => ({ ok: true, output: '10' }) } : undefined),

@@ -8,7 +8,7 @@ import { highlightOf } from '../../../core/agent/diagram';
 import { parseAgentFile } from '../../../core/agent/parse';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/replay/script';
-import { createAgentRunner, createMultiToolRunner } from '../../../core/engine/create';
+import { createAgentRunner, createMultiToolRunner } from '../../../core/launch/create';
 import { MemoryTrace } from '../../../core/trace/trace';
 import { replayTrace } from '../../../core/replay/traceReplay';
 import { failingTool, fixturePath, record, runWithoutPauses, scriptedSuite } from './helpers';

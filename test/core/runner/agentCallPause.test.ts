@@ -12,9 +12,9 @@ import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/replay/script';
 import { StopScanner } from '../../../core/model/stops';
 import type { CompletionRequest, CompletionResult, ModelClient } from '../../../core/model/types';
-import { createAgentRunner } from '../../../core/engine/create';
+import { createAgentRunner } from '../../../core/launch/create';
 import type { RunnerEvents } from '../../../core/engine/types';
-import type { ToolLookup } from '../../../core/engine/types';
+import type { ToolLookup } from '../../../core/protocols/types';
 import { ScriptedServer } from '../../support/scriptedServer';
 import { fixturePath, fakeTool } from './helpers';
 

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ART_STOPS } from '../../../core/protocols/artProtocol';
-import { createArtRunner } from '../../../core/engine/create';
+import { createArtRunner } from '../../../core/launch/create';
 import { MemoryTrace } from '../../../core/trace/trace';
 import type { RunnerOptions } from '../../../core/engine/runnerOptions';
 import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, arithmeticLibrary, hangingTool, record, runWithoutPauses, scriptedSuite, withTools } from './helpers';

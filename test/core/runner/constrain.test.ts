@@ -17,7 +17,7 @@ import {
   type ConstrainMode,
 } from '../../../core/protocols/constraints';
 import type { RunProtocol } from '../../../core/protocols/runProtocol';
-import { createAgentRunner } from '../../../core/engine/create';
+import { createAgentRunner } from '../../../core/launch/create';
 import { MemoryTrace } from '../../../core/trace/trace';
 import { runWithoutPauses, scriptedSuite } from './helpers';
 import { Gbnf } from '../../support/gbnf';

@@ -1,5 +1,5 @@
 // The evaluation core (core/evaluation/eval.ts), the shared request limiter (core/model/limiter.ts) and the task
-// selection strategies that ask the model (core/prompt/taskSelection.ts), against the scripted server.
+// selection strategies that ask the model (core/evaluation/taskSelection.ts), against the scripted server.
 import { describe, test } from 'node:test';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { parseArt } from '../../../core/art/parse';
 import { RequestLimiter } from '../../../core/model/limiter';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/replay/script';
-import { createArtRunner } from '../../../core/engine/create';
+import { createArtRunner } from '../../../core/launch/create';
 import {
   EvalDataError,
   normaliseAnswer,
@@ -24,7 +24,7 @@ import {
 import { describeWhy } from '../../../core/prompt/promptReport';
 import type { Runner } from '../../../core/engine/runner';
 import type { RunResult, Snapshot } from '../../../core/engine/types';
-import { bestCluster, chooseDemonstrations, llmSelect, similarityPrompt } from '../../../core/prompt/taskSelection';
+import { bestCluster, chooseDemonstrations, llmSelect, similarityPrompt } from '../../../core/evaluation/taskSelection';
 import { scriptedSuite } from './helpers';
 
 const LIB_A = `Preamble.

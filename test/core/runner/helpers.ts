@@ -8,7 +8,8 @@ import type { ArtDocument } from '../../../core/art/ast';
 import { ContinuationScript } from '../../../core/replay/script';
 import type { Runner } from '../../../core/engine/runner';
 import type { RunnerEvents } from '../../../core/engine/types';
-import type { RunResult, ToolLookup } from '../../../core/engine/types';
+import type { RunResult } from '../../../core/engine/types';
+import type { ToolLookup } from '../../../core/protocols/types';
 import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
 import type { Tool, ToolResult } from '../../../core/tools/types';
 

@@ -9,7 +9,7 @@ import { parseArt } from '../../../core/art/parse';
 import { compileAgent } from '../../../core/agent/compile';
 import { parseAgentFile } from '../../../core/agent/parse';
 import { ReplayModel } from '../../../core/replay/programReplay';
-import { createAgentRunner, createArtRunner } from '../../../core/engine/create';
+import { createAgentRunner, createArtRunner } from '../../../core/launch/create';
 import { alignRuns, diffReport, diffRuns, renderRun, runView } from '../../../core/replay/diff';
 import {
   deleteRun,
@@ -69,11 +69,26 @@ function answered(records: LooseRecord[], answer: string): LooseRecord[] {
   return records.map(r => (r.t === 'end' ? { ...r, answer } : r));
 }
 
+/**
+ * The records as an endpoint's run has them: each completion with its usage (10 prompt + 3 completion tokens), the end
+ * with their sums. A replay reports none (it asks no endpoint).
+ */
+function withUsage(records: LooseRecord[]): LooseRecord[] {
+  const n = records.filter(r => r.t === 'completion').length;
+  return records.map(r =>
+    r.t === 'completion'
+      ? { ...r, usage: { promptTokens: 10, completionTokens: 3 } }
+      : r.t === 'end'
+        ? { ...r, usage: { promptTokens: 10 * n, completionTokens: 3 * n } }
+        : r,
+  );
+}
+
 const jsonl = (records: LooseRecord[]) => records.map(r => JSON.stringify(r)).join('\n') + '\n';
 
 describe('run history', () => {
   test('a summary from a trace: status, answer, tokens, time, title; unknown record kinds are kept and read', async () => {
-    const records = await artRun('18');
+    const records = withUsage(await artRun('18'));
     records.splice(3, 0, { t: 'branch', at: 1, callId: 2, step: 2, trace: 'other.jsonl', answer: '20' }, { t: 'some-future-kind', x: 1 });
     const { records: back, errors } = readRecords(jsonl(records) + 'not json\n');
     assert.equal(back.length, records.length);
@@ -86,7 +101,9 @@ describe('run history', () => {
     assert.equal(s.answer, '18');
     assert.equal(s.kind, 'art');
     assert.equal(s.title, 'Elementary Math');
-    assert.ok(s.tokens.completionTokens > 0);
+    const completions = back.filter(r => r.t === 'completion').length;
+    assert.ok(completions > 0);
+    assert.deepEqual(s.tokens, { promptTokens: 10 * completions, completionTokens: 3 * completions });
     assert.equal(s.requests, back.filter(r => r.t === 'request').length);
     assert.ok(s.durationMs !== undefined && s.durationMs >= 0);
     assert.deepEqual(
@@ -99,10 +116,11 @@ describe('run history', () => {
   });
 
   test('a cut-short trace is "unfinished" with the tokens counted so far', async () => {
-    const records = (await artRun('18')).filter(r => r.t !== 'end');
+    const records = withUsage(await artRun('18')).filter(r => r.t !== 'end');
     const s = summarize('r', records);
     assert.equal(s.status, 'unfinished');
     assert.equal(s.answer, null);
+    assert.equal(s.tokens.completionTokens, 3 * records.filter(r => r.t === 'completion').length);
     assert.ok(s.tokens.completionTokens > 0);
   });
 

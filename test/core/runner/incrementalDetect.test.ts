@@ -12,7 +12,7 @@ import { AgentProtocol } from '../../../core/protocols/agentProtocol';
 import { ArtProtocol } from '../../../core/protocols/artProtocol';
 import { MultiToolProtocol } from '../../../core/protocols/multitoolProtocol';
 import type { Detection, RunProtocol } from '../../../core/protocols/runProtocol';
-import type { ToolLookup } from '../../../core/engine/types';
+import type { ToolLookup } from '../../../core/protocols/types';
 import { prng } from '../../support/random';
 import { fixturePath } from './helpers';
 

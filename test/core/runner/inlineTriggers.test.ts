@@ -10,7 +10,7 @@ import { checkArt } from '../../../core/art/check';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/replay/script';
 import { ART_STOPS, ART_TRIGGER_STOPS } from '../../../core/protocols/artProtocol';
-import { createArtRunner } from '../../../core/engine/create';
+import { createArtRunner } from '../../../core/launch/create';
 import { MemoryTrace } from '../../../core/trace/trace';
 import { replayTrace } from '../../../core/replay/traceReplay';
 import type { RunnerOptions } from '../../../core/engine/runnerOptions';

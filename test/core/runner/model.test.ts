@@ -174,6 +174,32 @@ describe('OpenAIModel against a local OpenAI-compatible server', { timeout: 120_
     assert.equal(server.requests.at(-1)!.body.n, 3);
   });
 
+  test('samples an endpoint refuses in one request (llama-server: n past its slots) are asked for one at a time, said once', async () => {
+    const bounded = await new ScriptedServer({ maxSamples: 2 }).start();
+    try {
+      bounded.setScripts(SCRIPT);
+      const retries: string[] = [];
+      const m = new OpenAIModel({ baseURL: bounded.baseURL, model: 'scripted', onRetry: r => retries.push(r.reason) });
+      const many = await m.completeMany({ prompt: PROMPT, stop: ['\n#'], temperature: 0.7, logprobs: true }, 3);
+      assert.equal(many.length, 3);
+      assert.ok(many.every(x => x.text === ' [add] 2 + 2' && x.tokenLogprobs?.length));
+      assert.deepEqual(
+        bounded.requests.map(r => [r.status, r.body.n]),
+        [
+          [400, 3],
+          [200, 1],
+          [200, 1],
+          [200, 1],
+        ],
+      );
+      assert.equal(retries.length, 1);
+      assert.match(retries[0], /answered 400: Field 'n': .*<= 2, but got 3; asking for the 3 samples one at a time$/);
+      assert.ok(many[0].usage && many[0].usage.completionTokens > 0 && many.slice(1).every(x => !x.usage));
+    } finally {
+      await bounded.close();
+    }
+  });
+
   test('the API key is sent but never appears in an error message or the model id', async () => {
     const key = 'sk-test-SECRET-0123456789';
     const echo = new ScriptedServer();

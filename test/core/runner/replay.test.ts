@@ -12,7 +12,7 @@ import { ReplayModel } from '../../../core/replay/programReplay';
 import { ContinuationScript } from '../../../core/replay/script';
 import { compileAgent } from '../../../core/agent/compile';
 import { parseAgentFile } from '../../../core/agent/parse';
-import { createAgentRunner, createArtRunner } from '../../../core/engine/create';
+import { createAgentRunner, createArtRunner } from '../../../core/launch/create';
 import { MemoryTrace, TraceWriter, readTraceFile } from '../../../core/trace/trace';
 import { replayTrace } from '../../../core/replay/traceReplay';
 import type { ToolRegistry } from '../../../core/tools/registry';

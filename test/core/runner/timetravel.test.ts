@@ -3,16 +3,17 @@
 // first changed request; alternatives at a step are ranked by the endpoint's logprobs and one is continued with.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CachedModel } from '../../../core/replay/cache';
+import { CachedModel } from '../../../core/replay/cachedModel';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ReplayModel } from '../../../core/replay/programReplay';
 import { ContinuationScript } from '../../../core/replay/script';
-import { createArtRunner } from '../../../core/engine/create';
+import { createArtRunner } from '../../../core/launch/create';
 import { MemoryTrace, mainLine } from '../../../core/trace/trace';
-import { cacheEntries } from '../../../core/replay/cache';
+import { cacheEntries } from '../../../core/replay/cachedModel';
 import type { Runner } from '../../../core/engine/runner';
 import { rankAlternatives } from '../../../core/engine/alternatives';
-import type { PauseInfo, ToolLookup } from '../../../core/engine/types';
+import type { PauseInfo } from '../../../core/engine/types';
+import type { ToolLookup } from '../../../core/protocols/types';
 import type { TraceRecord } from '../../../core/trace/schema';
 import type { RunnerOptions } from '../../../core/engine/runnerOptions';
 import type { Tool } from '../../../core/tools/types';

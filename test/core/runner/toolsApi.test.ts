@@ -6,12 +6,12 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseArt } from '../../../core/art/parse';
 import { OpenAIModel } from '../../../core/model/openai';
-import { createArtRunner } from '../../../core/engine/create';
+import { createArtRunner } from '../../../core/launch/create';
 import type { PauseInfo } from '../../../core/engine/types';
 import type { RunnerOptions } from '../../../core/engine/runnerOptions';
 import { artToolProgram } from '../../../core/protocols/artTools';
 import { createToolRegistry } from '../../../core/tools/registry';
-import { CachedModel, cacheEntries } from '../../../core/replay/cache';
+import { CachedModel, cacheEntries } from '../../../core/replay/cachedModel';
 import { MemoryTrace } from '../../../core/trace/trace';
 import { ZOO_LIBRARY, ZOO_PROGRAM, ZooServer } from '../../support/modelZoo';
 

@@ -8,12 +8,22 @@ import assert from 'node:assert/strict';
 import { parseArt } from '../../../core/art/parse';
 import { checkArt } from '../../../core/art/check';
 import { OpenAIModel } from '../../../core/model/openai';
-import { createArtRunner } from '../../../core/engine/create';
+import { createArtRunner } from '../../../core/launch/create';
 import type { Runner } from '../../../core/engine/runner';
 import type { RunResult } from '../../../core/engine/types';
 import type { TraceRecord } from '../../../core/trace/schema';
 import { createToolRegistry } from '../../../core/tools/registry';
-import { REFUSAL, THOUGHT, ZOO_ANSWER, ZOO_LIBRARY, ZOO_PROGRAM, ZOO_WIDE_ANSWER, ZooServer, type Habit } from '../../support/modelZoo';
+import {
+  REFUSAL,
+  THOUGHT,
+  TURN_MARKER_TAIL,
+  ZOO_ANSWER,
+  ZOO_LIBRARY,
+  ZOO_PROGRAM,
+  ZOO_WIDE_ANSWER,
+  ZooServer,
+  type Habit,
+} from '../../support/modelZoo';
 import type { ReplyRepair } from '../../../core/model/chatReply';
 import { StreamedText } from '../../../core/common/streamedText';
 
@@ -30,8 +40,8 @@ interface ZooRun {
   runner: Runner;
 }
 
-async function runZoo(habit: Habit, model: { honoursStop?: boolean } = {}): Promise<ZooRun> {
-  const server = await new ZooServer(habit).start();
+async function runZoo(habit: Habit, model: { honoursStop?: boolean } = {}, wire?: 'llama.cpp'): Promise<ZooRun> {
+  const server = await new ZooServer(habit, { wire }).start();
   servers.push(server);
   const tools = await createToolRegistry({ workspaceRoot: process.cwd(), trusted: true });
   const records: TraceRecord[] = [];
@@ -178,10 +188,46 @@ describe('the live path against the model zoo (chat API)', () => {
     assert.match(z.result.error!, /"\[calculator\] 3 \+ 7" where the next step \(`Q2: \[tool or sub-step\] instruction`\) or `Ans:` was expected/);
   });
 
+  test('turn-marker: the chat turn the model ends in its text ends the reply; the invented turn never enters the program', async () => {
+    const z = await runZoo('turn-marker');
+    assertClean(z);
+    assert.doesNotMatch(z.result.snapshot.text, /<\|im_|user/);
+    assert.ok(
+      z.repairs.some(r => r.kind === 'turn' && TURN_MARKER_TAIL.startsWith(r.removed.slice(0, 10))),
+      JSON.stringify(z.repairs),
+    );
+    assert.ok(
+      z.records.some(r => r.t === 'repair' && r.kind === 'turn'),
+      'the repair is in the trace',
+    );
+    // The reply ended at its marker: the client stopped there, as at a stop sequence.
+    const last = z.records.filter(r => r.t === 'completion').at(-1);
+    assert.equal(last?.t === 'completion' ? last.finishReason : undefined, 'stop');
+  });
+
+  test("llama.cpp's wire (a role-only first delta, the usage on the finishing chunk): the reference run", async () => {
+    const z = await runZoo('plain', {}, 'llama.cpp');
+    assertClean(z);
+    assert.ok(z.result.snapshot.usage.completionTokens > 0, 'the usage of the finishing chunk is counted');
+  });
+
   test('tool-call: a function call instead of text ends the run with a reason', async () => {
     const z = await runZoo('tool-call');
     assert.ok(z.server.requests.length <= 8);
     assert.notEqual(z.result.reason, 'finished');
     assert.ok(z.result.error);
+  });
+});
+
+describe("llama.cpp's wire on the completions API", () => {
+  test('log-probabilities in the chat form (`logprobs.content`) are read', async () => {
+    const server = await new ZooServer('plain', { wire: 'llama.cpp' }).start();
+    servers.push(server);
+    const model = new OpenAIModel({ baseURL: server.baseURL, model: 'zoo', retry: { maxRetries: 0 } });
+    const prompt = `${ZOO_LIBRARY.split('\n----\n')[0]}\n----\nDescription: (Pens) Count the pens.\nInput: Tom has 3 pens and buys 7 more. How many pens does he have?\nQ1:`;
+    const r = await model.complete({ prompt, stop: ['\n#'], logprobs: true, temperature: 0 });
+    assert.equal(r.text, ' [calculator] 3 + 7');
+    assert.ok(r.tokenLogprobs?.length, 'log-probabilities read');
+    assert.ok(r.tokenLogprobs.every(lp => lp === -0.5));
   });
 });

@@ -2,9 +2,7 @@
 // requests go then: to the live model (an endpoint, or VS Code's), or nowhere, with a DepartedError that says how to
 // go on. departure.ts says when a run departs and rejoins.
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
-
-/** A departed replay with no live model was asked for what comes after the departure. */
-export class DepartedError extends Error {}
+import { DepartedError } from '../engine/types';
 
 /** A model that follows a recording until told the run departs from it (a program's replay, a trace's replay). */
 export interface Departing {

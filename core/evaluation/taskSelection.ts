@@ -10,11 +10,18 @@ import type { ArtDocument, Program } from '../art/ast';
 import { parseArt } from '../art/parse';
 import { readTextFile } from '../common/textFile';
 import type { ModelClient } from '../model/types';
-import { createArtRunner } from '../engine/create';
-import { normaliseAnswer } from '../evaluation/eval';
-import { descriptionText } from './prompt';
-import { describeWhy } from './promptReport';
-import { isDemonstration, selectDemonstrations, type Demonstration, type SelectionWhy, type SelectStrategy, type TaskSpec } from './selection';
+import { createArtRunner } from '../launch/create';
+import { normaliseAnswer } from './eval';
+import { descriptionText } from '../prompt/prompt';
+import { describeWhy } from '../prompt/promptReport';
+import {
+  isDemonstration,
+  selectDemonstrations,
+  type Demonstration,
+  type SelectionWhy,
+  type SelectStrategy,
+  type TaskSpec,
+} from '../prompt/selection';
 import type { RunnerOptions } from '../engine/runnerOptions';
 
 export interface LibraryFile {

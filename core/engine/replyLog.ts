@@ -3,7 +3,8 @@
 // ever program text or part of a later prompt; both are shown (snapshot, trace, events).
 // A checkpoint keeps a copy (`save`), so going back to a pause, or across to another line, restores what that pause had.
 import type { ReplyRepair } from '../model/chatReply';
-import type { RequestReasoning, StepView } from './types';
+import type { RequestReasoning } from './types';
+import type { StepView } from '../protocols/types';
 
 /** A ReplyLog as a checkpoint keeps it. */
 export interface SavedReplies {

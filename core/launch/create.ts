@@ -4,9 +4,9 @@ import { AgentProtocol, type AgentRunSpec } from '../protocols/agentProtocol';
 import { ArtProtocol } from '../protocols/artProtocol';
 import { MultiToolProtocol, type MultiToolRunSpec } from '../protocols/multitoolProtocol';
 import { buildArtPrompt, taskOf } from '../prompt/prompt';
-import { Runner } from './runner';
+import { Runner } from '../engine/runner';
 import { selectDemonstrations, type Demonstration, type SelectionOptions, type TaskSpec } from '../prompt/selection';
-import type { RunnerOptions } from './runnerOptions';
+import type { RunnerOptions } from '../engine/runnerOptions';
 import { withoutUndefined } from '../common/text';
 
 export interface ArtRunSpec {
@@ -19,7 +19,7 @@ export interface ArtRunSpec {
   /** The new task; with `program`, overrides its fields (e.g. a new input). */
   task?: Partial<TaskSpec>;
   selection?: SelectionOptions;
-  /** The demonstrations, chosen beforehand (core/prompt/taskSelection.ts): `selection` is then not used. */
+  /** The demonstrations, chosen beforehand (core/evaluation/taskSelection.ts): `selection` is then not used. */
   demonstrations?: Demonstration[];
   /** Honour inline `<<Tool>>` triggers inside the answers the model writes (the run option inlineTriggers). */
   inlineTriggers?: boolean;

@@ -10,7 +10,8 @@ import { join, resolve } from 'node:path';
 import { prepareRun } from '../../core/launch/launch';
 import type { RunConfig } from '../../core/launch/session';
 import { disposeLocalRuntimes } from '../../core/model/localRuntime';
-import { END_REASONS, type PauseInfo } from '../../core/engine/types';
+import type { PauseInfo } from '../../core/engine/types';
+import { END_REASONS } from '../../core/trace/vocabulary';
 import { CORPUS } from '../support/corpus';
 import { localModelPath } from '../support/localModel';
 

@@ -7,9 +7,23 @@ import { defaultImprovedPath, improve, ImproveError, ImproveStopped, PlanError }
 import { formatImprove, improveJson } from './improve';
 import { NOT_FOR_EVAL } from './eval';
 import { CliError } from './files';
-import { guarded, keysOf, mcpLabel, existingFile, pathIn, runOptionShape, runOptionsOf, toolResult, type McpContext } from './mcpCommon';
+import { mayCallEndpoint } from '../launch/apiKey';
+import {
+  commandsRefusedOf,
+  confinedRunOptions,
+  guarded,
+  keysOf,
+  mcpKey,
+  mcpLabel,
+  existingFile,
+  filePath,
+  pathIn,
+  runOptionShape,
+  toolResult,
+  toolsSentence,
+  type McpContext,
+} from './mcpCommon';
 
-const filePath = (what: string) => z.string().min(1).describe(`${what}; relative paths start at the server's working directory.`);
 const side = z.object({ n: z.number(), correct: z.number(), accuracy: z.number() });
 
 export function registerImprove(server: McpServer, ctx: McpContext): void {
@@ -18,7 +32,8 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
     {
       title: 'Improve a task library with demonstrations bootstrapped from a dataset',
       description:
-        'As `art improve` does: runs the library on the training split at a temperature above 0, keeps the right runs as candidate demonstrations, chooses a set of them on the dev split by a seeded random search within a budget of model requests, and compares the original with the improved library on the test split (McNemar); writes the proposed library as a new file (never over the original). Stops when the request is cancelled; the same call resumes, reusing what ran.',
+        'As `art improve` does: runs the library on the training split at a temperature above 0, keeps the right runs as candidate demonstrations, chooses a set of them on the dev split by a seeded random search within a budget of model requests, and compares the original with the improved library on the test split (McNemar); writes the proposed library as a new file (never over the original). Stops when the request is cancelled; the same call resumes, reusing what ran.' +
+        toolsSentence(ctx),
       inputSchema: {
         library: filePath('The task library (.art) to improve'),
         train: filePath('The training split (JSONL): its right runs become candidate demonstrations'),
@@ -57,7 +72,14 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
     },
     async (args, extra) =>
       guarded('improve', ctx, args, async () => {
-        const library = existingFile(ctx, args.library);
+        const library = await existingFile(ctx, args.library, '"library"');
+        const [train, dev, test] = [
+          await existingFile(ctx, args.train, '"train"'),
+          await existingFile(ctx, args.dev, '"dev"'),
+          await existingFile(ctx, args.test, '"test"'),
+        ];
+        const out = await pathIn(ctx, args.out ?? defaultImprovedPath(library), '"out"');
+        const options = await confinedRunOptions(ctx, args);
         if (!library.toLowerCase().endsWith('.art')) throw new CliError(`${args.library}: give a task library (.art) as "library"`);
         const token = extra._meta?.progressToken;
         let done = 0;
@@ -70,14 +92,19 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
         try {
           const end = await improve({
             library,
-            train: existingFile(ctx, args.train),
-            dev: existingFile(ctx, args.dev),
-            test: existingFile(ctx, args.test),
-            out: args.out !== undefined ? pathIn(ctx, args.out) : defaultImprovedPath(library),
-            options: runOptionsOf(args),
+            train,
+            dev,
+            test,
+            out,
+            options,
             optionLabel: mcpLabel('library'),
-            apiKey: o => ctx.env[o.apiKeyEnv] || undefined,
+            apiKey: o => {
+              const { key, note } = mcpKey(ctx, o, mayCallEndpoint(o));
+              if (note) progress(note);
+              return key;
+            },
             trusted: true,
+            commandsRefused: commandsRefusedOf(ctx),
             concurrency: args.concurrency ?? 4,
             budget: args.budget ?? 1000,
             seed: args.seed ?? 0,

@@ -11,9 +11,18 @@ import { parseArt } from '../art/parse';
 import { readTextFile, TextFileError } from '../common/textFile';
 import { RequestLimiter } from '../model/limiter';
 import { createArtRunner } from '../launch/create';
-import { formatHeader, headerDifferences, libraryChanged, makeHeader, readHeader, sha256OfFile, type ResultsHeader } from './header';
+import {
+  formatHeader,
+  headerDifferences,
+  libraryChanged,
+  makeHeader,
+  readHeader,
+  resultsTargetProblem,
+  sha256OfFile,
+  type ResultsHeader,
+} from './header';
 import { EvalDataError, readDataset, readResults, runEval, type EvalExample, type EvalResult, type EvalRun } from './eval';
-import { deleteRun, newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
+import { deleteRun, newRunId, prepareRunsFolder, runFiles, runsFolderProblem, writeSummary } from '../trace/history';
 import { LaunchError } from '../launch/options';
 import { pickProgram } from '../launch/pick';
 import { chatModelNotes, openSession, runInfo, type RunSession } from '../launch/session';
@@ -127,6 +136,8 @@ export interface EvaluationConfig {
   apiKey?(o: RunOptions): string | undefined | Promise<string | undefined>;
   /** Whether anything may run (the workspace trust). */
   trusted: boolean;
+  /** The tool file's command tools and MCP servers start nothing and answer with this (registry.ts). */
+  commandsRefused?: string;
   /** With the option modelSource "vscode": the chat model the caller has (VS Code's Language Model API). */
   chatModel?: ChatBackend;
   /** Examples run at once, and the bound on requests in flight. */
@@ -200,13 +211,24 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
     );
   // The results file (locked against a second evaluation, its last line repaired) and the run history are checked
   // writable before anything runs: a file that cannot be written is one line now, not an error after the first example.
+  const refused = resultsTargetProblem(resultsPath);
+  if (refused) throw new EvalDataError(refused);
   const file = ResultsFile.open(resultsPath, c.log);
   let session: RunSession | undefined;
   try {
     if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
     const apiKey = (await c.apiKey?.(o)) || undefined;
     file.redact([apiKey]);
-    session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log, chatModel: c.chatModel, telemetryEnv: c.telemetryEnv });
+    session = await openSession({
+      ...o,
+      apiKey,
+      trusted: c.trusted,
+      ...HEADLESS,
+      log: c.log,
+      chatModel: c.chatModel,
+      commandsRefused: c.commandsRefused,
+      telemetryEnv: c.telemetryEnv,
+    });
     return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });
   } finally {
     file.close();
@@ -408,6 +430,8 @@ async function evaluateIn(
 
 /** The run history's folder, made where it is missing; one line naming it when it cannot be. */
 function prepareHistory(folder: string, gitignore: boolean): void {
+  const refused = runsFolderProblem(folder);
+  if (refused) throw new EvalDataError(refused);
   try {
     prepareRunsFolder(folder, gitignore);
   } catch (e) {

@@ -33,7 +33,10 @@ export const BOOTSTRAP_TEMPERATURE = 0.7;
 export type ImprovePhase = 'bootstrap' | 'dev' | 'test';
 
 /** What every evaluation of `art improve` is given as `art eval` gives it: the run options, the key, the trust, ... */
-type EvaluationShared = Pick<EvaluationConfig, 'options' | 'optionLabel' | 'apiKey' | 'trusted' | 'chatModel' | 'concurrency' | 'signal' | 'log'>;
+type EvaluationShared = Pick<
+  EvaluationConfig,
+  'options' | 'optionLabel' | 'apiKey' | 'trusted' | 'commandsRefused' | 'chatModel' | 'concurrency' | 'signal' | 'log'
+>;
 
 export interface ImproveConfig extends EvaluationShared {
   /** The task library and the three splits (JSONL), absolute paths. */
@@ -204,6 +207,7 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
       optionLabel: c.optionLabel,
       apiKey: c.apiKey,
       trusted: c.trusted,
+      commandsRefused: c.commandsRefused,
       chatModel: c.chatModel,
       concurrency: c.concurrency,
       runs: { folder: join(work, 'runs'), gitignore: true },
@@ -358,7 +362,15 @@ export class ImproveStopped extends Error {
 /** The tools a candidate's replay runs, as the runs had them. */
 async function openTools(c: ImproveConfig, o: RunOptions) {
   try {
-    const session = await openSession({ ...o, mode: 'replay', trusted: c.trusted, ...HEADLESS, log: c.log, chatModel: c.chatModel });
+    const session = await openSession({
+      ...o,
+      mode: 'replay',
+      trusted: c.trusted,
+      ...HEADLESS,
+      log: c.log,
+      chatModel: c.chatModel,
+      commandsRefused: c.commandsRefused,
+    });
     return { registry: session.tools, dispose: () => session.dispose() };
   } catch (e) {
     if (e instanceof LaunchError) throw e;

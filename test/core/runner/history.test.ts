@@ -125,9 +125,12 @@ describe('run history', () => {
   });
 
   test('listing a folder: summaries written, derived when missing or stale, parents from replays, deleting', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'art-runs-'));
+    const home = mkdtempSync(join(tmpdir(), 'art-runs-'));
+    prepareRunsFolder(home, true);
+    assert.ok(!existsSync(join(home, '.gitignore')), 'a folder ART did not make gets no .gitignore');
+    const dir = join(home, 'runs');
     prepareRunsFolder(dir, true);
-    assert.equal(readFileSync(join(dir, '.gitignore'), 'utf8').trim().split('\n').pop(), '*');
+    assert.equal(readFileSync(join(dir, '.gitignore'), 'utf8').trim().split('\n').pop(), '*', 'the folder ART made keeps the runs out of git');
     const first = newRunId('/w/arithmetic.art', new Date(Date.UTC(2025, 0, 1)));
     assert.equal(first, '2025-01-01T00-00-00-000Z-arithmetic');
     writeFileSync(runFiles(dir, first).trace, jsonl(answered(await artRun('18'), '18')));

@@ -247,6 +247,11 @@ export const RUN_OPTIONS = {
       },
     },
   ),
+  maxRequests: option(count(1).optional(), {
+    description:
+      "The most model requests a run may make (tools that ask the model included in none); past it the run ends (limit). Default: the runner's own bound. Useful with a small local model that repeats a step.",
+    cli: { flag: 'max-requests', arg: 'N' },
+  }),
   noProgressLimit: option(count(1).default(DEFAULT_NO_PROGRESS_LIMIT), {
     description:
       'Requests in a row that add nothing to the program (an empty reply, only a restatement of the text so far, the same text or monitor correction as the request before) after which the run ends (no-progress).',

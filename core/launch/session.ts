@@ -202,8 +202,8 @@ export async function endTelemetry(): Promise<void> {
 
 /** What the spans of a run say that its trace does not: the program, the mode, the API, where the model is. */
 export function runInfo(o: RunOptions, title: string, file?: string, task?: string): RunInfo {
-  const provider = o.mode === 'replay' ? 'replay' : o.modelSource === 'vscode' ? 'vscode' : 'openai';
-  const model = provider === 'openai' ? o.model : provider === 'vscode' ? o.vscodeModel : undefined;
+  const provider = o.mode === 'replay' ? 'replay' : o.modelSource === 'endpoint' ? 'openai' : o.modelSource;
+  const model = provider === 'openai' ? o.model : provider === 'vscode' ? o.vscodeModel : provider === 'local' ? o.modelFile : undefined;
   return { title, file, mode: o.mode, api: o.api, provider, ...(model ? { model } : {}), ...(task !== undefined ? { task } : {}) };
 }
 
@@ -232,6 +232,7 @@ export function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
     temperature: o.temperature,
     maxTokens: o.maxTokens,
     noProgressLimit: o.noProgressLimit,
+    ...(o.maxRequests !== undefined ? { maxRequests: o.maxRequests } : {}),
     pauseBeforeTool: o.pauseBeforeTool,
     pauseAfterTool: c.pauseAfterTool,
     pauseOnToolError: c.pauseOnToolError,
@@ -254,7 +255,7 @@ function constrainerOf(b: Base): Constrainer | undefined {
   if (o.mode !== 'generate' || o.constrain === 'off' || !caps.constraints) return undefined;
   // A source that enforces one dialect itself (the local model: llama.cpp's grammar) needs no probe in `auto`.
   const mode = o.constrain === 'auto' && caps.constraints !== 'probe' ? caps.constraints : o.constrain;
-  return new Constrainer({ mode, baseURL: o.baseURL, log: b.config.log });
+  return new Constrainer({ mode, baseURL: o.baseURL, log: b.config.log, exact: caps.exactGrammar });
 }
 
 /** Whether a live model is configured (the one rule: core/launch/modelSources.ts). */

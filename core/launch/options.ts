@@ -11,7 +11,7 @@ import { DEFAULT_WORD_LIST } from '../tools/lookup';
 import { TOOLS_FILE_NAME } from '../tools/toolsFile';
 import { DEFAULT_MAX_TOKENS } from '../model/types';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../model/bounds';
-import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT } from '../model/localRuntime';
+import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT } from '../model/defaultModel';
 import { DEFAULT_NO_PROGRESS_LIMIT } from '../engine/progress';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
 import { withoutUndefined } from '../common/text';

@@ -12,15 +12,12 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { freemem } from 'node:os';
 import { basename } from 'node:path';
+import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT } from './defaultModel';
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from 'node-llama-cpp';
 
 /** Threads llama.cpp decodes with: its default (4) on a two-core machine is ~100x slower (oversubscription). */
 const MAX_THREADS = 2;
 
-/** The context size when none is set: the model's own, capped (a larger one costs memory a short program never uses). */
-export const DEFAULT_LOCAL_CONTEXT = 8192;
-/** Milliseconds an unused model stays loaded (art.model.idleReleaseMs). */
-export const DEFAULT_IDLE_RELEASE_MS = 5 * 60_000;
 /** KV caches of one context: concurrent requests of an evaluation take one each (measured: docs/performance.md). */
 export const DEFAULT_LOCAL_SEQUENCES = 2;
 

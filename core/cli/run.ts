@@ -253,6 +253,9 @@ async function runSamples(options: RunOptions, samples: number, env: NodeJS.Proc
       telemetryEnv: env,
       trusted: true,
       retry: io.retry,
+      // Nobody answers a pause here: the samples run through their tool calls (they paused after the first one, and
+      // the process ended with no answer and exit 0).
+      ...HEADLESS,
     },
     samples,
   );

@@ -156,18 +156,26 @@ export class LocalRuntime {
   /** The model and context, loaded once (with progress in the log). */
   load(): Promise<{ model: LlamaModel; context: LlamaContext }> {
     this.disposed = false;
-    return (this.loading ??= this.open().catch((e: unknown) => {
-      this.loading = undefined;
-      throw e;
-    }));
+    if (this.loading) return this.loading;
+    // llama.cpp loads in its own threads, which hold no handle: a process whose runs all wait for the load (the
+    // samples of self-consistency) would otherwise end with their promises pending.
+    const hold = setInterval(() => {}, 1 << 30);
+    return (this.loading = this.open()
+      .finally(() => clearInterval(hold))
+      .catch((e: unknown) => {
+        this.loading = undefined;
+        throw e;
+      }));
   }
 
   private async open(): Promise<{ model: LlamaModel; context: LlamaContext }> {
     const o = this.options;
     const bytes = checkModelFile(o.file);
     const m = await llamaModule();
+    let architecture: string | undefined;
     try {
-      await m.readGgufFileInfo(o.file, { readTensorInfo: false, logWarnings: false });
+      const info = await m.readGgufFileInfo(o.file, { readTensorInfo: false, logWarnings: false });
+      architecture = (info.metadata as { general?: { architecture?: string } } | undefined)?.general?.architecture;
     } catch (e) {
       throw new LocalModelError(
         `${o.file}: the GGUF header cannot be read (${(e as Error).message}): the file is truncated or damaged, download it again`,
@@ -195,7 +203,7 @@ export class LocalRuntime {
         },
       });
     } catch (e) {
-      throw new LocalModelError(loadFailure(o.file, e as Error));
+      throw new LocalModelError(loadFailure(o.file, e as Error, architecture));
     }
     const trained = model.trainContextSize;
     const contextSize = o.contextSize ?? Math.min(trained, DEFAULT_LOCAL_CONTEXT);
@@ -224,9 +232,16 @@ export class LocalRuntime {
 
   /** A sequence for one request: the free one whose tokens share the longest prefix with `tokens`; waits when none is free. */
   async lease(tokens: readonly Token[], signal?: AbortSignal): Promise<Lease> {
-    await this.load();
     clearTimeout(this.idle);
+    // Before the load too: llama.cpp loads in its own threads, which hold no handle, and a process whose runs all wait
+    // for the load (the samples of self-consistency) would otherwise end with their promises pending.
     this.keepAlive ??= setInterval(() => {}, 1 << 30);
+    try {
+      await this.load();
+    } catch (e) {
+      if (!this.busy && !this.waiting.length) this.idleNow();
+      throw e;
+    }
     while (!this.free.length) {
       if (signal?.aborted) {
         if (!this.busy && !this.waiting.length) this.idleNow();
@@ -310,11 +325,12 @@ export class LocalRuntime {
 }
 
 /** The one line of a load that llama.cpp refused, from its logged reason. */
-function loadFailure(file: string, e: Error): string {
+function loadFailure(file: string, e: Error, architecture: string | undefined): string {
   const why = llamaErrors.join(' ');
   if (/not within the file bounds|corrupted or incomplete|unexpectedly reached end of file|failed to read/i.test(why))
     return `${file}: the file is truncated or corrupted (${why.match(/tensor '[^']+'[^.]*|[^:]+$/)?.[0]?.trim() ?? 'llama.cpp could not read it'}): download it again`;
   const arch = /unknown (?:model )?architecture:? '?([^'\s]+)/i.exec(why);
   if (arch) return `${file}: its architecture "${arch[1]}" is unknown to this llama.cpp: use a model of a supported architecture`;
-  return `${file}: llama.cpp could not load the model (${why || e.message}): check that the file is a whole GGUF model`;
+  // llama.cpp logged no reason (it does not always): both causes it cannot tell apart are named.
+  return `${file}: llama.cpp could not load the model (${why || e.message}): the file is truncated or damaged, or its architecture${architecture ? ` "${architecture}"` : ''} is unknown to this llama.cpp: download it again, or use a model of a supported architecture`;
 }

@@ -231,6 +231,16 @@ describe('art run', () => {
       );
     });
 
+    test('--samples runs through tool calls: nobody answers a pause (the samples paused after the first tool and exited 0)', async () => {
+      const anchor = 'How many dollars does he take at the market each day?\nQ1:';
+      server.setScripts(ContinuationScript.parse(` [calculator] 3 * 6\n#1: 18\nQ2: [EOQ]\nAns: 18\n----\nDescription: (Next)`, anchor));
+      server.rotateScripts = true;
+      const r = await art(['run', PROGRAM, '--task', '1', '--base-url', server.baseURL, '--model', 'scripted', '--samples', '2']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^Answer: 18\n$/);
+      assert.match(r.stderr, /\[art\] vote: 2 of 2 samples/);
+    });
+
     test('--samples 3 --trace: three programs vote; each sample writes its trace, the vote at its end', async () => {
       const anchor = 'How many dollars does he take at the market each day?\nQ1:';
       const script = (answer: string) => ContinuationScript.parse(` [EOQ]\nAns: ${answer}\n----\nDescription: (Next)`, anchor);

@@ -30,7 +30,8 @@ async function runAgent(agent: string, constrain: 'auto' | 'off') {
     modelFile: file,
     constrain,
     temperature: 0,
-    maxTokens: 48,
+    // Constrained decoding on a 262k-token vocabulary costs about a second a token on two cores (docs/performance.md).
+    maxTokens: 24,
     maxRequests: 3,
     trusted: true,
     cwd: root,

@@ -188,6 +188,8 @@ describe('real model: several runs at once', () => {
     const code = await evalCommand(
       [
         LIBRARY,
+        '--task',
+        'Word Unscramble',
         '--data',
         data,
         '--out',

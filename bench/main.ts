@@ -3,6 +3,7 @@
 // bundles this file like the shipped code.
 import { benchArt } from './art';
 import { benchEval, serveEndpoint } from './eval';
+import { benchLocal } from './local';
 import { benchLsp } from './lsp';
 import { benchOtel } from './otel';
 import { benchReplay } from './replay';
@@ -14,6 +15,7 @@ type Bench = () => Promise<Record<string, string | number>> | Record<string, str
 const areas: Record<string, Bench> = {
   art: benchArt,
   eval: benchEval,
+  local: benchLocal,
   lsp: benchLsp,
   otel: benchOtel,
   replay: benchReplay,

@@ -9,6 +9,7 @@ import type { LibraryTests } from './testing/libraryTests';
 import { readSettings } from './settings';
 import { ArtStatusBar } from './statusBar';
 import { registerLanguageModelTools } from './lm/tools';
+import { putCliOnPath } from './cliOnPath';
 
 /** What activate() returns: used by the integration tests and by other extensions. */
 export interface ArtStudioApi {
@@ -34,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): ArtStudioApi {
     log.info('Restricted mode: diagnostics and editing features work; no tool, model or program runs until the workspace is trusted.');
   }
 
+  putCliOnPath(context, log);
   client = createLanguageClient(context, log, settings.toolsFile);
   const languageClient = client;
   const statusBar = new ArtStatusBar(languageClient);

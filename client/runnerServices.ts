@@ -16,12 +16,16 @@ import {
   evaluate,
   exampleWithoutTask,
   hasResults,
+  libraryChangedSince,
   LaunchError,
   libraryTasks,
   newResultsPath,
   resultsFiles,
 } from '../core/evaluation/evaluate';
 import { ArtDebugSession } from './debugAdapter/debugSession';
+import { defaultImprovedPath, defaultWorkFolder, improve, ImproveError, ImproveStopped, PlanError } from '../core/improve/improve';
+import { withoutHeader } from '../core/improve/candidates';
+import { writeSplits } from '../core/improve/splits';
 
 export { ArtDebugSession };
 
@@ -78,6 +82,7 @@ export const evaluation = {
   newResultsPath,
   resultsFiles,
   hasResults,
+  libraryChangedSince,
   comparisonReport,
   resultsFileReport,
   /** The tasks of a library's text (the template left out). */
@@ -87,7 +92,14 @@ export const evaluation = {
     const examples = readDataset(path);
     return { examples: examples.length, withoutTask: exampleWithoutTask(examples)?.line };
   },
+  /** "ART: Improve Library…" (client/testing/improve.ts): core/improve. */
+  improve,
+  ImproveStopped,
+  writeSplits,
+  withoutHeader,
+  defaultImprovedPath,
+  defaultWorkFolder,
   /** Errors with a message for the person (anything else is a bug). */
-  isUserError: (e: unknown) => e instanceof EvalDataError || e instanceof LaunchError,
+  isUserError: (e: unknown) => e instanceof EvalDataError || e instanceof LaunchError || e instanceof PlanError || e instanceof ImproveError,
 };
 export type EvaluationModule = typeof evaluation;

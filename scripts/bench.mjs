@@ -12,6 +12,8 @@ await esbuild.build({
   platform: 'node',
   target: 'node20',
   format: 'cjs',
+  // The local model's runtime (node-llama-cpp: an ES module with native binaries) loads from node_modules, as in dist/.
+  external: ['node-llama-cpp'],
   minify: true,
   logLevel: 'warning',
   // As scripts/build.mjs: jsonc-parser's UMD main cannot be bundled, its ESM build can (the run benchmarks load the tools).

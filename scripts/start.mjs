@@ -14,7 +14,16 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyEdits, modify, parse } from 'jsonc-parser';
 import { packageExtension } from './package.mjs';
-import { codeServerCommand, ensureInstalled, EXTENSION_ID, ROOT, startCodeServer, workbenchUrl, writeUserSettings } from './code-server.mjs';
+import {
+  codeServerCommand,
+  ensureInstalled,
+  EXTENSION_ID,
+  QUIET_USER_SETTINGS,
+  ROOT,
+  startCodeServer,
+  workbenchUrl,
+  writeUserSettings,
+} from './code-server.mjs';
 
 const { values: opts } = parseArgs({ options: { port: { type: 'string', default: process.env.ART_PORT ?? '8080' }, fresh: { type: 'boolean' } } });
 const dataDir = join(ROOT, '.art-cache/code-server');
@@ -67,7 +76,8 @@ try {
   ]);
   if (install.status !== 0) throw new Error(`installing ${vsix} into code-server failed:\n${install.stdout}${install.stderr}`);
   console.log(`Installed ${EXTENSION_ID} into ${join(dataDir, 'ext')}`);
-  writeUserSettings(dataDir, undefined, { overwrite: false });
+  // A first start opens the examples' README (its "Things to try"), not an empty workbench.
+  writeUserSettings(dataDir, { ...QUIET_USER_SETTINGS, 'workbench.startupEditor': 'readme' }, { overwrite: false });
   chooseLocalModel(join(dataDir, 'user', 'User', 'settings.json'), modelFile);
 } catch (e) {
   console.error(`npm start: ${e instanceof Error ? e.message : e}`);

@@ -112,6 +112,8 @@ const steps = [
     limit: 600,
     notRun: /^phoenix suite: .*\(not run\)$/m,
   },
+  // The real-model tier (test/real): the default local model (provisioned by the setup step) run in-process.
+  { name: 'real', cmd: process.execPath, args: ['scripts/test.mjs', '--no-build', '--real'], counts: nodeTestCounts, limit: 900 },
 ];
 if (pkg.scripts?.['test:grammar'])
   steps.push({ name: 'grammar', cmd: 'npm', args: ['run', '--silent', 'test:grammar'], counts: summaryLine('grammar'), limit: 600 });

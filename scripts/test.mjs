@@ -1,5 +1,8 @@
 // Unit and protocol tests: node's own test runner over test/**/*.test.ts, TypeScript through tsx.
-// Usage: node scripts/test.mjs [--no-build] [--corpus | --phoenix] [substring filter...]
+// Usage: node scripts/test.mjs [--no-build] [--corpus | --phoenix | --real] [substring filter...]
+//
+// test/real (the real-model tier: the default local model, core/model/defaultModel.ts, run in-process through
+// test/support/localModel.ts, which provisions it once) runs only with --real, one file at a time (one model in memory).
 //
 // test/corpus (the papers' examples and the real ART library, in shared/corpus beside the checkout or ART_CORPUS)
 // runs only with --corpus (`npm run test:corpus`; the full test line runs it as its own step), and then alone. When
@@ -31,7 +34,8 @@ const args = process.argv.slice(2);
 const build = !args.includes('--no-build');
 const corpus = args.includes('--corpus');
 const phoenix = args.includes('--phoenix');
-const filters = args.filter(a => a !== '--no-build' && a !== '--corpus' && a !== '--phoenix');
+const real = args.includes('--real');
+const filters = args.filter(a => a !== '--no-build' && a !== '--corpus' && a !== '--phoenix' && a !== '--real');
 const files = [];
 (function walk(dir) {
   for (const name of readdirSync(dir).sort()) {
@@ -42,14 +46,16 @@ const files = [];
   }
 })(join(root, 'test'));
 const inSuite = name => f => f.startsWith(join('test', name) + '/');
-const suiteName = corpus ? 'corpus' : phoenix ? 'phoenix' : undefined;
-const suite = suiteName ? files.filter(inSuite(suiteName)) : files.filter(f => !inSuite('corpus')(f) && !inSuite('phoenix')(f));
+const suiteName = corpus ? 'corpus' : phoenix ? 'phoenix' : real ? 'real' : undefined;
+const suite = suiteName ? files.filter(inSuite(suiteName)) : files.filter(f => !['corpus', 'phoenix', 'real'].some(n => inSuite(n)(f)));
 const chosen = filters.length ? suite.filter(f => filters.some(s => f.includes(s))) : suite;
 if (!chosen.length) {
-  console.error(`no test files match${suiteName ? ` in test/${suiteName}` : ' (test/corpus runs with --corpus, test/phoenix with --phoenix)'}`);
+  console.error(
+    `no test files match${suiteName ? ` in test/${suiteName}` : ' (test/corpus runs with --corpus, test/phoenix with --phoenix, test/real with --real)'}`,
+  );
   process.exit(1);
 }
-if (suiteName) {
+if (suiteName && suiteName !== 'real') {
   // The same check the suite's files make (test/support/corpus.ts, phoenix.ts), asked once so the line is printed once.
   const check = corpus ? "require('./test/support/corpus.ts').corpusMissing()" : "require('./test/support/phoenix.ts').phoenixMissing()";
   const probe = spawnSync(process.execPath, ['--import', 'tsx', '-e', `process.stdout.write(${check} ?? '')`], {
@@ -76,7 +82,16 @@ if (build) {
 }
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', `--test-timeout=${FILE_TIMEOUT_MS}`, ...chosen],
+  // A real-model file decodes on two CPU threads, one file at a time: three times the limit.
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-reporter=spec',
+    `--test-concurrency=${real ? 1 : 2}`,
+    `--test-timeout=${FILE_TIMEOUT_MS * (real ? 3 : 1)}`,
+    ...chosen,
+  ],
   { cwd: root, stdio: 'inherit', env },
 );
 process.exit(r.status ?? 1);

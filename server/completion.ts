@@ -52,17 +52,15 @@ function stepNameAt(doc: ArtDocument, offset: number): Step | null {
 
 function artCompletion(ctx: ServerContext, document: TextDocument, analysis: ArtAnalysis, offset: number): CompletionItem[] | null {
   const { lineStart, prefix } = lineBefore(document, offset);
-  const text = document.getText();
 
   const step = stepNameAt(analysis.doc, offset);
   if (step) {
     const b = step.bracketSpan!;
     // Replace the whole name (`[code ex|ecute]`), and with a closed bracket its `]` too, so the cursor lands after it.
     const to = step.unclosedBracket ? offset : b.end;
-    const lineEnd = document.offsetAt({ line: document.positionAt(offset).line + 1, character: 0 });
-    const rest = text.slice(to, lineEnd).replace(/\r?\n$/, '');
-    const close = rest === '' ? '] ' : ']';
-    return stepNameItems(ctx, analysis.doc, step, { start: document.positionAt(b.start + 1), end: document.positionAt(to) }, close);
+    // The name and its `]`, no space after it: the person types the space before the instruction (one given here was
+    // doubled by it).
+    return stepNameItems(ctx, analysis.doc, step, { start: document.positionAt(b.start + 1), end: document.positionAt(to) }, ']');
   }
 
   const ref = /#(\d*)$/.exec(prefix);

@@ -151,6 +151,12 @@ const LAYERS: { from: string; not: string[]; except?: string[]; why: string }[] 
     not: ['core/replay/', 'core/launch/', 'core/sampling/', 'core/evaluation/', 'core/cli/'],
     why: 'the engine is started by launch, sampling, evaluation and the shells',
   },
+  {
+    from: 'core/',
+    not: ['core/improve/'],
+    except: ['core/improve/', 'core/cli/'],
+    why: 'core/improve stands on the evaluation: only it and the shells import it',
+  },
   { from: 'client/debugAdapter/', not: ['client/'], except: ['client/debugAdapter/'], why: 'the adapter bundle has nothing of the extension' },
   { from: 'client/webview/', not: ['client/', 'server/'], except: ['client/webview/'], why: 'a webview page runs in the browser' },
 ];

@@ -12,7 +12,7 @@
 // the runners, core/sampling/samples.ts), and the vote goes into every sample's trace once all have ended.
 // The API key comes from the client through a constructor option (never a launch argument; VS Code's asks before the
 // key goes to another host than the user's setting) or from the environment variable named by `apiKeyEnv`.
-import { frameLocation } from './frames';
+import { FRAME_STRIDE, frameLocation, frameThread } from './frames';
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import {
@@ -31,6 +31,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { prepareRun } from '../../core/launch/launch';
+import { SteppingSession } from '../../core/launch/stepping';
 import { parseRunOptions } from '../../core/launch/options';
 import { promptReportOf } from '../../core/launch/promptOfRun';
 import { callerChatModel, chatModelNotes, type ChatModelProvider, type PreparedRun, type RunConfig } from '../../core/launch/session';
@@ -54,14 +55,12 @@ import {
 } from './protocol';
 import { programVariables, samplesVariables, scopeOfReference, scopesOf, scopeVariables, stopReason, TOOL_SCOPE, toolVariables } from './variables';
 import { SourceMap } from './sourceMap';
-import { endOutput, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage, RunNotStarted } from './messages';
+import { endOutput, reasoningEvents, repairLine, tracesLine, launchMessage, modeLine, runDocuments, withMessage, RunNotStarted } from './messages';
 import { typedText } from '../../core/common/typedText';
 import { commonPrefixLength } from '../../core/common/text';
 import { plural, tokenUsage } from '../../core/common/counts';
 import { CheckedDebugSession } from './checkedSession';
 
-/** Thread k's frame ids are (k - 1) * FRAME_STRIDE + id (its variable references: variables.ts). */
-const FRAME_STRIDE = 100_000;
 /** Runs started by every session of this process: each run's document gets a name no other run has. */
 let runsStarted = 0;
 /** How long launch waits for `configurationDone` (breakpoints) before it starts anyway. */
@@ -89,6 +88,7 @@ export interface ArtDebugSessionOptions {
 export class ArtDebugSession extends CheckedDebugSession {
   /** The run, or the samples of a self-consistency run (thread k is runs[k - 1]). */
   private runs: PreparedRun[] = [];
+  private sessions: SteppingSession[] = []; // runs[k]'s stepping session (core/launch/stepping.ts): its end, stop and disposal
   private running: Promise<unknown> | undefined;
   private args: ArtLaunchArguments | undefined;
   private runNumber = 0;
@@ -274,21 +274,21 @@ export class ArtDebugSession extends CheckedDebugSession {
     for (const note of run.toolNotes) this.sendEvent(new OutputEvent(`tools: ${note}\n`, 'console'));
     for (const p of run.toolProblems) this.sendEvent(new OutputEvent(`tools: ${p}\n`, 'stderr'));
     runs.forEach((r, i) => this.wire(r, i + 1));
+    const sessions = (this.sessions = runs.map(r => new SteppingSession(r, config)));
     this.applyBreakpoints();
     const traces = tracesLine(runs);
     if (traces) this.sendEvent(new OutputEvent(`${traces}\n`, 'console'));
     if (runs.length > 1) runs.forEach((_, i) => this.sendEvent(new ThreadEvent('started', i + 1)));
     this.running = Promise.all(
-      runs.map((r, i) =>
-        r.runner
-          .run()
+      sessions.map((session, i) =>
+        session
+          .begin()
           .then(result => this.ended(runs, i + 1, result))
           .catch(e => {
             // Whatever went wrong, the session ends: the client must not wait on a run that is gone.
             this.sendEvent(new OutputEvent(`The run failed: ${(e as Error).message}\n`, 'stderr'));
-            for (const other of runs) other.runner.stop();
+            for (const other of sessions) void other.stop().catch(() => undefined);
             if (this.runs === runs) this.runs = [];
-            void Promise.all(runs.map(x => x.dispose())).catch(() => undefined);
             if (!this.restarting) this.sendEvent(new TerminatedEvent());
           }),
       ),
@@ -392,6 +392,7 @@ export class ArtDebugSession extends CheckedDebugSession {
     const tokens = `${plural(s.requests, 'request')}, ${tokenUsage(s.usage)}`;
     const who = samples ? `Sample ${thread}: ` : '';
     const end = endOutput(result, who, tokens, samples ? '' : `\n${this.console.text.endsWith('\n') ? '' : '\n'}`);
+    for (const ev of reasoningEvents(s.reasoning, who)) this.sendEvent(ev);
     this.sendEvent(new OutputEvent(end.text, end.category));
     if (samples) {
       if (current) this.sendEvent(new ThreadEvent('exited', thread));
@@ -399,7 +400,7 @@ export class ArtDebugSession extends CheckedDebugSession {
       if (!runs.every(r => r.runner.ended)) return;
     }
     const vote = samples ? recordVote(runs) : undefined;
-    await Promise.all(runs.map(r => r.dispose().catch(() => undefined)));
+    await Promise.all(runs.map(r => (this.sessions.find(s => s.run === r)?.dispose() ?? r.dispose()).catch(() => undefined)));
     for (const [i, r] of runs.entries()) {
       const res = r.runner.ended!;
       const snap = res.snapshot;
@@ -442,8 +443,7 @@ export class ArtDebugSession extends CheckedDebugSession {
   }
 
   private async stopRun(): Promise<void> {
-    if (!this.runs.length) return;
-    for (const run of this.runs) run.runner.stop();
+    for (const s of this.sessions) void s.stop().catch(() => undefined); // an ended run's session stops at once
     await this.running;
   }
 
@@ -792,9 +792,4 @@ export class ArtDebugSession extends CheckedDebugSession {
       this.sendErrorResponse(response, { id: 1006, format: (e as Error).message, showUser: true });
     }
   }
-}
-
-/** The thread a frame id belongs to (thread k's frames are numbered from (k - 1) * FRAME_STRIDE). */
-function frameThread(frameId: number): number {
-  return Math.floor(frameId / FRAME_STRIDE) + 1;
 }

@@ -7,6 +7,14 @@ import type { PreparedRun } from '../../core/launch/session';
 import { basename } from './messages';
 import { SourceMap, lineAt } from './sourceMap';
 
+/** Thread k's frame ids are (k - 1) * FRAME_STRIDE + id (its variable references: variables.ts). */
+export const FRAME_STRIDE = 100_000;
+
+/** The thread a frame id belongs to (thread k's frames are numbered from (k - 1) * FRAME_STRIDE). */
+export function frameThread(frameId: number): number {
+  return Math.floor(frameId / FRAME_STRIDE) + 1;
+}
+
 export interface FrameOf {
   run: PreparedRun;
   thread: number;

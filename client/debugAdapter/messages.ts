@@ -1,10 +1,11 @@
 // What the adapter says in words: the run's first line (the mode and why), the line of a run that did not finish,
 // a launch error, a run the user chose not to start, a breakpoint's message, and the names of the documents a run's programs are shown in.
-import { Breakpoint } from '@vscode/debugadapter';
+import { Breakpoint, OutputEvent } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { LaunchError } from '../../core/launch/options';
 import type { PreparedRun } from '../../core/launch/session';
-import type { RunResult } from '../../core/engine/types';
+import type { RequestReasoning, RunResult } from '../../core/engine/types';
+import { plural } from '../../core/common/counts';
 
 /**
  * The URIs of the documents of a run's programs (one per sample), in `scheme`: `NAME (run N).art-run`, N counted
@@ -53,6 +54,25 @@ export function modeLine(
 export function repairLine(request: number, summary: string, sample: number | undefined, traced: boolean): string {
   const who = sample !== undefined ? `, sample ${sample}` : '';
   return `\n[request ${request}${who}] the chat reply was repaired: ${summary}${traced ? ' (every repair is in the trace)' : ''}\n`;
+}
+
+/**
+ * A run's reasoning at its end, one collapsed group per request (`[request 1] reasoning, 61 characters`), so a run that
+ * never paused (where the Variables view shows it) still shows what the model thought.
+ */
+export function reasoningEvents(reasoning: readonly RequestReasoning[] | undefined, who: string): DebugProtocol.OutputEvent[] {
+  const event = (text: string, group?: 'startCollapsed' | 'end') => {
+    const e = new OutputEvent(text, 'console') as DebugProtocol.OutputEvent;
+    if (group) e.body.group = group;
+    return e;
+  };
+  return (reasoning ?? [])
+    .filter(r => r.text.trim())
+    .flatMap(r => [
+      event(`${who}[request ${r.request}] reasoning, ${plural(r.text.trim().length, 'character')}\n`, 'startCollapsed'),
+      event(`${r.text.trim()}\n`),
+      event('', 'end'),
+    ]);
 }
 
 /** Where the run's traces go (and how many samples vote), or '' when it writes none. */

@@ -10,4 +10,5 @@ export const LM_TOOLS = {
   debugStepBack: 'art_debug_step_back',
   runTests: 'art_run_tests',
   evaluate: 'art_evaluate',
+  improve: 'art_improve',
 } as const;

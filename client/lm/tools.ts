@@ -1,5 +1,5 @@
 // The editor's language model tools (`contributes.languageModelTools`, registered with vscode.lm.registerTool): the
-// operations of `art mcp` (check, show the prompt, step a debug session, run the programs as tests, evaluate) for
+// operations of `art mcp` (check, show the prompt, step a debug session, run the programs as tests, evaluate, improve) for
 // the editor's own agent mode, acting on what the person has in front of them: the active document and its
 // diagnostics, the ART debug session in progress (its pause, an override of the paused tool's output, continue,
 // step back: the agent sees what the person sees), the Test Explorer and the evaluation view. The tools that run
@@ -139,6 +139,16 @@ interface ContinueInput {
 interface EvaluateInput {
   library?: string;
   data: string;
+  task?: string | number;
+}
+
+interface ImproveInput {
+  library?: string;
+  train: string;
+  dev?: string;
+  test?: string;
+  seed?: number;
+  budget?: number;
   task?: string | number;
 }
 
@@ -406,6 +416,37 @@ export function registerLanguageModelTools(deps: LmToolsDeps): vscode.Disposable
             [...r.summaryLines, `results: ${r.results}`, ...(r.stopped ? [`stopped with ${r.rows.length} of ${r.total} examples done`] : [])].join(
               '\n',
             ),
+          );
+        },
+      },
+    ],
+    [
+      LM_TOOLS.improve,
+      {
+        prepareInvocation: (o: vscode.LanguageModelToolInvocationPrepareOptions<ImproveInput>) => ({
+          invocationMessage: `Improving ${o.input.library ?? 'the task library'} from ${o.input.train}`,
+          confirmationMessages: {
+            title: 'ART Studio: improve the library?',
+            message: `Runs ${o.input.library ?? 'the active task library'} on the training, dev and test examples (at most ${o.input.budget ?? 1000} model requests, tools run) and proposes a new library beside it; you Accept or Discard it.`,
+          },
+        }),
+        invoke: async (o: vscode.LanguageModelToolInvocationOptions<ImproveInput>, token) => {
+          requireTrust();
+          const i = o.input;
+          const library = i.library ? uriOf(i.library) : vscode.window.activeTextEditor?.document.uri;
+          if (!library?.path.endsWith('.art')) throw new ToolError('give "library" (a task library, .art) or open one in the editor');
+          if (!i.dev !== !i.test) throw new ToolError('give both "dev" and "test", or neither (then "train" is split in three by "seed")');
+          const splits =
+            i.dev && i.test ? { train: uriOf(i.train), dev: uriOf(i.dev), test: uriOf(i.test) } : { data: uriOf(i.train), seed: i.seed ?? 0 };
+          const end = await deps.runner.improvements.run(library, { splits, task: i.task, budget: i.budget, seed: i.seed, token });
+          if (!end) throw new ToolError('nothing was proposed: the notification says why (the model settings, the data, the budget, a stop)');
+          return text(
+            [
+              `proposed: ${end.out} (${end.added.length} demonstration(s) added: ${end.added.map(a => a.id).join(', ') || 'none'})`,
+              `test: ${end.baseline.correct}/${end.baseline.n} → ${end.improved.correct}/${end.improved.n}, McNemar p = ${end.pValue.toPrecision(3)}: ${end.significant ? 'a significant gain' : 'no significant gain'}`,
+              `requests: ${end.requests} of ${end.plan.budget}`,
+              'the person decides: Accept writes the demonstrations into the library, Discard leaves it',
+            ].join('\n'),
           );
         },
       },

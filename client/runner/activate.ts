@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import { readSetting, type ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
-import { openTrace, overrideToolOutput, sampleAlternatives, saveAsDemonstration, setApiKey } from './commands';
+import { API_KEY_SECRET, openTrace, overrideToolOutput, sampleAlternatives, saveAsDemonstration, setApiKey } from './commands';
 import { ArtConfigurationProvider } from './configuration';
 import { AgentDiagrams, SHOW_DIAGRAM_COMMAND } from '../views/diagram';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { DEBUG_TYPE } from '../debugAdapter/protocol';
 import { registerLibraryTests, type LibraryTests } from '../testing/libraryTests';
 import { registerRunsCommands, replayRun, RunsView } from '../views/runsView';
 import { COMPARE_EVALUATIONS_COMMAND, EVALUATE_COMMAND, Evaluations, type EvaluationMode } from '../testing/evaluation';
+import { IMPROVE_COMMAND, ImproveCodeLens, LibraryImprovements, type ImproveGiven } from '../testing/improve';
 import { EvalComparisons } from '../testing/comparison';
 import { EvaluationsView, registerEvaluationsCommands } from '../views/evaluationsView';
 import { SHOW_PROMPT_COMMAND, showPrompt } from './showPrompt';
@@ -41,6 +42,8 @@ export interface RunnerApi {
   evaluations: Evaluations;
   /** "ART: Compare Evaluations" and its view. */
   comparisons: EvalComparisons;
+  /** "ART: Improve Library…". */
+  improvements: LibraryImprovements;
   /** The ART Evaluations view: the workspace's past evaluations per library. */
   evaluationsView: EvaluationsView;
   /** The status bar's run mode (Replay or Live). */
@@ -59,6 +62,7 @@ export const COMMANDS = {
   showAgentDiagram: SHOW_DIAGRAM_COMMAND,
   sampleAlternatives: 'art.sampleAlternatives',
   evaluateTask: EVALUATE_COMMAND,
+  improveLibrary: IMPROVE_COMMAND,
   compareEvaluations: COMPARE_EVALUATIONS_COMMAND,
   showPrompt: SHOW_PROMPT_COMMAND,
   run: RUN_COMMAND,
@@ -106,7 +110,10 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     traceDir,
     hasRecording: (program, text, task) => loadRunnerBundle().hasRecording(program, text, task),
   });
-  const mode = new RunModeStatus(deps.settings, () => loadRunnerBundle());
+  const mode = new RunModeStatus(deps.settings, () => loadRunnerBundle(), {
+    // The probe of a new endpoint's API goes with the key a run would send: the stored one, else the environment's.
+    key: async () => (await context.secrets.get(API_KEY_SECRET)) || process.env[String(deps.settings().runOptions.apiKeyEnv ?? 'OPENAI_API_KEY')],
+  });
   // A local model loaded by a run stays warm between runs (released when idle: art.model.idleReleaseMs) and goes
   // with the extension.
   context.subscriptions.push({ dispose: () => void runnerServices?.disposeLocalRuntimes() });
@@ -136,6 +143,13 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     chatModel: provideChatModel,
   });
   const evaluationsView = new EvaluationsView(deps.log);
+  const improvements = new LibraryImprovements({
+    compare: (a, b) => comparisons.compare(a, b),
+    load: () => loadRunnerBundle().evaluation,
+    runKey: (o, ctx) => keyHosts.keyFor(o, ctx),
+    settings: deps.settings,
+    log: deps.log,
+  });
 
   const factory: vscode.DebugAdapterDescriptorFactory = {
     createDebugAdapterDescriptor: () =>
@@ -215,6 +229,8 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.evaluateTask, (library?: vscode.Uri, data?: vscode.Uri, task?: string | number, mode?: EvaluationMode) =>
       evaluations.run(library, data, task, undefined, mode),
     ),
+    vscode.commands.registerCommand(COMMANDS.improveLibrary, (library?: vscode.Uri, given?: ImproveGiven) => improvements.run(library, given)),
+    vscode.languages.registerCodeLensProvider({ language: 'art', scheme: 'file' }, new ImproveCodeLens()),
     comparisons,
     evaluationsView,
     ...registerEvaluationsCommands(evaluationsView, { open: path => evaluations.open(path), compare: (a, b) => comparisons.compare(a, b) }),
@@ -249,5 +265,5 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, evaluationsView, mode, keyHosts };
+  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, improvements, evaluationsView, mode, keyHosts };
 }

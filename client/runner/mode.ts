@@ -14,6 +14,7 @@ import { basename } from 'node:path';
 
 /** What the item needs of the runner bundle (loaded when the choice is opened): the local model files. */
 type LocalModels = Pick<typeof import('../runnerServices'), 'listModelFiles' | 'modelsFolder' | 'pullModel' | 'DEFAULT_LOCAL_MODEL'>;
+import { probeApi } from '../../core/model/probe';
 
 export const SWITCH_MODE_COMMAND = 'art.switchRunMode';
 export const CHOOSE_MODE_COMMAND = 'art.chooseRunMode';
@@ -60,6 +61,7 @@ export class RunModeStatus implements vscode.Disposable {
   constructor(
     private readonly settings: (scope?: vscode.ConfigurationScope) => ArtSettings,
     private readonly local: () => LocalModels,
+    private readonly endpointDeps: EndpointDeps = {},
   ) {
     this.item.name = 'ART Run Mode';
     this.item.command = CHOOSE_MODE_COMMAND;
@@ -74,7 +76,9 @@ export class RunModeStatus implements vscode.Disposable {
       vscode.commands.registerCommand(SWITCH_MODE_COMMAND, (to?: RunMode) => this.switch(to)),
       vscode.commands.registerCommand(CHOOSE_MODE_COMMAND, () => this.choose()),
       vscode.commands.registerCommand(DOWNLOAD_MODEL_COMMAND, (uri?: string) => this.download(uri)),
-      vscode.commands.registerCommand(SET_ENDPOINT_COMMAND, (baseURL?: string, model?: string) => setModelEndpoint(baseURL, model)),
+      vscode.commands.registerCommand(SET_ENDPOINT_COMMAND, (baseURL?: string, model?: string, api?: ApiChoice) =>
+        setModelEndpoint(baseURL, model, api, this.endpointDeps),
+      ),
     );
     this.refresh();
   }
@@ -148,7 +152,8 @@ export class RunModeStatus implements vscode.Disposable {
         : {
             label: '$(gear) Set a Model Endpoint…',
             detail: 'An OpenAI-compatible endpoint (art.model.baseURL, art.model.name)',
-            apply: () => setModelEndpoint(),
+            // Set from the Live choice: once set, runs are live on it.
+            apply: async () => (await setModelEndpoint(undefined, undefined, undefined, this.endpointDeps)) && this.useModel('endpoint'),
           },
       { label: 'Local models', kind: vscode.QuickPickItemKind.Separator },
       ...files.map(f => ({
@@ -280,16 +285,27 @@ export class RunModeStatus implements vscode.Disposable {
   }
 }
 
+/** What "ART: Set a Model Endpoint" needs besides the user: the key to send the probe of the API with. */
+export interface EndpointDeps {
+  /** The key a run would send (the stored key, else the environment variable the settings name). */
+  key?(): Thenable<string | undefined> | Promise<string | undefined>;
+}
+
+type ApiChoice = RunOptionsApi | 'detect';
+type RunOptionsApi = 'completions' | 'chat' | 'tools';
+
 /**
- * "ART: Set a Model Endpoint": asks for the base URL and the model name (or takes them) and writes them where VS
- * Code keeps them: `art.model.baseURL` is machine-scoped (a workspace must not send the key to another endpoint),
+ * "ART: Set a Model Endpoint": asks for the base URL, the model name and the API (or takes them) and writes them where
+ * VS Code keeps them: `art.model.baseURL` is machine-scoped (a workspace must not send the key to another endpoint),
  * so it goes in the user settings of the machine the extension runs on (in a remote window, the Remote tab), and
- * `art.model.name` with it; then the settings editor shows them, on the right tab.
+ * `art.model.name` and `art.model.api` with it; then the settings editor shows them, on the right tab. The API is
+ * chosen, or detected: a one-token request to `/completions`, else `/chat/completions` (core/model/probe.ts), so a
+ * chat-only endpoint gets the chat API instead of a 404 on the first run.
  */
-export async function setModelEndpoint(baseURL?: string, model?: string): Promise<boolean> {
+export async function setModelEndpoint(baseURL?: string, model?: string, api?: ApiChoice, deps: EndpointDeps = {}): Promise<boolean> {
   const c = vscode.workspace.getConfiguration('art');
   baseURL ??= await vscode.window.showInputBox({
-    title: 'Model endpoint (1/2): base URL',
+    title: 'Model endpoint (1/3): base URL',
     prompt: "The base URL of an OpenAI-compatible API (art.model.baseURL, kept in this machine's user settings).",
     value: c.get<string>('model.baseURL') || 'http://127.0.0.1:8000/v1',
     ignoreFocusOut: true,
@@ -297,20 +313,63 @@ export async function setModelEndpoint(baseURL?: string, model?: string): Promis
   });
   if (!baseURL) return false;
   model ??= await vscode.window.showInputBox({
-    title: 'Model endpoint (2/2): model name',
+    title: 'Model endpoint (2/3): model name',
     prompt: 'The model name the endpoint serves (art.model.name).',
     value: c.get<string>('model.name') || '',
     ignoreFocusOut: true,
     validateInput: v => (v.trim() ? undefined : 'the model name, e.g. gpt-4o-mini'),
   });
   if (!model) return false;
-  await c.update('model.baseURL', baseURL.trim(), vscode.ConfigurationTarget.Global);
-  await c.update('model.name', model.trim(), vscode.ConfigurationTarget.Global);
+  [baseURL, model] = [baseURL.trim(), model.trim()];
+  api ??= await pickApi(c.get<string>('model.api'));
+  if (!api) return false;
+  const detected = api === 'detect' ? await detectApi(baseURL, model, deps) : api;
+  const chosen = detected ?? (await pickApi(c.get<string>('model.api'), false));
+  if (!chosen || chosen === 'detect') return false;
+  await c.update('model.baseURL', baseURL, vscode.ConfigurationTarget.Global);
+  await c.update('model.name', model, vscode.ConfigurationTarget.Global);
+  await c.update('model.api', chosen, vscode.ConfigurationTarget.Global);
+  // A workspace's own API would hide the one just chosen: it is the endpoint's, so it goes there too.
+  const shadow = c.inspect<string>('model.api');
+  if (shadow?.workspaceValue !== undefined && shadow.workspaceValue !== chosen)
+    await c.update('model.api', chosen, vscode.ConfigurationTarget.Workspace);
   // Machine-scoped settings are on the Remote tab of a remote window (code-server, SSH), on the User tab otherwise.
   const command = vscode.env.remoteName ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings';
   await vscode.commands.executeCommand(command, { query: 'art.model' });
   void vscode.window.showInformationMessage(
-    `ART Studio: the model endpoint is ${baseURL.trim()}, model ${model.trim()} (machine settings: a workspace cannot redirect the key). The key: "ART: Set API Key".`,
+    `ART Studio: the model endpoint is ${baseURL}, model ${model}, the ${chosen} API (machine settings: a workspace cannot redirect the key). The key: "ART: Set API Key".`,
   );
   return true;
+}
+
+const API_CHOICES: { api: ApiChoice; label: string; detail: string }[] = [
+  { api: 'detect', label: '$(search) Detect', detail: 'Ask the endpoint: a one-token request to /completions, else to /chat/completions' },
+  { api: 'completions', label: 'Completions', detail: 'POST /completions: the model continues the program; stop sequences honoured' },
+  { api: 'chat', label: 'Chat', detail: 'POST /chat/completions: the program so far in a message (for chat-only endpoints)' },
+  { api: 'tools', label: 'Tools', detail: 'POST /chat/completions with function calling: each tool offered as a function' },
+];
+
+/** Step 3/3: the API (art.model.api), Detect first; `detect: false` after a detection that could not tell. */
+async function pickApi(current: string | undefined, detect = true): Promise<ApiChoice | undefined> {
+  const pick = await vscode.window.showQuickPick(
+    API_CHOICES.filter(a => detect || a.api !== 'detect').map(a => ({ ...a, description: a.api === current ? 'current' : undefined })),
+    { title: detect ? 'Model endpoint (3/3): API' : 'Model endpoint (3/3): the endpoint could not tell: which API?', ignoreFocusOut: true },
+  );
+  return pick?.api;
+}
+
+/** The API the endpoint answers (a notification while it is asked), or undefined when it cannot tell (said why). */
+async function detectApi(baseURL: string, model: string, deps: EndpointDeps): Promise<RunOptionsApi | undefined> {
+  const apiKey = (await deps.key?.()) || undefined;
+  const r = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `ART Studio: asking ${baseURL} which API it serves…`, cancellable: true },
+    (_progress, token) => {
+      const controller = new AbortController();
+      token.onCancellationRequested(() => controller.abort());
+      return probeApi({ baseURL, model, apiKey, signal: controller.signal }).catch(() => undefined);
+    },
+  );
+  if (!r) return undefined;
+  if (!r.api) void vscode.window.showWarningMessage(`ART Studio: the endpoint answered neither API (${r.said.join('; ')}): choose one.`);
+  return r.api ?? undefined;
 }

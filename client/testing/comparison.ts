@@ -4,6 +4,7 @@
 // side by side ("ART: Compare Runs") or replay either in the debugger. The page is dist/compareView.js
 // (client/webview/compareView.ts) under the shared strict CSP; it draws the report as text, nothing from the data as HTML.
 import { basename } from 'node:path';
+import { comparisonChoices, earlierFirst, readHistoryFiles } from '../../core/evaluation/history';
 import * as vscode from 'vscode';
 import type { ComparisonReport } from '../../core/evaluation/report';
 import type { EvaluationModule } from '../runnerServices';
@@ -36,14 +37,19 @@ export class EvalComparisons implements vscode.Disposable {
     return this.report;
   }
 
-  /** Compares two results files (asked for when not given: B defaults to the one given, A is picked among the others). */
+  /**
+   * Compares two results files, A the earlier evaluation and B the later whatever the order they come in. Those not
+   * given are asked for, newest first, each dated with its accuracy: B first (the newest preselected), then A among
+   * the others (the one before B first).
+   */
   async compare(a?: string | vscode.Uri, b?: string | vscode.Uri): Promise<ComparisonReport | undefined> {
     const path = (x: string | vscode.Uri | undefined) => (typeof x === 'string' ? x : x?.fsPath);
     let [pa, pb] = [path(a), path(b)];
-    pb ??= await pickResults('Compare Evaluations: the later evaluation (B)', pa);
+    pb ??= await pickResults('Compare Evaluations (1/2): the later evaluation (B), newest first', pa);
     if (!pb) return undefined;
-    pa ??= await pickResults(`Compare Evaluations: the evaluation to compare ${basename(pb)} with (A)`, pb);
+    pa ??= await pickResults(`Compare Evaluations (2/2): the earlier evaluation (A) to compare ${basename(pb)} with`, pb);
     if (!pa) return undefined;
+    [pa, pb] = inTimeOrder(pa, pb);
     const m = this.deps.load();
     let report: ComparisonReport;
     try {
@@ -133,16 +139,28 @@ a { color: var(--vscode-textLink-foreground); margin-right: 8px; }`,
 }
 
 async function pickResults(title: string, other?: string): Promise<string | undefined> {
-  const files = (await vscode.workspace.findFiles('**/*.results.jsonl', '{**/node_modules/**}', 500)).filter(u => u.fsPath !== other);
+  const uris = (await vscode.workspace.findFiles('**/*.results.jsonl', '{**/node_modules/**}', 500)).filter(u => u.fsPath !== other);
+  const { files } = readHistoryFiles(uris.map(u => u.fsPath));
   if (!files.length) {
     void vscode.window.showWarningMessage(
       'ART Studio: there is no other results file (.results.jsonl) in the workspace: run "ART: Evaluate Task" first.',
     );
     return undefined;
   }
+  // Newest first: the first (preselected) is the latest evaluation, or, for A, the one before B.
+  const choices = comparisonChoices(files, other ? readHistoryFiles([other]).files[0] : undefined);
   const pick = await vscode.window.showQuickPick(
-    files.map(uri => ({ label: basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri), uri })),
+    choices.map(c => ({ label: c.label, description: vscode.workspace.asRelativePath(c.path), path: c.path })),
     { title, matchOnDescription: true, ignoreFocusOut: true },
   );
-  return pick?.uri.fsPath;
+  return pick?.path;
+}
+
+/** A and B in the order a comparison reads them: the earlier evaluation first (files that cannot be read: as given). */
+function inTimeOrder(a: string, b: string): [string, string] {
+  const { files } = readHistoryFiles([a, b]);
+  const [fa, fb] = files;
+  if (files.length !== 2 || !fa || !fb) return [a, b];
+  const [first, second] = earlierFirst(fa, fb);
+  return [first.path, second.path];
 }

@@ -13,7 +13,7 @@ import type { EvaluationModule } from '../runnerServices';
 import type { EvalResult } from '../../core/evaluation/eval';
 import type { EvalReport } from '../../core/evaluation/report';
 import type { EvaluationEnd } from '../../core/evaluation/evaluate';
-import { RUN_OPTIONS } from '../../core/launch/options';
+import { RUN_OPTIONS, type RunOptionName } from '../../core/launch/options';
 import type { ChatModelProvider } from '../../core/launch/session';
 import type { ChatBackend } from '../../core/model/chatContinuation';
 import type { ArtSettings } from '../settings';
@@ -88,29 +88,11 @@ export class Evaluations implements vscode.Disposable {
     token?: vscode.CancellationToken,
     mode?: EvaluationMode,
   ): Promise<EvaluationOutcome | undefined> {
-    if (!vscode.workspace.isTrusted) {
-      void vscode.window.showErrorMessage(UNTRUSTED_RUN_MESSAGE);
-      return undefined;
-    }
-    if (this.running) {
-      void vscode.window.showWarningMessage('ART Studio: an evaluation is running: cancel it from its notification first.');
-      return undefined;
-    }
-    library ??= await pickLibrary();
-    if (!library) return undefined;
-    const s = this.deps.settings(library);
-    const options: Record<string, unknown> = { ...s.runOptions };
+    const ready = await libraryToRun('an evaluation', this.running, library, this.deps.settings);
+    if (!ready) return undefined;
+    library = ready.library;
+    const { s, options } = ready;
     const onVscodeModel = options.modelSource === 'vscode';
-    if (!onVscodeModel && !options.model) {
-      const open = 'Set a Model Endpoint';
-      void vscode.window
-        .showErrorMessage(
-          'ART Studio: an evaluation calls the model: set the model the endpoint serves ("art.model.name") and its base URL ("art.model.baseURL").',
-          open,
-        )
-        .then(c => c === open && vscode.commands.executeCommand('art.setModelEndpoint'));
-      return undefined;
-    }
     const folder = vscode.workspace.getWorkspaceFolder(library);
     const root = folder?.uri.fsPath ?? dirname(library.fsPath);
     const runsFolder = resolve(root, s.runsFolder);
@@ -135,7 +117,7 @@ export class Evaluations implements vscode.Disposable {
     const latest = earlier.at(-1);
     let out = latest;
     if (latest && m.hasResults(latest)) {
-      mode ??= await askResumeOrNew(latest);
+      mode ??= await askResumeOrNew(latest, m.libraryChangedSince(latest, library.fsPath));
       if (!mode) return undefined;
       if (mode === 'new') out = m.newResultsPath(latest);
     }
@@ -170,12 +152,10 @@ export class Evaluations implements vscode.Disposable {
               library: library!.fsPath,
               data: data!.fsPath,
               out,
+              // Resuming was chosen (asked, or given): even a file of another version of the library.
+              resumeChangedLibrary: mode === 'resume',
               options,
-              // An option is named as the person sets it: its setting, else the launch attribute.
-              optionLabel: n => {
-                const key = RUN_OPTIONS[n].setting?.key;
-                return key ? `the setting "art.${key}"` : `"${n}"`;
-              },
+              optionLabel: settingLabel,
               apiKey: async o => {
                 const key = await this.deps.runKey(o, { program: library!.fsPath });
                 for (const note of key.notes) this.deps.log.info(`evaluation: ${note}`);
@@ -346,8 +326,50 @@ a { color: var(--vscode-textLink-foreground); }`,
   }
 }
 
+/** An option as the person sets it in an error: its setting, else the launch attribute. */
+export function settingLabel(n: RunOptionName): string {
+  const key = RUN_OPTIONS[n].setting?.key;
+  return key ? `the setting "art.${key}"` : `"${n}"`;
+}
+
+/**
+ * What a command that runs a whole library on a model needs first (Evaluate Task, Improve Library): a trusted
+ * workspace, no such command running, the library (the active `.art` or a pick), its settings and a model to call;
+ * each missing one said in a message. `what` names the work in them ("an evaluation").
+ */
+export async function libraryToRun(
+  what: string,
+  running: boolean,
+  library: vscode.Uri | undefined,
+  settings: (scope?: vscode.ConfigurationScope) => ArtSettings,
+): Promise<{ library: vscode.Uri; s: ArtSettings; options: Record<string, unknown> } | undefined> {
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showErrorMessage(UNTRUSTED_RUN_MESSAGE);
+    return undefined;
+  }
+  if (running) {
+    void vscode.window.showWarningMessage(`ART Studio: ${what} is running: cancel it from its notification first.`);
+    return undefined;
+  }
+  library ??= await pickLibrary();
+  if (!library) return undefined;
+  const s = settings(library);
+  const options: Record<string, unknown> = { ...s.runOptions };
+  if (options.modelSource !== 'vscode' && !options.model) {
+    const open = 'Set a Model Endpoint';
+    void vscode.window
+      .showErrorMessage(
+        `ART Studio: ${what} calls the model: set the model the endpoint serves ("art.model.name") and its base URL ("art.model.baseURL").`,
+        open,
+      )
+      .then(c => c === open && vscode.commands.executeCommand('art.setModelEndpoint'));
+    return undefined;
+  }
+  return { library, s, options };
+}
+
 /** The library has unsaved edits: the evaluation reads the saved file, so say so and offer to save first. */
-async function saveFirst(library: vscode.Uri): Promise<boolean> {
+export async function saveFirst(library: vscode.Uri): Promise<boolean> {
   const doc = vscode.workspace.textDocuments.find(d => d.uri.toString() === library.toString());
   if (!doc?.isDirty) return true;
   const save = 'Save and Evaluate';
@@ -362,23 +384,32 @@ async function saveFirst(library: vscode.Uri): Promise<boolean> {
   return c === saved;
 }
 
-/** A results file with results: resume it, or start a new evaluation in a new file beside it. */
-async function askResumeOrNew(results: string): Promise<EvaluationMode | undefined> {
+/**
+ * A results file with results: resume it, or start a new evaluation in a new file beside it. When the library changed
+ * since the file was begun, the choices say so (resuming would mix two versions of the library).
+ */
+async function askResumeOrNew(results: string, changed: { was: string; now: string } | null): Promise<EvaluationMode | undefined> {
   const pick = await vscode.window.showQuickPick(
     [
       {
         label: 'Start a new evaluation',
-        description: 'in a new results file beside the last; the last is kept to compare with',
+        description: `in a new results file beside the last; the last is kept to compare with${changed ? ' (the library changed since the last)' : ''}`,
         mode: 'new' as const,
       },
-      { label: 'Resume the last evaluation', description: `run only the examples not yet in ${basename(results)}`, mode: 'resume' as const },
+      {
+        label: 'Resume the last evaluation',
+        description: changed
+          ? `the library changed since ${basename(results)} was begun (${changed.was} → ${changed.now}): its results would mix the two versions`
+          : `run only the examples not yet in ${basename(results)}`,
+        mode: 'resume' as const,
+      },
     ],
     { title: `Evaluate Task: ${vscode.workspace.asRelativePath(results)} already holds results`, ignoreFocusOut: true },
   );
   return pick?.mode;
 }
 
-async function pickLibrary(): Promise<vscode.Uri | undefined> {
+export async function pickLibrary(): Promise<vscode.Uri | undefined> {
   const active = vscode.window.activeTextEditor?.document;
   if (active?.languageId === 'art' && active.uri.scheme === 'file') return active.uri;
   const files = await vscode.workspace.findFiles('**/*.art', '{**/node_modules/**,**/.art/**}', 500);
@@ -394,7 +425,10 @@ async function pickLibrary(): Promise<vscode.Uri | undefined> {
   return pick?.uri;
 }
 
-async function pickDataset(runsFolder: string): Promise<vscode.Uri | undefined> {
+export async function pickDataset(
+  runsFolder: string,
+  title = 'Evaluate Task: which dataset (one {"input", "target"} a line)?',
+): Promise<vscode.Uri | undefined> {
   const files = (await vscode.workspace.findFiles('**/*.jsonl', '{**/node_modules/**,**/.art/**}', 500)).filter(
     // Results files and run traces are JSONL too, not datasets.
     u => !u.fsPath.endsWith('.results.jsonl') && !u.fsPath.startsWith(runsFolder),
@@ -407,12 +441,17 @@ async function pickDataset(runsFolder: string): Promise<vscode.Uri | undefined> 
   }
   const pick = await vscode.window.showQuickPick(
     files.map(uri => ({ label: basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri), uri })),
-    { title: 'Evaluate Task: which dataset (one {"input", "target"} a line)?', matchOnDescription: true, ignoreFocusOut: true },
+    { title, matchOnDescription: true, ignoreFocusOut: true },
   );
   return pick?.uri;
 }
 
-async function pickTask(tasks: { index: number; title: string }[], library: vscode.Uri, data: vscode.Uri, line: number): Promise<number | undefined> {
+export async function pickTask(
+  tasks: { index: number; title: string }[],
+  library: vscode.Uri,
+  data: vscode.Uri,
+  line: number,
+): Promise<number | undefined> {
   if (!tasks.length) {
     void vscode.window.showErrorMessage(`ART Studio: ${vscode.workspace.asRelativePath(library)} has no program to run the examples as.`);
     return undefined;

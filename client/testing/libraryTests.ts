@@ -8,7 +8,8 @@ import type { LibraryTestsModule } from '../runnerServices';
 import { DEBUG_TYPE } from '../debugAdapter/protocol';
 
 const TESTS_GLOB = '**/*.art';
-const EXCLUDE = '{**/node_modules/**,**/.git/**}';
+// ART Studio's own folder (.art: the run history, `art improve`'s candidate libraries) holds no library of the person's.
+const EXCLUDE = '{**/node_modules/**,**/.git/**,**/.art/**}';
 
 export interface LibraryTestsDeps {
   /** The runner bundle's library-test functions (loaded on first use). */
@@ -61,6 +62,7 @@ export function registerLibraryTests(context: vscode.ExtensionContext, deps: Lib
     ctrl.items.add(file);
   };
   const refreshFile = async (uri: vscode.Uri) => {
+    if (uri.path.includes('/.art/')) return;
     const open = vscode.workspace.textDocuments.find(d => d.uri.toString() === uri.toString());
     try {
       refresh(uri, open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)));

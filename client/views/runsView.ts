@@ -32,7 +32,8 @@ export type RunsNode =
 export function describeRun(s: RunSummary): string {
   const tokens = s.tokens.promptTokens + s.tokens.completionTokens;
   const secs = s.durationMs !== undefined ? ` · ${(s.durationMs / 1000).toFixed(1)} s` : '';
-  return `${s.answer !== null ? `→ ${s.answer} · ` : ''}${s.status} · ${tokens} tokens${secs}`;
+  // A replay, or a model that reports no usage: no count, as the Debug Console says, rather than "0 tokens".
+  return `${s.answer !== null ? `→ ${s.answer} · ` : ''}${s.status} · ${tokens ? `${tokens} tokens` : 'no tokens reported'}${secs}`;
 }
 
 function when(s: RunSummary): string {

@@ -3,6 +3,7 @@
 // to be saved, is not checked (no Problems entries, no status bar counts) and gets no Run/Debug lenses. What each
 // finished run left behind (its program, answer and trace) is kept for "Save as Demonstration" and "Open Trace".
 // Reports of a run ("ART: Show Prompt") open in documents of the same scheme (showText).
+import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 import { DEBUG_TYPE, EndEvent, TextEvent } from '../debugAdapter/protocol';
 
@@ -14,6 +15,10 @@ interface Stream {
   uri: vscode.Uri;
   text: string;
   shown: boolean;
+  /** The editor group it was shown in, once shown. */
+  column?: vscode.ViewColumn;
+  /** The file the session runs (its launch configuration's `program`), put back where a second tab of the run took its place. */
+  source?: vscode.Uri;
 }
 
 export interface FinishedRun extends EndEvent.Body {
@@ -55,6 +60,8 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
       vscode.workspace.onDidCloseTextDocument(d => {
         if (d.uri.scheme === RUN_SCHEME) this.texts.delete(d.uri.toString());
       }),
+      // A tab VS Code opens, or a preview tab it replaces (the source's, opened from Quick Open), at a stop.
+      vscode.window.tabGroups.onDidChangeTabs(e => void this.closeDuplicates([...e.opened, ...e.changed])),
       this.ended,
       this.changed,
     );
@@ -94,7 +101,9 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
         const sample = body.sample ? `, sample ${body.sample.index}` : '';
         uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${name} (run ${++this.named}${sample}).${ext}` });
       }
-      st = { run: body.run, uri, text: '', shown: false };
+      const program: unknown = session.configuration.program;
+      const source = typeof program === 'string' && isAbsolute(program) ? vscode.Uri.file(program) : undefined;
+      st = { run: body.run, uri, text: '', shown: false, source };
       this.streams.set(key, st);
     }
     return st;
@@ -108,8 +117,7 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
     if (!st.shown && this.enabled()) {
       st.shown = true;
       void this.closeFinished()
-        .then(() => vscode.workspace.openTextDocument(st.uri))
-        .then(doc => vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false }))
+        .then(() => this.show(st))
         // Opening or showing fails when the editors are closed meanwhile: the run goes on, the log says so.
         .then(undefined, e => this.log.warn(`streamed program: ${(e as Error).message}`));
     } else this.changed.fire(st.uri);
@@ -126,6 +134,48 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
     const finished: FinishedRun = { ...body, sessionName: session.name, uri };
     this.last = finished;
     this.ended.fire(finished);
+  }
+
+  /**
+   * Shows a run's document beside the source, once. The source's editor is kept open first (a preview tab would be
+   * replaced by the next editor opened in its group); a tab of it the debugger opened first is then closed.
+   */
+  private async show(st: Stream): Promise<void> {
+    const active = vscode.window.activeTextEditor;
+    if (active && active.document.uri.scheme !== RUN_SCHEME) await vscode.commands.executeCommand('workbench.action.keepEditor');
+    const doc = await vscode.workspace.openTextDocument(st.uri);
+    const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
+    st.column = editor.viewColumn;
+    // The debugger may have opened it first, at the first stop, in the source's group.
+    await this.closeDuplicates(this.tabsOf(st.uri));
+  }
+
+  private tabsOf(uri: vscode.Uri): vscode.Tab[] {
+    const key = uri.toString();
+    return vscode.window.tabGroups.all.flatMap(g => g.tabs).filter(t => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key);
+  }
+
+  /**
+   * A run's document opened a second time in another group (at a stop VS Code opens the frame's document in the
+   * active group, the source's, whether or not it is open beside; a preview tab, the source's opened from Quick Open,
+   * is replaced by it): that tab is closed, the one beside kept, and the source put back where it was replaced.
+   */
+  private async closeDuplicates(tabs: readonly vscode.Tab[]): Promise<void> {
+    for (const t of tabs) {
+      if (!(t.input instanceof vscode.TabInputText) || t.input.uri.scheme !== RUN_SCHEME) continue;
+      const key = t.input.uri.toString();
+      const st = [...this.streams.values()].find(x => x.uri.toString() === key);
+      const column = t.group.viewColumn;
+      if (st?.column === undefined || column === st.column || !this.tabsOf(st.uri).some(o => o.group.viewColumn === st.column)) continue;
+      try {
+        if (t.group.tabs.length === 1 && st.source)
+          await vscode.window.showTextDocument(st.source, { viewColumn: column, preserveFocus: true, preview: false });
+        const extra = this.tabsOf(st.uri).filter(o => o.group.viewColumn === column);
+        if (extra.length) await vscode.window.tabGroups.close(extra, true);
+      } catch (e) {
+        this.log.warn(`streamed program: ${(e as Error).message}`);
+      }
+    }
   }
 
   /** Closes the tabs of finished runs' streamed documents: a new run's document takes their place. */

@@ -13,7 +13,7 @@
 // text's non-ASCII character would start or continue that prompt text.
 import type { CompiledAgent } from './compile';
 import { StreamMonitor } from './monitor';
-import { dfaToGbnf, dfaToRegex, minimizeDfa, portableDfa, type Alphabet, type Dfa } from '../common/regular';
+import { dfaToExactGbnf, dfaToGbnf, dfaToRegex, minimizeDfa, portableDfa, type Alphabet, type Dfa } from '../common/regular';
 import { isAscii } from '../common/portableSyntax';
 
 export interface Constraint {
@@ -21,6 +21,11 @@ export interface Constraint {
   regex: string;
   /** The same language as a GBNF grammar (llama.cpp syntax; the start rule is `root`). */
   gbnf: string;
+  /**
+   * The exact language as llama.cpp's GBNF, where the portable forms leave out texts no engine can be trusted to read
+   * alike (a class that leaves out one non-ASCII character); absent when the portable forms are exact already.
+   */
+  exactGbnf?: string;
 }
 
 /** Where the model starts writing: the monitor's positions (null before the first state) and its held-back tail. */
@@ -68,8 +73,9 @@ export function agentConstraint(agent: CompiledAgent, at: PausePoint = { positio
   const key = stateKey({ positions: at.positions, tail: at.tail ?? '', stopped: false });
   let c = perAgent.get(key);
   if (c === undefined) {
-    const dfa = portableDfa(agentDfa(agent, at), unlistedSymbols(agent));
-    c = dfa.accept.some(Boolean) ? { regex: dfaToRegex(dfa), gbnf: dfaToGbnf(dfa) } : null;
+    const exact = agentDfa(agent, at);
+    const dfa = portableDfa(exact, unlistedSymbols(agent));
+    c = dfa.accept.some(Boolean) ? { regex: dfaToRegex(dfa), gbnf: dfaToGbnf(dfa), exactGbnf: dfaToExactGbnf(exact) } : null;
     perAgent.set(key, c);
   }
   return c;

@@ -309,6 +309,24 @@ export function answerBefore(program: Program, k: number, offset: number): Answe
   return found;
 }
 
+/**
+ * The step the model writes from: a program's last `Qk:` with nothing after it (no `[name]`, no instruction, no
+ * answer, no `Ans:` after it), the way a person asks the model to go on (a prompt template's slot is one too). The
+ * checks leave it alone, and a run writes the program as given up to it, then the model writes from there.
+ */
+export function openStep(p: Program): Step | null {
+  const last = p.steps.at(-1);
+  if (!last || last.nameSpan !== null || last.answer || p.ans || last.instruction.trim() !== '') return null;
+  if (p.strayAnswers.some(a => a.span.start > last.marker.start)) return null;
+  return last;
+}
+
+/** The steps a program records (all but its open step, see openStep). */
+export function recordedSteps(p: Program): Step[] {
+  const open = openStep(p);
+  return open ? p.steps.slice(0, -1) : p.steps;
+}
+
 /** The task name shown for a program: its `(Task name)`, else the start of its input. */
 export function programTitle(p: Program, index: number): string {
   if (p.description?.taskName) return p.description.taskName;

@@ -5,7 +5,7 @@ import type { Diagnostic, Fix, Severity } from '../common/diagnostics';
 import { sortDiagnostics } from '../common/diagnostics';
 import { nearestName, type Span } from '../common/text';
 import type { Answer, ArtDocument, Program, Step } from './ast';
-import { answerBefore, normalizeName } from './ast';
+import { answerBefore, normalizeName, openStep } from './ast';
 import { ToolCatalog } from './knownTools';
 import { renumberFix } from './renumber';
 
@@ -54,7 +54,7 @@ interface ProgramContext {
   items: (Step | Answer)[];
   /** The first `Qk: [EOQ]`, where the program ends its queries. */
   eoq: Step | null;
-  /** The template's last, bare `Qk:` (not checked as a demonstration step). */
+  /** The template's last, bare `Qk:`, or the open step a task ends at (openStep): not checked as a demonstration step. */
   templateSlot: Step | null;
 }
 
@@ -85,7 +85,7 @@ export function checkProgram(text: string, p: Program, tools: ToolCatalog): Diag
     tools,
     items,
     eoq: p.steps.find(s => s.isEoq) ?? null,
-    templateSlot: p.template ? p.steps[p.steps.length - 1] : null,
+    templateSlot: p.template ? p.steps[p.steps.length - 1] : openStep(p),
   };
   const out: Diagnostic[] = [];
   for (const check of PROGRAM_CHECKS) check(c, out);
@@ -257,7 +257,8 @@ function missingEoq(c: ProgramContext, out: Diagnostic[]): void {
     return;
   }
   const lastStep = p.steps[p.steps.length - 1];
-  if (eoq || p.template || !lastStep) return;
+  // A program that ends at an open `Qk:` (the model writes from there) is a task, not a recording that stops.
+  if (eoq || p.template || !lastStep || c.templateSlot) return;
   const end = p.span.end;
   const n = lastStep.number + 1;
   out.push(

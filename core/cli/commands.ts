@@ -3,6 +3,7 @@
 export { runCommand } from './run';
 export { testCommand } from './test';
 export { evalCommand } from './eval';
+export { improveCommand } from './improve';
 export { diffCommand } from './diff';
 export { promptCommand } from './prompt';
 export { mcpCommand } from './mcp';

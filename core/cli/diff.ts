@@ -2,7 +2,7 @@
 // whether or not they differ; a file that cannot be read or is not a trace is one line naming it and the fix. The
 // traces are read through the trace schema (core/trace/schema.ts), as `art run TRACE`, `art run --from` and
 // `art prompt` read them: a record one refuses, all refuse, in the same words.
-import { readFileSync } from 'node:fs';
+import { readTextFile, TextFileError } from '../common/textFile';
 import { diffReport, runView, type RunView } from '../replay/diff';
 import { parseTrace, runTraceProblem } from '../trace/trace';
 import { CliError } from './files';
@@ -10,11 +10,10 @@ import { CliError } from './files';
 function load(path: string): RunView {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextFile(path);
   } catch (e) {
-    throw new CliError(
-      `art diff: ${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give a run's .jsonl trace`,
-    );
+    const why = e instanceof TextFileError ? (e.code ?? e.message) : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+    throw new CliError(`art diff: ${path}: cannot read the file (${why}): give a run's .jsonl trace`);
   }
   const parsed = parseTrace(text);
   const problem = runTraceProblem(path, parsed);

@@ -2,12 +2,13 @@
 // model endpoint, a bounded number at once (one shared limit on requests in flight, halved on a 429), appends each
 // finished example to the results file, and prints a summary. On a terminal a progress bar (cli-progress) shows the
 // rate, the ETA and the running accuracy; in a pipe one plain line per example. SIGINT/SIGTERM stop the runs in
-// flight; running the same command again resumes from the results file and redoes no finished example. The run
+// flight; running the same command again resumes from the results file and redoes no finished example (after the
+// library changed: a new results file beside it, said on stderr; --resume resumes anyway). The run
 // options' flags (core/launch/options.ts) apply, except those of a single run (--input, --trace, --mode).
 import { extname, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { formatSummary, summarise, type EvalResult } from '../evaluation/eval';
-import { defaultResultsPath, evaluate, EvalDataError, hasResults, LaunchError, newResultsPath } from '../evaluation/evaluate';
+import { defaultResultsPath, evaluate, EvalDataError, hasResults, LaunchError, newResultsPath, resultsFiles } from '../evaluation/evaluate';
 import type { RunOptionName } from '../launch/options';
 import { CliError } from './files';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
@@ -19,12 +20,22 @@ export const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'r
 
 const SHELL_FLAGS = [
   { flag: 'data', arg: 'DATA.jsonl', help: 'the dataset: one {"input", "target"} object a line (optional "id", "description")' },
-  { flag: 'out', arg: 'RESULTS.jsonl', help: 'the results file, appended to and resumed from (default: DATA.LIBRARY.results.jsonl beside the data)' },
+  {
+    flag: 'out',
+    arg: 'RESULTS.jsonl',
+    help: 'the results file, appended to and resumed from (default: the latest of DATA.LIBRARY.results.jsonl, DATA.LIBRARY-2.results.jsonl, ... beside the data); when the library changed since it was begun, a new one beside it',
+  },
   {
     flag: 'new',
     arg: '',
     type: 'boolean',
     help: 'start a new results file beside the existing one (DATA.LIBRARY-2.results.jsonl, ...) instead of resuming it',
+  },
+  {
+    flag: 'resume',
+    arg: '',
+    type: 'boolean',
+    help: 'resume the results file even when the library changed since it was begun (its results then mix two versions of the library)',
   },
   { flag: 'runs', arg: 'FOLDER', help: `the run history each example's trace goes into, named in its result (default ${DEFAULT_RUNS_FOLDER})` },
   { flag: 'concurrency', arg: 'C', help: 'examples run at once, and the bound on requests in flight (default 4)' },
@@ -33,12 +44,17 @@ const SHELL_FLAGS = [
 ] as const;
 
 export function evalUsage(): string {
+  return libraryUsage('usage: art eval LIBRARY --data DATA.jsonl [options]', 'the task library (.art) whose demonstrations are used', SHELL_FLAGS);
+}
+
+/** The help of a command over one task library with `art eval`'s run options: the library, its own flags, the options. */
+export function libraryUsage(usage: string, library: string, flags: readonly { flag: string; arg: string; help: string }[]): string {
   const lines: [string, string][] = [
-    ['LIBRARY', 'the task library (.art) whose demonstrations are used'],
-    ...SHELL_FLAGS.map((f): [string, string] => [`--${f.flag}${f.arg ? ` ${f.arg}` : ''}`, f.help]),
+    ['LIBRARY', library],
+    ...flags.map((f): [string, string] => [`--${f.flag}${f.arg ? ` ${f.arg}` : ''}`, f.help]),
     ...optionHelpLines(NOT_FOR_EVAL),
   ];
-  return helpText('usage: art eval LIBRARY --data DATA.jsonl [options]', lines);
+  return helpText(usage, lines);
 }
 
 export interface EvalIo {
@@ -52,28 +68,46 @@ export interface EvalIo {
   cwd?: string;
 }
 
-export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
-  const {
-    values,
-    positionals,
-    options: given,
-  } = parseCommandLine(
-    'eval',
+/**
+ * The command line of a command over one task library with `art eval`'s run options (`art eval`, `art improve`):
+ * its own flags and the options given, the library's absolute path and the folder paths start at; null after --help.
+ */
+export function libraryCommandLine(
+  command: string,
+  argv: string[],
+  flags: readonly { flag: string; type?: 'string' | 'boolean' }[],
+  usage: () => string,
+  io: EvalIo,
+): { values: Record<string, string | boolean | undefined>; given: Record<string, unknown>; library: string; here: string } | null {
+  const { values, positionals, options } = parseCommandLine(
+    command,
     argv,
-    SHELL_FLAGS.map(f => ({ flag: f.flag, type: 'type' in f ? f.type : ('string' as const) })),
+    flags.map(f => ({ flag: f.flag, type: f.type ?? 'string' })),
     NOT_FOR_EVAL,
   );
   if (values.help) {
-    io.write(`${evalUsage()}\n`);
-    return 0;
+    io.write(`${usage()}\n`);
+    return null;
   }
-  if (positionals.length !== 1) throw new CliError(`art eval: give exactly one task library (.art)\n${evalUsage()}`);
-  if (typeof values.data !== 'string') throw new CliError('art eval: give the dataset: --data DATA.jsonl');
+  if (positionals.length !== 1) throw new CliError(`art ${command}: give exactly one task library (.art)\n${usage()}`);
   const here = io.cwd ?? process.cwd();
-  const libraryPath = resolve(here, positionals[0]);
-  if (extname(libraryPath).toLowerCase() !== '.art') throw new CliError(`art eval: ${libraryPath}: give a task library (.art)`);
+  const library = resolve(here, positionals[0]);
+  if (extname(library).toLowerCase() !== '.art') throw new CliError(`art ${command}: ${library}: give a task library (.art)`);
+  return { values, given: options, library, here };
+}
+
+export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
+  const line = libraryCommandLine('eval', argv, SHELL_FLAGS, evalUsage, io);
+  if (!line) return 0;
+  const { values, given, library: libraryPath, here } = line;
+  if (typeof values.data !== 'string') throw new CliError('art eval: give the dataset: --data DATA.jsonl');
   const dataPath = resolve(here, values.data);
-  const resumable = resolve(here, typeof values.out === 'string' ? values.out : defaultResultsPath(dataPath, libraryPath));
+  // Run again: the latest results file of the library on the data (the first, or the last `--new` made).
+  const resumable = resolve(
+    here,
+    typeof values.out === 'string' ? values.out : (resultsFiles(dataPath, libraryPath).at(-1) ?? defaultResultsPath(dataPath, libraryPath)),
+  );
+  if (values.new && values.resume) throw new CliError('art eval: --new and --resume: give one (a new results file, or resume the last)');
   // --new: a new results file beside the old one, which is kept (never overwritten) for `art compare`.
   const outPath = values.new && hasResults(resumable) ? newResultsPath(resumable) : resumable;
   const concurrency = positiveInt(values.concurrency, 4, '--concurrency');
@@ -94,6 +128,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
           library: libraryPath,
           data: dataPath,
           out: outPath,
+          resumeChangedLibrary: !!values.resume,
           options: { ...given, cwd: resolve(here, String(given.cwd ?? '.')) },
           optionLabel: cliLabel('LIBRARY'),
           apiKey: o => env[o.apiKeyEnv] || undefined,
@@ -130,15 +165,15 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   );
 }
 
-function positiveInt(v: unknown, def: number, flag: string): number {
+export function positiveInt(v: unknown, def: number, flag: string, command = 'eval', least = 1): number {
   if (v === undefined) return def;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`art eval: ${flag}: expected an integer of at least 1, not "${String(v)}"`);
+  if (!Number.isInteger(n) || n < least) throw new CliError(`art ${command}: ${flag}: expected an integer of at least ${least}, not "${String(v)}"`);
   return n;
 }
 
 /** The progress of the examples to run: a bar on a terminal, a line per example in a pipe, or nothing. */
-function progressReporter(kind: string, total: number, earlier: readonly EvalResult[], io: EvalIo) {
+export function progressReporter(kind: string, total: number, earlier: readonly EvalResult[], io: EvalIo) {
   const started = performance.now();
   let finished = 0;
   const all = [...earlier];

@@ -29,6 +29,9 @@ commands:
   eval LIBRARY --data DATA.jsonl
                                 run every example of a dataset, write the results JSONL and print the accuracy;
                                 resumes from the results file; --new starts a new one beside it (art eval --help)
+  improve LIBRARY --data TRAIN.jsonl --dev DEV.jsonl --test TEST.jsonl
+                                add demonstrations bootstrapped from the training runs, chosen on dev, the gain proven
+                                on test (McNemar); writes LIBRARY.improved.art, never the library (art improve --help)
   compare A.results.jsonl B.results.jsonl
                                 pair two evaluations by example id: each side's accuracy, the difference, the examples
                                 fixed and broken, McNemar's exact p-value; exit 0  [--json] [--metric exact|substring]
@@ -154,6 +157,10 @@ export async function main(
       case 'model': {
         const { modelCommand } = await import('./model');
         return await modelCommand(rest, io);
+      }
+      case 'improve': {
+        const { improveCommand } = await import('./commands');
+        return await improveCommand(rest, { ...io, write: io.write ?? (s => process.stdout.write(s)) });
       }
       case 'mcp': {
         // stdout carries the protocol: everything else goes to stderr.

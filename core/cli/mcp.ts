@@ -6,6 +6,7 @@
 // working directory (MCP clients start it in the workspace).
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { checkFiles, checkSummary, formatDiagnostic } from './check';
 import { constraintOf } from './constrain';
@@ -15,10 +16,11 @@ import { COMPARE_METRICS } from '../evaluation/compare';
 import { NOT_FOR_TEST, programLine, testLibraries } from './test';
 import { NOT_FOR_EVAL } from './eval';
 import { NOT_FOR_PROMPT } from './prompt';
+import { sayRepairs } from './run';
 import { replayUnlessEndpoint } from './optionFlags';
 import { prepareRun } from '../launch/launch';
 import { HEADLESS, parseRunOptions } from '../launch/options';
-import { apiKeyFromEnv } from '../launch/apiKey';
+import { mayCallEndpoint, promptAsksModel } from '../launch/apiKey';
 import { promptOfRun } from '../launch/promptOfRun';
 import { describeFailure } from '../evaluation/libraryTest';
 import { defaultResultsPath, evaluate } from '../evaluation/evaluate';
@@ -26,42 +28,63 @@ import { formatSummary, summarise, type EvalResult } from '../evaluation/eval';
 import { describeWhy, formatPromptReport } from '../prompt/promptReport';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { DebugSessions, registerDebugTools } from './mcpSessions';
+import { registerImprove } from './mcpImprove';
 import {
   NOT_FOR_MCP_RUN,
+  commandsRefusedOf,
+  confinedRunOptions,
+  filePath,
+  toolsSentence,
   guarded,
   keysOf,
+  mcpKey,
   mcpLabel,
   existingFile,
   pathIn,
   rangeShape,
   runOptionShape,
-  runOptionsOf,
   toolResult,
   type McpContext,
+  type McpStart,
 } from './mcpCommon';
+import { allowedFolders } from './mcpPaths';
+import { mcpStartFlags, mcpUsage } from './mcpStart';
 import { CliError } from './files';
 import { version as VERSION } from '../../package.json';
 
 /** One side of a comparison: its file, the examples both have, how many it got right, and what produced it. */
 const compareSide = z.looseObject({ file: z.string(), n: z.number(), correct: z.number(), accuracy: z.number() });
-export function mcpUsage(): string {
-  return `usage: art mcp
-A Model Context Protocol server over stdio for MCP clients (VS Code, Claude Code, ...): its tools are check, run,
-test, evaluate, show_prompt, constrain and the stepping session debug_start, debug_continue, debug_step_back and
-debug_stop. Relative paths start at the folder the client starts it in; the API key is read from the environment
-variable apiKeyEnv names (default OPENAI_API_KEY), never from a tool's arguments. docs/mcp.md shows how to register it.`;
-}
+export { mcpUsage };
 
-const filePath = (what: string) => z.string().min(1).describe(`${what}; relative paths start at the server's working directory.`);
+/** The client's roots (`roots/list`), asked again when it says they changed; undefined when it declares none. */
+function clientRoots(server: McpServer): () => Promise<readonly string[] | undefined> {
+  let asked: Promise<readonly string[] | undefined> | undefined;
+  server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    asked = undefined;
+  });
+  return () => {
+    if (!server.server.getClientCapabilities()?.roots) return Promise.resolve(undefined);
+    return (asked ??= server.server.listRoots().then(
+      r => r.roots.map(x => x.uri),
+      () => {
+        asked = undefined;
+        return [];
+      },
+    ));
+  };
+}
 
 /** The server with every tool registered; `close` (also called when the connection closes) stops the stepping sessions. */
 export function createArtMcpServer(ctx: McpContext): { server: McpServer; sessions: DebugSessions; close(): Promise<void> } {
   const server = new McpServer({ name: 'art', version: VERSION }, { capabilities: { tools: {}, logging: {} } });
+  const roots = clientRoots(server);
+  ctx = { ...ctx, folders: () => allowedFolders({ cwd: ctx.cwd, allowPaths: ctx.start?.allowPaths ?? [], clientRoots: roots }) };
   const sessions = new DebugSessions(ctx);
   registerCheck(server, ctx);
   registerRun(server, ctx);
   registerTest(server, ctx);
   registerEvaluate(server, ctx);
+  registerImprove(server, ctx);
   registerShowPrompt(server, ctx);
   registerConstrain(server, ctx);
   registerDebugTools(server, sessions, ctx);
@@ -96,7 +119,8 @@ function registerCheck(server: McpServer, ctx: McpContext): void {
     async args =>
       guarded('check', ctx, undefined, async () => {
         // Checked at their absolute paths, shown as the client gave them.
-        const given = new Map(args.files.map(f => [pathIn(ctx, f), f]));
+        const given = new Map<string, string>();
+        for (const f of args.files) given.set(await pathIn(ctx, f, 'file'), f);
         const diagnostics = checkFiles([...given.keys()]).diagnostics.map(d => ({ ...d, file: given.get(d.file) ?? d.file }));
         const summary = checkSummary(args.files.length, diagnostics);
         const files = args.files.map(file => ({
@@ -128,7 +152,8 @@ function registerRun(server: McpServer, ctx: McpContext): void {
     {
       title: 'Run a program',
       description:
-        'Run a program of a task library (.art), an agent spec (.agent), a MultiTool-CoT prompt or a trace (.jsonl) to its end, as `art run` does: returns the program written and the answer. Replays the recorded program (tools run again, no endpoint) unless an endpoint (baseURL and model) or mode "generate" is given; the key comes from the environment variable apiKeyEnv names. Cancelling the request stops the run.',
+        'Run a program of a task library (.art), an agent spec (.agent), a MultiTool-CoT prompt or a trace (.jsonl) to its end, as `art run` does: returns the program written and the answer. Replays the recorded program (tools run again, no endpoint) unless an endpoint (baseURL and model, or art mcp\'s --base-url and --model) or mode "generate" is given; the key is the one art mcp was started with, sent only to the origins it allows. Cancelling the request stops the run.' +
+        toolsSentence(ctx),
       inputSchema: { file: filePath('The file to run'), ...runOptionShape(NOT_FOR_MCP_RUN) },
       outputSchema: {
         status: z.enum(END_REASONS),
@@ -144,14 +169,25 @@ function registerRun(server: McpServer, ctx: McpContext): void {
     },
     async (args, extra) =>
       guarded('run', ctx, args, async () => {
-        const raw: Record<string, unknown> = { ...runOptionsOf(args), program: existingFile(ctx, args.file) };
+        const raw: Record<string, unknown> = { ...(await confinedRunOptions(ctx, args)), program: await existingFile(ctx, args.file) };
         replayUnlessEndpoint(raw);
         const o = parseRunOptions(raw, mcpLabel('file'));
         const notes: string[] = [];
-        const key = apiKeyFromEnv(o, ctx.env);
-        const run = await prepareRun({ ...o, apiKey: key, telemetryEnv: ctx.env, trusted: true, ...HEADLESS, log: line => notes.push(line) });
+        const { key, note } = mcpKey(ctx, o, mayCallEndpoint(o));
+        if (note) notes.push(note);
+        const run = await prepareRun({
+          ...o,
+          apiKey: key,
+          telemetryEnv: ctx.env,
+          trusted: true,
+          ...HEADLESS,
+          commandsRefused: commandsRefusedOf(ctx),
+          log: line => notes.push(line),
+        });
+        sayRepairs(run.runner, !!run.tracePath, line => notes.push(line));
         const stop = () => run.runner.stop();
         extra.signal.addEventListener('abort', stop, { once: true });
+        if (extra.signal.aborted) stop();
         let result;
         try {
           result = await run.runner.run();
@@ -207,7 +243,8 @@ function registerTest(server: McpServer, ctx: McpContext): void {
     {
       title: 'Test task libraries',
       description:
-        'Replay every demonstration program of the task libraries, as `art test` does: its tools run again and each compared tool\'s output and the answer are checked against the recording (white space folded). Returns per program pass/fail with the recorded and computed outputs, and "N passed, N failed".',
+        'Replay every demonstration program of the task libraries, as `art test` does: its tools run again and each compared tool\'s output and the answer are checked against the recording (white space folded). Returns per program pass/fail with the recorded and computed outputs, and "N passed, N failed".' +
+        toolsSentence(ctx),
       inputSchema: {
         files: z.array(filePath('A task library (.art)')).min(1),
         tools: z
@@ -239,15 +276,24 @@ function registerTest(server: McpServer, ctx: McpContext): void {
     },
     async (args, extra) =>
       guarded('test', ctx, args, async () => {
-        const paths = args.files.map(f => pathIn(ctx, f));
+        const paths: string[] = [];
+        for (const f of args.files) paths.push(await pathIn(ctx, f, 'file'));
         // `tools` here says which steps are compared, not a tool file (user tools come from the workspace's).
-        const { tools: _compare, ...options } = runOptionsOf(args);
+        const { tools: _compare, ...options } = await confinedRunOptions(ctx, { ...args, tools: undefined });
+        const keyNotes: string[] = [];
         const report = await testLibraries(paths, options, {
           compare: args.tools,
           env: ctx.env,
           label: mcpLabel('files'),
           signal: extra.signal,
+          apiKey: o => {
+            const { key, note } = mcpKey(ctx, o, !!o.baseURL);
+            if (note) keyNotes.push(note);
+            return key;
+          },
+          commandsRefused: commandsRefusedOf(ctx),
         });
+        report.notes.unshift(...keyNotes);
         const summary = `${report.passed} passed, ${report.failed} failed`;
         const lines = [
           ...report.notes.map(n => `note: ${n}`),
@@ -282,7 +328,8 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
     {
       title: 'Evaluate a task library on a dataset',
       description:
-        'Run every example of a dataset (JSONL: one {"input", "target"} a line) as a new task of the library against the model endpoint (baseURL, model), as `art eval` does: sends a progress notification per finished example when the request has a progress token, stops when the request is cancelled, and resumes from the results file when called again (no finished example runs twice). Returns the accuracy and the results file.',
+        'Run every example of a dataset (JSONL: one {"input", "target"} a line) as a new task of the library against the model endpoint (baseURL, model), as `art eval` does: sends a progress notification per finished example when the request has a progress token, stops when the request is cancelled, and resumes from the results file when called again (no finished example runs twice). Returns the accuracy and the results file (a new file, or one that begins with a results header).' +
+        toolsSentence(ctx),
       inputSchema: {
         library: filePath('The task library (.art) whose demonstrations are used'),
         data: filePath('The dataset (JSONL)'),
@@ -316,15 +363,17 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
     },
     async (args, extra) =>
       guarded('evaluate', ctx, args, async () => {
-        const library = existingFile(ctx, args.library);
+        const library = await existingFile(ctx, args.library, '"library"');
         if (!library.toLowerCase().endsWith('.art')) throw new CliError(`${args.library}: give a task library (.art) as "library"`);
-        const data = existingFile(ctx, args.data);
+        const data = await existingFile(ctx, args.data, '"data"');
+        const options = await confinedRunOptions(ctx, args);
+        const runsFolder = await pathIn(ctx, args.runs ?? DEFAULT_RUNS_FOLDER, '"runs"');
         const token = extra._meta?.progressToken;
         const notes: string[] = [];
         let total = 0;
         let finished = 0;
         let already = 0;
-        const out = args.out !== undefined ? pathIn(ctx, args.out) : defaultResultsPath(data, library);
+        const out = await pathIn(ctx, args.out ?? defaultResultsPath(data, library), '"out"');
         const progress = (message: string) => {
           if (token === undefined) return;
           void extra
@@ -337,14 +386,19 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
           library,
           data,
           out,
-          options: runOptionsOf(args),
+          options,
           optionLabel: mcpLabel('library'),
-          apiKey: o => ctx.env[o.apiKeyEnv] || undefined,
+          apiKey: o => {
+            const { key, note } = mcpKey(ctx, o, mayCallEndpoint(o));
+            if (note) notes.push(note);
+            return key;
+          },
           telemetryEnv: ctx.env,
           trusted: true,
+          commandsRefused: commandsRefusedOf(ctx),
           concurrency: args.concurrency ?? 4,
           selectExamples: args.selectExamples ?? 3,
-          runs: { folder: pathIn(ctx, args.runs ?? DEFAULT_RUNS_FOLDER), gitignore: true },
+          runs: { folder: runsFolder, gitignore: true },
           signal: extra.signal,
           log: line => notes.push(line),
           onStart: s => {
@@ -392,7 +446,7 @@ function registerShowPrompt(server: McpServer, ctx: McpContext): void {
     {
       title: 'Show the prompt of a run',
       description:
-        'The exact prompt a run of the file sends, with the demonstrations in it and why each was chosen, without running it (as `art prompt`); for a trace (.jsonl), the prompt it recorded.',
+        'The exact prompt a run of the file sends, with the demonstrations in it and why each was chosen, without running it (as `art prompt`); for a trace (.jsonl), the prompt it recorded. Starts nothing: no command tool or MCP server of the tool file.',
       inputSchema: { file: filePath('The .art, .agent or MultiTool-CoT file, or a run trace (.jsonl)'), ...runOptionShape(NOT_FOR_PROMPT) },
       outputSchema: {
         kind: z.string(),
@@ -407,10 +461,11 @@ function registerShowPrompt(server: McpServer, ctx: McpContext): void {
     },
     async args =>
       guarded('show_prompt', ctx, args, async () => {
-        const raw: Record<string, unknown> = { ...runOptionsOf(args), program: existingFile(ctx, args.file) };
+        const raw: Record<string, unknown> = { ...(await confinedRunOptions(ctx, args)), program: await existingFile(ctx, args.file) };
         replayUnlessEndpoint(raw);
         const o = parseRunOptions(raw, mcpLabel('file'));
-        const key = apiKeyFromEnv(o, ctx.env);
+        const { key, note } = mcpKey(ctx, o, promptAsksModel(o));
+        if (note) ctx.log(`[art] ${note}`);
         const report = await promptOfRun({ ...o, apiKey: key, trusted: true, log: line => ctx.log(`[art] ${line}`) });
         const { sample: _sample, demonstrations, ...rest } = report;
         const structured = {
@@ -438,7 +493,7 @@ function registerConstrain(server: McpServer, ctx: McpContext): void {
     },
     async args =>
       guarded('constrain', ctx, undefined, async () => {
-        const c = constraintOf(pathIn(ctx, args.spec), { agent: args.agent, state: args.state });
+        const c = constraintOf(await pathIn(ctx, args.spec, '"spec"'), { agent: args.agent, state: args.state });
         return toolResult(`regex:\n${c.regex}\n\ngbnf:\n${c.gbnf}`, { ...c });
       }),
   );
@@ -475,7 +530,7 @@ function registerConstrain(server: McpServer, ctx: McpContext): void {
     },
     async args =>
       guarded('compare', ctx, undefined, async () => {
-        const r = compareFiles(pathIn(ctx, args.a), pathIn(ctx, args.b), args.metric ?? 'exact');
+        const r = compareFiles(await pathIn(ctx, args.a, '"a"'), await pathIn(ctx, args.b, '"b"'), args.metric ?? 'exact');
         return toolResult(r.warning ? `warning: ${r.warning}\n${r.text}` : r.text, { ...r.json });
       }),
   );
@@ -489,19 +544,21 @@ export interface McpIo {
 
 /** `art mcp`: serves on stdin/stdout until the client closes the connection; every session is stopped then. */
 export async function mcpCommand(argv: string[], io: McpIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
+  const { help, ...start } = mcpStartFlags(argv, process.cwd());
+  if (help) {
     io.out(mcpUsage());
     return 0;
   }
-  if (argv.length) throw new CliError(`art mcp: unexpected argument "${argv[0]}": art mcp takes no arguments (art mcp --help)`);
-  const ctx: McpContext = { cwd: process.cwd(), env: io.env ?? process.env, log: io.err };
+  const ctx: McpContext = { cwd: process.cwd(), env: io.env ?? process.env, log: io.err, start: start satisfies McpStart };
   const { server, close } = createArtMcpServer(ctx);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>(resolve => (transport.onclose = resolve));
   await server.connect(transport);
   // The client going away closes stdin: the transport does not notice that by itself.
   process.stdin.once('end', () => void transport.close());
-  io.err(`art mcp: serving on stdio (working directory ${ctx.cwd})`);
+  io.err(
+    `art mcp: serving on stdio (working directory ${ctx.cwd}; command tools ${start.allowTools ? 'allowed' : 'not started: --allow-tools'}; the key in ${start.apiKeyEnv ?? 'OPENAI_API_KEY'} goes to ${[start.baseURL, ...(start.keyOrigins ?? [])].filter(Boolean).join(', ') || 'no endpoint: --base-url, --key-origin'})`,
+  );
   await closed;
   await close();
   return 0;

@@ -8,20 +8,25 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { prepareRun } from '../launch/launch';
 import { parseRunOptions } from '../launch/options';
-import type { PreparedRun } from '../launch/session';
-import { apiKeyFromEnv } from '../launch/apiKey';
+import type { RunConfig } from '../launch/session';
+import { SteppingSession, SteppingSessions, type Stop } from '../launch/stepping';
+import { mayCallEndpoint } from '../launch/apiKey';
+import { DEFAULT_SESSION_IDLE_S } from './mcpStart';
 import { END_REASONS } from '../trace/vocabulary';
-import { type PauseInfo, type RunResult } from '../engine/types';
+import type { PauseInfo, RunResult } from '../engine/types';
 import { CliError } from './files';
 import {
   NOT_FOR_MCP_RUN,
+  commandsRefusedOf,
+  confinedRunOptions,
+  toolsSentence,
   guarded,
   redact,
   keysOf,
+  mcpKey,
   mcpLabel,
   existingFile,
   runOptionShape,
-  runOptionsOf,
   toolResult,
   type McpContext,
 } from './mcpCommon';
@@ -33,17 +38,15 @@ export { describeStop, type SessionStop };
 /** Sessions one client may keep open at once: each holds a run, its tools and its sandbox. */
 export const MAX_SESSIONS = 16;
 
+/** A session of the client's: the core's stepping session, the key its run read and its launch notes. */
 interface Session {
   id: string;
-  run: PreparedRun;
-  /** The run's end (runner.run() never rejects). */
-  ended: Promise<RunResult>;
-  /** A request is driving the run: another is refused. */
-  busy: boolean;
+  stepping: SteppingSession;
   /** The key the run read, if any: kept out of every answer. */
   key?: string;
   /** The launcher's log lines (the sandbox's isolation, tool problems). */
   notes: string[];
+  stop(): Promise<unknown>;
 }
 
 export const STOP_SHAPE = {
@@ -65,9 +68,18 @@ export const STOP_SHAPE = {
   notes: z.array(z.string()).optional(),
 };
 
+/** How a departed replay goes on, in the words of the MCP tools' own arguments. */
+export const MCP_GO_ON =
+  'call debug_start again with "mode": "replay" and an endpoint ("baseURL" and "model", or art mcp started with --base-url and --model) to replay up to there and go on live, or debug_step_back to go back before the change';
+
+/** A departure's text with the way on said in the MCP tools' arguments, not the editor's or the command line's. */
+export function mcpDeparture(error: string): string {
+  const cut = error.indexOf(': set a model');
+  return cut < 0 ? error : `${error.slice(0, cut)}: ${MCP_GO_ON}`;
+}
+
 export class DebugSessions {
-  private readonly sessions = new Map<string, Session>();
-  private count = 0;
+  private readonly sessions = new SteppingSessions<Session>(MAX_SESSIONS);
 
   constructor(private readonly ctx: McpContext) {}
 
@@ -77,122 +89,139 @@ export class DebugSessions {
 
   /** The keys the open sessions read: kept out of every answer. */
   keys(): string[] {
-    return [...this.sessions.values()].flatMap(s => (s.key ? [s.key] : []));
+    return this.sessions.values().flatMap(s => (s.key ? [s.key] : []));
   }
 
   /** Prepares the run of `args` (`file` and run options) and runs it to its first pause or its end. */
-  async start(args: Record<string, unknown> & { file: string }): Promise<SessionStop> {
-    if (this.sessions.size >= MAX_SESSIONS)
-      throw new CliError(`art mcp: ${MAX_SESSIONS} sessions are open: end one with debug_stop before starting another`);
-    const raw: Record<string, unknown> = { ...runOptionsOf(args), program: existingFile(this.ctx, args.file) };
-    replayUnlessEndpoint(raw);
-    const o = parseRunOptions(raw, mcpLabel('file'));
-    const notes: string[] = [];
-    const key = apiKeyFromEnv(o, this.ctx.env);
-    const run = await prepareRun({
-      ...o,
-      apiKey: key,
-      telemetryEnv: this.ctx.env,
-      trusted: true,
-      pauseAfterTool: true,
-      pauseOnToolError: true,
-      log: line => notes.push(line),
-    });
-    const id = String(++this.count);
-    const s: Session = { id, run, ended: undefined as unknown as Promise<RunResult>, busy: true, notes, key };
-    this.sessions.set(id, s);
-    const stop = await this.next(s, () => (s.ended = run.runner.run()));
-    return { ...stop, notes: [...run.toolProblems, ...notes] };
+  async start(args: Record<string, unknown> & { file: string }, signal?: AbortSignal): Promise<SessionStop> {
+    const { session: s } = await this.sessions.add(
+      async id => {
+        const raw: Record<string, unknown> = { ...(await confinedRunOptions(this.ctx, args)), program: await existingFile(this.ctx, args.file) };
+        replayUnlessEndpoint(raw);
+        const o = parseRunOptions(raw, mcpLabel('file'));
+        const notes: string[] = [];
+        const { key, note } = mcpKey(this.ctx, o, mayCallEndpoint(o));
+        if (note) notes.push(note);
+        const config: RunConfig = {
+          ...o,
+          apiKey: key,
+          telemetryEnv: this.ctx.env,
+          trusted: true,
+          pauseAfterTool: true,
+          pauseOnToolError: true,
+          commandsRefused: commandsRefusedOf(this.ctx),
+          log: line => notes.push(line),
+        };
+        const stepping = new SteppingSession(await prepareRun(config), config, {
+          idleMs: this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000,
+          onIdle: () => this.expire(id),
+        });
+        return { id, stepping, key, notes, stop: () => stepping.stop() };
+      },
+      () => new CliError(`art mcp: ${MAX_SESSIONS} sessions are open: end one with debug_stop before starting another`),
+    );
+    const stop = await this.answer(s, () => s.stepping.start(signal));
+    return { ...stop, notes: [...s.stepping.run.toolProblems, ...s.notes] };
   }
 
   /** Resumes a paused session, the paused tool's output first replaced by `output` when given. */
-  async continue(id: string, output?: string): Promise<SessionStop> {
+  async continue(id: string, output?: string, signal?: AbortSignal): Promise<SessionStop> {
     const s = this.get(id);
-    const runner = s.run.runner;
+    const runner = s.stepping.run.runner;
     if (output !== undefined) {
       if (!runner.paused?.call) throw new CliError(`art mcp: session ${id} is not paused at a tool call: give no "output" to continue`);
       runner.setToolOutput(output);
     }
-    return this.next(s, () => runner.continue());
+    return this.answer(s, () => s.stepping.drive(() => runner.continue(), signal));
   }
 
   /** Back to the previous pause, or the start of the run (nothing before it is generated again). */
-  async stepBack(id: string): Promise<SessionStop> {
-    const s = this.get(id);
-    return this.next(s, () => s.run.runner.stepBack());
+  async stepBack(id: string, signal?: AbortSignal): Promise<SessionStop> {
+    const s = this.get(id, true);
+    if (s.stepping.departed) return this.answer(s, () => s.stepping.backBeforeDeparture(signal));
+    return this.answer(s, () => s.stepping.drive(() => s.stepping.run.runner.stepBack(), signal));
   }
 
-  /** Ends a session wherever it stands. */
+  /** Ends a session wherever it stands, at once also while a request is driving it (its step is cancelled). */
   async stop(id: string): Promise<SessionStop> {
-    const s = this.get(id);
-    return this.next(s, () => s.run.runner.stop());
+    const s = this.sessions.get(id);
+    if (!s) throw noSession(id);
+    this.sessions.delete(id, s);
+    const departed = s.stepping.departed;
+    const r = await s.stepping.stop();
+    const view = endView(s.id, r);
+    return redact(departed ? { ...view, status: 'stopped', error: undefined } : view, s.key ? [s.key] : []);
   }
 
   /** Stops every session (the client went): their tools, sandboxes and MCP servers end too. */
-  async stopAll(): Promise<void> {
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(
-      all.map(async s => {
-        s.run.runner.stop();
-        await s.ended;
-        await s.run.dispose();
-      }),
-    );
+  stopAll(): Promise<void> {
+    return this.sessions.stopAll();
   }
 
-  private get(id: string): Session {
+  private expire(id: string): void {
     const s = this.sessions.get(id);
-    if (!s) throw new CliError(`art mcp: no session "${id}": it ended or was never started; start one with debug_start`);
-    if (s.busy) throw new CliError(`art mcp: session ${id} is busy with another request: wait for its answer`);
-    if (!s.run.runner.paused) throw new CliError(`art mcp: session ${id} is not paused`);
+    if (!s) return;
+    this.ctx.log(
+      `art mcp: session ${id} was idle for ${(this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000) / 1000} s: stopped (art mcp --session-idle-s)`,
+    );
+    void this.stop(id).catch(() => {});
+  }
+
+  private get(id: string, departedToo = false): Session {
+    const s = this.sessions.get(id);
+    if (!s) throw noSession(id);
+    if (s.stepping.busy) throw new CliError(`art mcp: session ${id} is busy with another request: wait for its answer, or end it with debug_stop`);
+    if (s.stepping.departed) {
+      if (departedToo) return s;
+      throw new CliError(
+        `art mcp: session ${id} departed from its recording and ended: debug_step_back goes back before that, debug_stop forgets it`,
+      );
+    }
+    if (!s.stepping.run.runner.paused) throw new CliError(`art mcp: session ${id} is not paused`);
     return s;
   }
 
-  /** Does `go` and waits for the run's next pause or its end; an ended session is disposed of and forgotten. */
-  private async next(s: Session, go: () => void): Promise<SessionStop> {
-    const runner = s.run.runner;
-    s.busy = true;
-    let onPause!: (p: PauseInfo) => void;
-    const paused = new Promise<PauseInfo>(resolve => (onPause = resolve));
-    runner.once('paused', onPause);
+  /** The answer to a command: the pause, or the end (a session that ended is forgotten, but a departed one). */
+  private async answer(s: Session, command: () => Promise<Stop>): Promise<SessionStop> {
+    const secrets = s.key ? [s.key] : [];
+    let stop: Stop;
     try {
-      go();
-      const stop = await Promise.race([paused.then(p => ({ p })), s.ended.then(r => ({ r }))]);
-      const secrets = s.key ? [s.key] : [];
-      if ('p' in stop) return redact(this.pauseView(s, stop.p), secrets);
-      this.sessions.delete(s.id);
-      await s.run.dispose();
-      return redact(endView(s.id, stop.r), secrets);
+      stop = await command();
     } catch (e) {
       // A method the run refused (not at a call, nothing to go back to): the session stays paused as it was.
-      if (runner.paused) throw new CliError(`art mcp: session ${s.id}: ${(e as Error).message}`);
+      if (s.stepping.run.runner.paused) throw new CliError(`art mcp: session ${s.id}: ${(e as Error).message}`);
       throw e;
-    } finally {
-      runner.off('paused', onPause);
-      s.busy = false;
     }
+    if ('paused' in stop) return redact(this.pauseView(s, stop.paused), secrets);
+    const view = redact(endView(s.id, stop.ended), secrets);
+    // A departed replay is kept: a step back replays to the pause it departed from; debug_stop forgets it.
+    if (s.stepping.departed && this.sessions.get(s.id) === s) return { ...view, canStepBack: s.stepping.departed.pauses > 0 };
+    this.sessions.delete(s.id, s);
+    return view;
   }
 
   private pauseView(s: Session, p: PauseInfo): SessionStop {
     const { call } = p;
+    const runner = s.stepping.run.runner;
     const view: SessionStop = {
       session: s.id,
       status: 'paused',
       reason: p.reason,
       description: p.description,
       // With the paused call's output (or its override) appended, as the run goes on from here.
-      program: s.run.runner.textOnResume(),
-      canStepBack: s.run.runner.checkpointList().length > 1,
+      program: runner.textOnResume(),
+      canStepBack: runner.checkpointList().length > 1,
     };
     if (p.step) Object.assign(view, { step: p.step.number, label: p.step.label });
     return call ? withCall(view, call) : view;
   }
 }
 
+const noSession = (id: string) => new CliError(`art mcp: no session "${id}": it ended or was never started; start one with debug_start`);
+
 function endView(id: string, r: RunResult): SessionStop {
   const view: SessionStop = { session: id, status: r.reason, answer: r.answer, program: r.snapshot.text };
-  if (r.error !== undefined) view.error = r.error;
+  if (r.error !== undefined) view.error = r.reason === 'departed' ? mcpDeparture(r.error) : r.error;
   return view;
 }
 
@@ -207,7 +236,8 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
     {
       title: 'Start a stepping session',
       description:
-        'Start a run that pauses after each tool call (and on a tool error), as the debugger does: returns a session id and the first pause (tool, input, output, step, the program so far), or the end when the run makes no call. Replays the recorded program unless an endpoint (baseURL and model) or mode "generate" is given.',
+        'Start a run that pauses after each tool call (and on a tool error), as the debugger does: returns a session id and the first pause (tool, input, output, step, the program so far), or the end when the run makes no call. Replays the recorded program unless an endpoint (baseURL and model, or art mcp\'s --base-url and --model) or mode "generate" is given. A session nobody drives is stopped after art mcp\'s --session-idle-s.' +
+        toolsSentence(ctx),
       inputSchema: {
         file: z
           .string()
@@ -219,7 +249,7 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       },
       outputSchema: STOP_SHAPE,
     },
-    async args => guarded('debug_start', ctx, args, async () => answer(await sessions.start(args), args)),
+    async (args, extra) => guarded('debug_start', ctx, args, async () => answer(await sessions.start(args, extra.signal), args)),
   );
   server.registerTool(
     'debug_continue',
@@ -230,23 +260,26 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       inputSchema: { ...sessionArg, output: z.string().optional().describe("The output the model sees instead of the paused tool's.") },
       outputSchema: STOP_SHAPE,
     },
-    async args => guarded('debug_continue', ctx, args, async () => answer(await sessions.continue(args.session, args.output), args)),
+    async (args, extra) =>
+      guarded('debug_continue', ctx, args, async () => answer(await sessions.continue(args.session, args.output, extra.signal), args)),
   );
   server.registerTool(
     'debug_step_back',
     {
       title: 'Step back in a stepping session',
-      description: 'Go back to the previous pause of a session: its state is restored and nothing before it is generated again.',
+      description:
+        'Go back to the previous pause of a session: its state is restored and nothing before it is generated again. A replay that departed from its recording goes back to the pause it departed from (replayed again, its tools run again).',
       inputSchema: sessionArg,
       outputSchema: STOP_SHAPE,
     },
-    async args => guarded('debug_step_back', ctx, args, async () => answer(await sessions.stepBack(args.session), args)),
+    async (args, extra) => guarded('debug_step_back', ctx, args, async () => answer(await sessions.stepBack(args.session, extra.signal), args)),
   );
   server.registerTool(
     'debug_stop',
     {
       title: 'Stop a stepping session',
-      description: 'End a session wherever it stands (its tools and sandbox end too); returns the program as it stood.',
+      description:
+        'End a session wherever it stands, at once also while another request drives it (the step in flight is cancelled; its tools and sandbox end too); returns the program as it stood. A departed session is forgotten.',
       inputSchema: sessionArg,
       outputSchema: STOP_SHAPE,
     },

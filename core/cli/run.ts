@@ -3,6 +3,7 @@
 // tool's output is shown and a line typed in replaces it (an empty line keeps it; "quoted\nJSON" gives several
 // lines). The key is read from the environment variable --api-key-env names (default OPENAI_API_KEY). The flags
 // are the run options' (core/launch/options.ts), parsed and listed from their declaration.
+import type { Runner } from '../engine/runner';
 import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { prepareRun } from '../launch/launch';
@@ -126,13 +127,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     printed.update(runner.text, true);
     io.err(`\n[art] monitor: off-spec at offset ${c.offset} (expected ${c.expected.join(' or ')}); inserted ${JSON.stringify(c.inserted)}`);
   });
-  // Each kind of repair to a chat reply is said once (every one is in the trace).
-  const repaired = new Set<string>();
-  runner.on('repair', ({ n, repair }) => {
-    if (repaired.has(repair.kind)) return;
-    repaired.add(repair.kind);
-    io.err(`[art] request ${n}: the chat reply was repaired: ${repair.summary}${run.tracePath ? ' (every repair is in the trace)' : ''}`);
-  });
+  sayRepairs(runner, !!run.tracePath, line => io.err(`[art] ${line}`));
   // Retries are printed once, by the runner's log line ("[art] retry N in M ms: reason").
 
   const ask = interactive ? overridePrompter(io) : undefined;
@@ -172,7 +167,7 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     const checked = `${s.constrainedRequests} constrained, ${plural(s.corrections, 'monitor correction')}`;
     if (!values.quiet)
       io.err(
-        `[art] ${plural(s.requests, 'request')} (${checked}), ${tokenUsage(s.usage)}${reasoningNote(s)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
+        `[art] ${plural(s.requests, 'request')} (${checked}), ${tokenUsage(s.usage)}${reasoningNote(s, !!run.tracePath)}${run.tracePath ? `; trace: ${run.tracePath}` : ''}`,
       );
     return 0;
   }
@@ -319,9 +314,22 @@ function overridePrompter(io: RunIo) {
   };
 }
 
-/** The reasoning a reasoning model did, for the summary line: its tokens where the endpoint reported them. */
-function reasoningNote(s: Snapshot): string {
+/**
+ * The reasoning a reasoning model did, for the summary line: its tokens where the endpoint reported them, and where
+ * the reasoning is (the trace; without one, nowhere: --trace keeps it).
+ */
+function reasoningNote(s: Snapshot, traced: boolean): string {
   const chars = (s.reasoning ?? []).reduce((n, r) => n + r.text.length, 0);
   if (s.usage.reasoningTokens !== undefined) return ` (${s.usage.reasoningTokens} of them reasoning)`;
-  return chars ? ` (and ${plural(chars, 'character')} of reasoning, in the trace)` : '';
+  return chars ? ` (and ${plural(chars, 'character')} of reasoning, ${traced ? 'in the trace' : 'not kept: --trace FILE keeps it'})` : '';
+}
+
+/** Each kind of repair to a chat reply, said once (every one is in the trace): `art run`'s lines, `art mcp`'s notes. */
+export function sayRepairs(runner: Pick<Runner, 'on'>, traced: boolean, say: (line: string) => void): void {
+  const repaired = new Set<string>();
+  runner.on('repair', ({ n, repair }) => {
+    if (repaired.has(repair.kind)) return;
+    repaired.add(repair.kind);
+    say(`request ${n}: the chat reply was repaired: ${repair.summary}${traced ? ' (every repair is in the trace)' : ''}`);
+  });
 }

@@ -9,7 +9,7 @@ import type { ModelClient } from '../model/types';
 import { LaunchError } from '../launch/options';
 import { openSession, type RunSession } from '../launch/session';
 import { describeFailure, testLibrary, type ProgramTest } from '../evaluation/libraryTest';
-import { HEADLESS, RUN_OPTIONS, parseRunOptions, type RunOptionName } from '../launch/options';
+import { HEADLESS, RUN_OPTIONS, parseRunOptions, type RunOptionName, type RunOptions } from '../launch/options';
 import { CliError, languageOf, readSource } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
 
@@ -82,6 +82,10 @@ export interface TestHow {
   onNote?: (note: string) => void;
   /** Each program's test as it comes. */
   onProgram?: (t: FileProgramTest) => void;
+  /** The key of the options, when the shell decides it (`art mcp`); default: the variable `apiKeyEnv` names. */
+  apiKey?: (o: RunOptions) => string | undefined;
+  /** The tool file's command tools and MCP servers start nothing and answer with this (registry.ts). */
+  commandsRefused?: string;
 }
 
 /**
@@ -107,7 +111,8 @@ export async function testLibraries(paths: readonly string[], options: Record<st
       cwd: resolve(here, String(options.cwd ?? '.')),
     };
     const o = parseRunOptions(raw, how.label ?? cliLabel('LIBRARY'));
-    session = await openSession({ ...o, apiKey: how.env[o.apiKeyEnv] || undefined, trusted: true, ...HEADLESS });
+    const apiKey = how.apiKey ? how.apiKey(o) : how.env[o.apiKeyEnv] || undefined;
+    session = await openSession({ ...o, apiKey, trusted: true, ...HEADLESS, commandsRefused: how.commandsRefused });
   } catch (e) {
     if (e instanceof LaunchError) throw new CliError(`art test: ${e.message}`);
     throw e;

@@ -351,3 +351,46 @@ export function dfaToGbnf(d: PortableDfa): string {
   });
   return lines.join('\n') + '\n';
 }
+
+/** A character inside a class of llama.cpp's GBNF (which reads any code point in a class, negated or not). */
+function exactClassChar(c: string): string {
+  const code = c.codePointAt(0)!;
+  if (c === '\n') return '\\n';
+  if (c === '\r') return '\\r';
+  if (c === '\t') return '\\t';
+  if (code < 0x20 || code === 0x7f || '\\]["^-'.includes(c) || !/^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(c))
+    return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
+  return c;
+}
+
+/**
+ * The automaton's language as llama.cpp's GBNF, exactly: a class may list or leave out any character, non-ASCII
+ * ones too (llama.cpp reads them right; the portable subset of dfaToGbnf is for engines that do not). One
+ * right-linear rule per state, `root ::= s0`.
+ */
+export function dfaToExactGbnf(d: Dfa): string {
+  if (!d.accept.some(Boolean)) throw new Error(EMPTY);
+  const { chars, other } = d.alphabet;
+  const listed = chars.flat();
+  const lines = [`root ::= s${d.start}`];
+  d.next.forEach((row, s) => {
+    const byTarget = new Map<number, number[]>();
+    row.forEach((t, a) => {
+      if (t >= 0) byTarget.set(t, [...(byTarget.get(t) ?? []), a]);
+    });
+    const alts = [...byTarget].map(([t, syms]) => {
+      const taken = new Set(syms.flatMap(a => (a === other ? [] : chars[a])));
+      const set = syms.includes(other)
+        ? `[^${listed
+            .filter(c => !taken.has(c))
+            .map(exactClassChar)
+            .join('')}]`
+        : `[${[...taken].map(exactClassChar).join('')}]`;
+      // "Every character but none" is any character: GBNF has no empty negated class.
+      return `${set === '[^]' ? '[\\u0001-\\U0010ffff]' : set} s${t}`;
+    });
+    if (d.accept[s]) alts.unshift('""');
+    lines.push(`s${s} ::= ${alts.join(' | ')}`);
+  });
+  return lines.join('\n') + '\n';
+}

@@ -26,7 +26,7 @@ export class TextFileError extends Error {
 const megabytes = (n: number) => `${Math.ceil(n / (1024 * 1024))} MB`;
 
 /** Reads a regular UTF-8 text file; throws a TextFileError otherwise. A byte-order mark is kept, as readFileSync does. */
-export function readTextFile(path: string): string {
+export function readTextFile(path: string, maxBytes = MAX_TEXT_FILE_BYTES): string {
   let st;
   try {
     st = statSync(path);
@@ -37,7 +37,7 @@ export function readTextFile(path: string): string {
   }
   if (st.isDirectory()) throw new TextFileError('directory', 'is a directory');
   if (!st.isFile()) throw new TextFileError('not-regular', `not a regular file (${kindOf(st)})`);
-  if (st.size > MAX_TEXT_FILE_BYTES) throw tooLarge(st.size);
+  if (st.size > maxBytes) throw tooLarge(st.size, maxBytes);
   let bytes: Buffer;
   try {
     // O_NONBLOCK: should the path become a FIFO between the stat and the open, the open does not wait for a writer.
@@ -46,7 +46,7 @@ export function readTextFile(path: string): string {
       const opened = fstatSync(fd);
       if (!opened.isFile()) throw new TextFileError('not-regular', `not a regular file (${kindOf(opened)})`);
       const size = opened.size;
-      if (size > MAX_TEXT_FILE_BYTES) throw tooLarge(size);
+      if (size > maxBytes) throw tooLarge(size, maxBytes);
       bytes = Buffer.allocUnsafe(size);
       let at = 0;
       while (at < size) {
@@ -73,8 +73,36 @@ export function readTextFile(path: string): string {
   }
 }
 
-function tooLarge(size: number): TextFileError {
-  return new TextFileError('too-large', `too large (${megabytes(size)}; the limit is ${megabytes(MAX_TEXT_FILE_BYTES)})`);
+function tooLarge(size: number, max: number): TextFileError {
+  return new TextFileError('too-large', `too large (${megabytes(size)}; the limit is ${megabytes(max)})`);
+}
+
+/**
+ * What is at `path` before a command writes there: nothing (`missing`), or a regular file with its first line (read
+ * within 64 KB, never waiting on a FIFO). Anything else (a device, a FIFO, a folder) is a TextFileError: a command
+ * writes only a new file or one of its own kind, and a caller checks the first line for that kind.
+ */
+export function existingFileHead(path: string): { missing: true } | { missing: false; empty: boolean; firstLine: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { missing: true };
+    throw new TextFileError('unreadable', `cannot read: ${code ?? (e as Error).message}`, code);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new TextFileError('directory', 'is a directory');
+    if (!st.isFile()) throw new TextFileError('not-regular', `not a regular file (${kindOf(st)})`);
+    const bytes = Buffer.alloc(Math.min(st.size, 64 * 1024));
+    const n = bytes.length ? readSync(fd, bytes, 0, bytes.length, 0) : 0;
+    const text = bytes.subarray(0, n).toString('utf8');
+    const nl = text.indexOf('\n');
+    return { missing: false, empty: st.size === 0, firstLine: nl < 0 ? text : text.slice(0, nl) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function kindOf(st: Stats): string {
@@ -82,4 +110,27 @@ function kindOf(st: Stats): string {
   if (st.isSocket()) return 'a socket';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
   return 'not a file';
+}
+
+/**
+ * Why a command may not write at `path`, or null: only over nothing, an empty file, or a file of its own kind
+ * (`own` says it of the first line, parsed as JSON; undefined when that is no JSON), never over a device or a FIFO.
+ * `notOwn` ("not a trace (...), so it is not replaced") and `give` ("give a new file for the trace") end the line.
+ */
+export function writeTargetProblem(path: string, own: (first: unknown) => boolean, words: { notOwn: string; give: string }): string | null {
+  let head;
+  try {
+    head = existingFileHead(path);
+  } catch (e) {
+    if (e instanceof TextFileError) return `${path}: ${e.message}: ${words.give}`;
+    throw e;
+  }
+  if (head.missing || head.empty) return null;
+  let first: unknown;
+  try {
+    first = JSON.parse(head.firstLine);
+  } catch {
+    first = undefined;
+  }
+  return own(first) ? null : `${path}: ${words.notOwn}: ${words.give}`;
 }

@@ -3,7 +3,6 @@
 // the normalised answer, and the ART reference's substring match: the target occurs in the answer, case folded) and
 // handed to the caller, which appends it to the results file. A stopped run leaves its unfinished examples out of
 // the results, so running again over the same results file redoes none of the finished ones.
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { readTextFile, TextFileError } from '../common/textFile';
 import type { Runner } from '../engine/runner';
@@ -100,10 +99,11 @@ export function readResults(path: string): Map<string, EvalResult> {
   const out = new Map<string, EvalResult>();
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextFile(path);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out;
-    throw new EvalDataError(`${path}: cannot read the results: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    if (e instanceof TextFileError && e.kind === 'missing') return out;
+    const why = e instanceof TextFileError ? (e.code ?? e.message) : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+    throw new EvalDataError(`${path}: cannot read the results: ${why}`);
   }
   for (const raw of text.split('\n')) {
     if (!raw.trim()) continue;

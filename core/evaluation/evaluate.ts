@@ -11,9 +11,18 @@ import { parseArt } from '../art/parse';
 import { readTextFile, TextFileError } from '../common/textFile';
 import { RequestLimiter } from '../model/limiter';
 import { createArtRunner } from '../launch/create';
-import { formatHeader, headerDifferences, libraryChanged, makeHeader, readHeader, type ResultsHeader } from './header';
+import {
+  formatHeader,
+  headerDifferences,
+  libraryChanged,
+  makeHeader,
+  readHeader,
+  resultsTargetProblem,
+  sha256OfFile,
+  type ResultsHeader,
+} from './header';
 import { EvalDataError, readDataset, readResults, runEval, type EvalExample, type EvalResult, type EvalRun } from './eval';
-import { deleteRun, newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
+import { deleteRun, newRunId, prepareRunsFolder, runFiles, runsFolderProblem, writeSummary } from '../trace/history';
 import { LaunchError } from '../launch/options';
 import { pickProgram } from '../launch/pick';
 import { chatModelNotes, openSession, runInfo, type RunSession } from '../launch/session';
@@ -53,13 +62,32 @@ export function newResultsPath(path: string): string {
 export function resultsFiles(dataPath: string, libraryPath: string): string[] {
   const first = defaultResultsPath(dataPath, libraryPath);
   const out = existsSync(first) ? [first] : [];
-  for (let p = newResultsPath(first), n = 0; existsSync(p) && n < 10_000; p = newResultsPath(p), n++) out.push(p);
+  // `-2`, `-3`, ... in turn while they exist (newResultsPath skips those that exist: it names the next one to write).
+  const stem = first.slice(0, -'.results.jsonl'.length);
+  for (let n = 2; n < 10_000 && existsSync(`${stem}-${n}.results.jsonl`); n++) out.push(`${stem}-${n}.results.jsonl`);
   return out;
 }
 
 /** Whether a results file holds any result yet (a header alone does not count). */
 export function hasResults(path: string): boolean {
   return readResults(path).size > 0;
+}
+
+/**
+ * Whether the results file holds results of another version of the library than `library`'s content now (by its
+ * header's content hash): resuming it would mix the two. Returns the two hashes' first 8 hex digits then, else null
+ * (no results yet, a file from before headers, the same library).
+ */
+export function libraryChangedSince(resultsPath: string, library: string): { was: string; now: string } | null {
+  const h = readHeader(resultsPath);
+  if (!h || !hasResults(resultsPath)) return null;
+  let now: string;
+  try {
+    now = sha256OfFile(library);
+  } catch {
+    return null; // the library cannot be read: evaluate says so
+  }
+  return h.library.sha256 === now ? null : { was: h.library.sha256.slice(0, 8), now: now.slice(0, 8) };
 }
 
 /** The tasks of a library an evaluation can run its examples as: the programs (not the template), by index and title. */
@@ -89,8 +117,14 @@ export interface EvaluationConfig {
   /** The task library (.art) and the dataset (JSONL), absolute paths. */
   library: string;
   data: string;
-  /** The results file (appended to, resumed from); default defaultResultsPath. */
+  /**
+   * The results file (appended to, resumed from); default defaultResultsPath. When it holds results of another
+   * version of the library, the evaluation goes into a new results file beside it (newResultsPath), said in the log,
+   * unless `resumeChangedLibrary`.
+   */
   out?: string;
+  /** Resume `out` even when the library changed since it was begun (its results then mix two versions). */
+  resumeChangedLibrary?: boolean;
   /** The run options as given (the CLI's flags, the workspace's settings); `program` and `mode` are set here. */
   options: Record<string, unknown>;
   /** How a run option is named in an error (a flag, a setting); default the launch configuration's name. */
@@ -102,6 +136,8 @@ export interface EvaluationConfig {
   apiKey?(o: RunOptions): string | undefined | Promise<string | undefined>;
   /** Whether anything may run (the workspace trust). */
   trusted: boolean;
+  /** The tool file's command tools and MCP servers start nothing and answer with this (registry.ts). */
+  commandsRefused?: string;
   /** With the option modelSource "vscode": the chat model the caller has (VS Code's Language Model API). */
   chatModel?: ChatBackend;
   /** Examples run at once, and the bound on requests in flight. */
@@ -111,6 +147,11 @@ export interface EvaluationConfig {
   /** The run history each example's trace and summary go into; none: no traces. */
   runs?: { folder: string; gitignore: boolean };
   signal?: AbortSignal;
+  /**
+   * The most requests this evaluation may start (`art improve --budget`): once they are spent it stops as the signal
+   * would (`budgetSpent`), its unfinished examples left out of the results to run again another time.
+   */
+  maxRequests?: number;
   log(line: string): void;
   /** The environment whose OTEL_* variables configure telemetry when the `otlp` option does not (the CLI's). */
   telemetryEnv?: NodeJS.ProcessEnv;
@@ -126,13 +167,25 @@ export interface EvaluationEnd {
   total: number;
   resultsPath: string;
   stopped: boolean;
+  /** With maxRequests: whether they were spent (and stopped the evaluation). */
+  budgetSpent: boolean;
+  /** Requests started by this evaluation (not those of the results it resumed). */
+  requestsSent: number;
   /** 429s the endpoint answered, and the bound on requests in flight they left. */
   rateLimited: { count: number; limit: number } | null;
 }
 
 /** Runs an evaluation; throws EvalDataError (the data or library cannot be read) or LaunchError (the options, the session). */
 export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
-  const resultsPath = c.out ?? defaultResultsPath(c.data, c.library);
+  let resultsPath = c.out ?? defaultResultsPath(c.data, c.library);
+  const changed = c.resumeChangedLibrary ? null : libraryChangedSince(resultsPath, c.library);
+  if (changed) {
+    const fresh = newResultsPath(resultsPath);
+    c.log(
+      `${basename(c.library)} changed since ${resultsPath} was begun (library ${changed.was} → ${changed.now}): the examples run again in a new results file, ${fresh}; the old one is kept to compare with`,
+    );
+    resultsPath = fresh;
+  }
   let examples: EvalExample[];
   let doc: ArtDocument;
   try {
@@ -158,13 +211,24 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
     );
   // The results file (locked against a second evaluation, its last line repaired) and the run history are checked
   // writable before anything runs: a file that cannot be written is one line now, not an error after the first example.
+  const refused = resultsTargetProblem(resultsPath);
+  if (refused) throw new EvalDataError(refused);
   const file = ResultsFile.open(resultsPath, c.log);
   let session: RunSession | undefined;
   try {
     if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
     const apiKey = (await c.apiKey?.(o)) || undefined;
     file.redact([apiKey]);
-    session = await openSession({ ...o, apiKey, trusted: c.trusted, ...HEADLESS, log: c.log, chatModel: c.chatModel, telemetryEnv: c.telemetryEnv });
+    session = await openSession({
+      ...o,
+      apiKey,
+      trusted: c.trusted,
+      ...HEADLESS,
+      log: c.log,
+      chatModel: c.chatModel,
+      commandsRefused: c.commandsRefused,
+      telemetryEnv: c.telemetryEnv,
+    });
     return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });
   } finally {
     file.close();
@@ -219,7 +283,23 @@ async function evaluateIn(
     header,
   });
 
-  const limiter = new RequestLimiter(c.concurrency);
+  // A results file that cannot be written (a full disk) or a spent request budget stops the evaluation: the examples
+  // in flight run again next time.
+  let writeFailed: EvalDataError | undefined;
+  let budgetSpent = false;
+  const stop = new AbortController();
+  const limiter = new RequestLimiter(
+    c.concurrency,
+    c.maxRequests === undefined
+      ? undefined
+      : {
+          requests: c.maxRequests,
+          onSpent: () => {
+            budgetSpent = true;
+            stop.abort(new Error(`the request budget (${c.maxRequests}) is spent`));
+          },
+        },
+  );
   // One client per run (the runner reports its own retries), all under the one limiter.
   const newModel = () => limiter.wrap(session.endpointModel());
   let libraries: LibraryFile[] =
@@ -248,9 +328,6 @@ async function evaluateIn(
     strategy = 'same-file';
   }
   const runIds = new Set<string>();
-  // A results file that cannot be written (a full disk) stops the evaluation: the examples in flight run again next time.
-  let writeFailed: EvalDataError | undefined;
-  const stop = new AbortController();
   const onAbort = () => stop.abort(c.signal?.reason);
   c.signal?.addEventListener('abort', onAbort, { once: true });
   if (c.signal?.aborted) onAbort();
@@ -345,12 +422,16 @@ async function evaluateIn(
     total: examples.length,
     resultsPath,
     stopped,
+    budgetSpent,
+    requestsSent: limiter.started,
     rateLimited: limiter.rateLimited ? { count: limiter.rateLimited, limit: limiter.limit } : null,
   };
 }
 
 /** The run history's folder, made where it is missing; one line naming it when it cannot be. */
 function prepareHistory(folder: string, gitignore: boolean): void {
+  const refused = runsFolderProblem(folder);
+  if (refused) throw new EvalDataError(refused);
   try {
     prepareRunsFolder(folder, gitignore);
   } catch (e) {

@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { existingFileHead, readTextFile, TextFileError, writeTargetProblem } from '../common/textFile';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { RunOptions } from '../launch/options';
 import { EvalDataError, type EvalResult } from './eval';
 
@@ -53,13 +54,17 @@ function fileVersion(path: string, resultsPath: string): FileVersion {
   return { path: shown, sha256: sha256OfFile(path) };
 }
 
-/** The commit of the repository holding `path`, and whether its tracked files have changes; undefined outside git. */
+/**
+ * The commit of the repository holding `path`, and whether its tracked files have changes; undefined outside git, and
+ * for a file git does not track (an ignored or new one: no commit holds it, and its changes are in no status).
+ */
 export function gitVersion(path: string): { commit: string; dirty: boolean } | undefined {
   const git = (...args: string[]) =>
     execFileSync('git', ['-C', dirname(path), ...args], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const commit = git('rev-parse', 'HEAD').trim();
     if (!/^[0-9a-f]{40,64}$/.test(commit)) return undefined;
+    git('ls-files', '--error-unmatch', '--', basename(path));
     return { commit, dirty: git('status', '--porcelain', '--untracked-files=no').trim() !== '' };
   } catch {
     return undefined;
@@ -104,19 +109,33 @@ export function makeHeader(o: {
   };
 }
 
+/**
+ * Why an evaluation may not write its results at `path`, or null: a results file is new (or empty) or begins with a
+ * results header (or, from before headers, a result); never another file, a device or a FIFO.
+ */
+export function resultsTargetProblem(path: string): string | null {
+  const isResult = (v: unknown) =>
+    !!v && typeof v === 'object' && typeof (v as EvalResult).id === 'string' && typeof (v as EvalResult).exact === 'boolean';
+  return writeTargetProblem(path, first => isHeader(first) || isResult(first), {
+    notOwn: 'not a results file (its first line is neither a results header nor a result), so nothing is appended to it',
+    give: 'give a new results file (.results.jsonl)',
+  });
+}
+
 export function isHeader(v: unknown): v is ResultsHeader {
   return !!v && typeof v === 'object' && (v as ResultsHeader).kind === HEADER_KIND;
 }
 
 /** A results file's header (its first line), or null when it has none (a file from before headers, or none yet). */
 export function readHeader(path: string): ResultsHeader | null {
-  let text: string;
+  let first: string;
   try {
-    text = readFileSync(path, 'utf8');
+    const head = existingFileHead(path);
+    if (head.missing) return null;
+    first = head.firstLine;
   } catch {
     return null;
   }
-  const first = text.slice(0, text.indexOf('\n') === -1 ? undefined : text.indexOf('\n'));
   try {
     const v: unknown = JSON.parse(first);
     return isHeader(v) ? v : null;
@@ -133,11 +152,10 @@ export function readHeader(path: string): ResultsHeader | null {
 export function loadResultsFile(path: string): { header: ResultsHeader | null; results: EvalResult[] } {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextFile(path);
   } catch (e) {
-    throw new EvalDataError(
-      `${path}: cannot read the results (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give a results file written by art eval or Evaluate Task`,
-    );
+    const why = e instanceof TextFileError ? (e.code ?? e.message) : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+    throw new EvalDataError(`${path}: cannot read the results (${why}): give a results file written by art eval or Evaluate Task`);
   }
   let header: ResultsHeader | null = null;
   const byId = new Map<string, EvalResult>();

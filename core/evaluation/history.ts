@@ -169,3 +169,40 @@ export function seriesTitle(s: HistorySeries, root?: string): string {
   };
   return s.library && s.data ? `${show(s.library)} on ${basename(s.data)}` : basename(s.key);
 }
+
+/** A results file offered for a comparison ("ART: Compare Evaluations"): when it was made and how it did. */
+export interface ComparisonChoice {
+  path: string;
+  /** When the evaluation began (its header; a file without one: when it was last written). */
+  date: string | undefined;
+  /** `2026-11-26 14:02 · 5/6 right (0.83)`, or `no results yet`. */
+  label: string;
+}
+
+const fileTime = (f: HistoryFile) => Date.parse(f.header?.date ?? f.modified ?? '') || 0;
+
+/**
+ * The results files to choose from, newest first (the same date: the higher `-N` first), each dated with its
+ * accuracy. With `before` (B, when A is chosen): the files made before it first, then those made after it.
+ */
+export function comparisonChoices(files: readonly HistoryFile[], before?: HistoryFile): ComparisonChoice[] {
+  const after = (f: HistoryFile) => !!before && earlierFirst(before, f)[1] === f;
+  return [...files]
+    .sort((a, b) => Number(after(a)) - Number(after(b)) || fileTime(b) - fileTime(a) || seriesNumber(b.path) - seriesNumber(a.path))
+    .map(f => {
+      const correct = f.results.filter(r => r.exact).length;
+      const n = f.results.length;
+      const date = f.header?.date ?? f.modified;
+      return {
+        path: f.path,
+        date,
+        label: `${formatHistoryDate(date)} · ${n ? `${correct}/${n} right (${formatAccuracy(correct / n)})` : 'no results yet'}`,
+      };
+    });
+}
+
+/** Two results files in the order a comparison reads them: A the earlier evaluation, B the later (by date, then `-N`). */
+export function earlierFirst(a: HistoryFile, b: HistoryFile): [HistoryFile, HistoryFile] {
+  const later = fileTime(a) - fileTime(b) || seriesNumber(a.path) - seriesNumber(b.path);
+  return later > 0 ? [b, a] : [a, b];
+}

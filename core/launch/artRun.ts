@@ -1,7 +1,7 @@
 // A run of an `.art` task library: the program picked, the demonstrations selected (by the run option `select`), the
 // model (the endpoint, or a replay of the program's recorded text that departs from it on the first change).
 import { resolve } from 'node:path';
-import { normalizeName, programTitle, type ArtDocument } from '../art/ast';
+import { normalizeName, openStep, programTitle, recordedSteps, type ArtDocument } from '../art/ast';
 import { parseArt } from '../art/parse';
 import type { ModelClient } from '../model/types';
 import { createArtRunner } from './create';
@@ -22,8 +22,18 @@ export async function makeArtRun(text: string, path: string, launch: Launch): Pr
   if (!program.input) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no Input: line to run`);
   const input = launch.options.input?.trim() ? launch.options.input : undefined;
   let replay: ReplayModel | undefined;
-  if (launch.options.mode === 'replay') {
-    if (!program.steps.length) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no steps to replay`);
+  const own = input === undefined || input.trim() === program.input.text.trim();
+  const open = openStep(program);
+  // A program ending at an open `Qk:` after steps of its own: the run writes those as given (the tools run again),
+  // then the model writes from `Qk:`, in replay and live mode alike.
+  const fromOpen = !!open && own && recordedSteps(program).length > 0;
+  if (launch.options.mode === 'replay' || fromOpen) {
+    if (!recordedSteps(program).length)
+      throw new LaunchError(
+        open
+          ? `program ${index} (${programTitle(program, index)}) ends at "Q${open.number}:" for the model to write from, and has no steps to replay: run it live (set a model)`
+          : `program ${index} (${programTitle(program, index)}) has no steps to replay`,
+      );
     // A configured endpoint is where the run goes on once it departs from the recording.
     const live = hasLiveModel(launch) ? endpointModel(launch) : undefined;
     replay = ReplayModel.fromArtProgram(doc, index, name => launch.tools.get(name) !== undefined, {
@@ -45,7 +55,6 @@ export async function makeArtRun(text: string, path: string, launch: Launch): Pr
   );
   if (replay) {
     // Step k of a replay of the file's own program is its Qk: a tool whose output now differs ends the recording.
-    const own = input === undefined || input.trim() === program.input.text.trim();
     departOnEdit(
       runner,
       replay.departure,
@@ -57,7 +66,7 @@ export async function makeArtRun(text: string, path: string, launch: Launch): Pr
     runner,
     unit: index,
     title: programTitle(program, index),
-    ownProgram: launch.options.mode === 'replay' && (input === undefined || input.trim() === program.input.text.trim()),
+    ownProgram: !!replay && own,
     model,
   };
 }

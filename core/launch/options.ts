@@ -11,7 +11,7 @@ import { DEFAULT_WORD_LIST } from '../tools/lookup';
 import { TOOLS_FILE_NAME } from '../tools/toolsFile';
 import { DEFAULT_MAX_TOKENS } from '../model/types';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../model/bounds';
-import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT } from '../model/localRuntime';
+import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT } from '../model/defaultModel';
 import { DEFAULT_NO_PROGRESS_LIMIT } from '../engine/progress';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
 import { withoutUndefined } from '../common/text';
@@ -211,12 +211,14 @@ export const RUN_OPTIONS = {
       },
     },
   ),
-  temperature: option(z.number().min(0).max(2).optional(), {
+  // The same defaults everywhere (a run, an evaluation; the CLI, VS Code, MCP), so two evaluations of one library
+  // differ in nothing else: temperature 0, DEFAULT_MAX_TOKENS.
+  temperature: option(z.number().min(0).max(2).default(0), {
     description: 'Sampling temperature.',
     cli: { flag: 'temperature', arg: 'N' },
     setting: { key: 'model.temperature', scope: 'resource', default: 0, description: 'Sampling temperature for program and agent runs.' },
   }),
-  maxTokens: option(count(1).optional(), {
+  maxTokens: option(count(1).default(DEFAULT_MAX_TOKENS), {
     description: 'Maximum tokens per request.',
     cli: { flag: 'max-tokens', arg: 'N' },
     setting: {
@@ -245,6 +247,11 @@ export const RUN_OPTIONS = {
       },
     },
   ),
+  maxRequests: option(count(1).optional(), {
+    description:
+      "The most model requests a run may make (tools that ask the model included in none); past it the run ends (limit). Default: the runner's own bound. Useful with a small local model that repeats a step.",
+    cli: { flag: 'max-requests', arg: 'N' },
+  }),
   noProgressLimit: option(count(1).default(DEFAULT_NO_PROGRESS_LIMIT), {
     description:
       'Requests in a row that add nothing to the program (an empty reply, only a restatement of the text so far, the same text or monitor correction as the request before) after which the run ends (no-progress).',

@@ -6,6 +6,9 @@ import { languageOf, prepareRun, readProgram } from './launch';
 import { LaunchError } from './options';
 import type { PreparedRun, RunConfig } from './session';
 
+/** What a command tool or MCP server answers while a prompt is built (nothing is started for it). */
+export const PROMPT_STARTS_NOTHING = 'Building a prompt starts no command tool or MCP server';
+
 /** The prompt of a prepared run (what its first request sends), its demonstrations and why each was chosen. */
 export function promptReportOf(run: PreparedRun, sample?: { index: number; of: number }): PromptReport {
   const r = run.runner;
@@ -39,7 +42,8 @@ export async function promptOfRun(config: RunConfig): Promise<PromptReport> {
       throw new LaunchError(`${program}: ${(e as Error).message}`);
     }
   }
-  const run = await prepareRun({ ...config, trace: undefined, stopOnEntry: false });
+  // Building a prompt starts nothing: the tool file's commands and MCP servers are named, never started.
+  const run = await prepareRun({ ...config, trace: undefined, stopOnEntry: false, commandsRefused: PROMPT_STARTS_NOTHING });
   try {
     return promptReportOf(run);
   } finally {

@@ -2,6 +2,7 @@
 // activation bundle does not carry (the client asks through the runner bundle, client/runnerServices.ts).
 import { existsSync } from 'node:fs';
 import { languageOf } from '../common/language';
+import { recordedSteps } from '../art/ast';
 import { parseArt } from '../art/parse';
 import { libraryAsRun } from '../prompt/prompt';
 import { answerBeside, transcriptBeside } from './companions';
@@ -9,7 +10,8 @@ import { pickProgram } from './pick';
 
 /**
  * Whether replay mode has something to replay for `task` of `path` (its text `text`): an ART program's own steps, an
- * agent's transcript, a MultiTool-CoT prompt's recorded answer; a trace is a recording. VS Code replays such a
+ * agent's transcript, a MultiTool-CoT prompt's recorded answer; a trace is a recording. A program's open `Qk:`
+ * (openStep) is where the model writes, no recording. VS Code replays such a
  * program until the user chooses live, and generates one with no recording when a model is set.
  */
 export function hasRecording(path: string, text: string, task: string | number | undefined): boolean {
@@ -20,7 +22,7 @@ export function hasRecording(path: string, text: string, task: string | number |
   if (language !== 'art') return false;
   try {
     const doc = libraryAsRun(parseArt(text));
-    return doc.programs[pickProgram(doc, task)].steps.length > 0;
+    return recordedSteps(doc.programs[pickProgram(doc, task)]).length > 0;
   } catch {
     return false;
   }

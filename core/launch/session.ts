@@ -49,6 +49,8 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
      * client/lm/vscodeModel.ts): the run's live model instead of the endpoint.
      */
     chatModel?: ChatBackend;
+    /** When set, the tool file's command tools and MCP servers start nothing and answer with this (registry.ts). */
+    commandsRefused?: string;
     /**
      * The environment whose OTEL_EXPORTER_OTLP_* variables and OTEL_SERVICE_NAME configure the runs' telemetry when
      * the `otlp` option does not (the CLI's; VS Code has its art.telemetry.* settings): core/telemetry/config.ts.
@@ -133,6 +135,7 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
       searchRerank: o.rerank && o.mode === 'generate' && capabilitiesOf(o).promptLogprobs,
       allowUnisolatedCode: o.allowUnisolatedCode,
       wordListPath: o.wordList ? at(o.wordList) : undefined,
+      commandsRefused: config.commandsRefused,
     });
   } catch (e) {
     throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);
@@ -199,8 +202,8 @@ export async function endTelemetry(): Promise<void> {
 
 /** What the spans of a run say that its trace does not: the program, the mode, the API, where the model is. */
 export function runInfo(o: RunOptions, title: string, file?: string, task?: string): RunInfo {
-  const provider = o.mode === 'replay' ? 'replay' : o.modelSource === 'vscode' ? 'vscode' : 'openai';
-  const model = provider === 'openai' ? o.model : provider === 'vscode' ? o.vscodeModel : undefined;
+  const provider = o.mode === 'replay' ? 'replay' : o.modelSource === 'endpoint' ? 'openai' : o.modelSource;
+  const model = provider === 'openai' ? o.model : provider === 'vscode' ? o.vscodeModel : provider === 'local' ? o.modelFile : undefined;
   return { title, file, mode: o.mode, api: o.api, provider, ...(model ? { model } : {}), ...(task !== undefined ? { task } : {}) };
 }
 
@@ -228,6 +231,7 @@ export function runnerOptions(launch: Launch, model: ModelClient): RunnerOptions
     temperature: o.temperature,
     maxTokens: o.maxTokens,
     noProgressLimit: o.noProgressLimit,
+    ...(o.maxRequests !== undefined ? { maxRequests: o.maxRequests } : {}),
     pauseBeforeTool: o.pauseBeforeTool,
     pauseAfterTool: launch.config.pauseAfterTool,
     pauseOnToolError: launch.config.pauseOnToolError,
@@ -250,7 +254,7 @@ function constrainerOf(launch: Launch): Constrainer | undefined {
   if (o.mode !== 'generate' || o.constrain === 'off' || !caps.constraints) return undefined;
   // A source that enforces one dialect itself (the local model: llama.cpp's grammar) needs no probe in `auto`.
   const mode = o.constrain === 'auto' && caps.constraints !== 'probe' ? caps.constraints : o.constrain;
-  return new Constrainer({ mode, baseURL: o.baseURL, log: launch.config.log });
+  return new Constrainer({ mode, baseURL: o.baseURL, log: launch.config.log, exact: caps.exactGrammar });
 }
 
 /** Whether a live model is configured (the one rule: core/launch/modelSources.ts). */

@@ -49,9 +49,16 @@ export class ChatReplyNormalizer {
   turnEnded = false;
   private finished = false;
 
+  /** The text so far ends with a query's colon (`Q1:`), after which the step's `[name]` begins with a space. */
+  private readonly afterMarker: boolean;
+  /** Text was released; the reply was unwrapped from a fenced block. */
+  private released = false;
+  private unwrapped = false;
+
   /** `textSoFar`: the text the model was asked to continue (the user message, or the prefilled assistant message). */
   constructor(textSoFar: string) {
     this.echo = new EchoFilter(textSoFar);
+    this.afterMarker = /(?:^|\n)Q\d+[:：]$/.test(textSoFar);
   }
 
   push(content: string): ReplyPiece {
@@ -76,7 +83,7 @@ export class ChatReplyNormalizer {
   private stages(content: string, repairs: ReplyRepair[]): ReplyPiece {
     const t = this.think.push(content, repairs);
     const u = this.unwrap.push(t.text, repairs);
-    const text = this.echo.push(u, repairs);
+    const text = this.spaced(this.echo.push(u, repairs), repairs);
     return { text, reasoning: t.reasoning, repairs };
   }
 
@@ -84,8 +91,19 @@ export class ChatReplyNormalizer {
     const h = this.think.push(held, repairs);
     const t = this.think.end(repairs);
     const u = this.unwrap.push(h.text + t.text, repairs) + this.unwrap.end(repairs);
-    const text = this.echo.push(u, repairs) + this.echo.end(repairs);
+    const text = this.spaced(this.echo.push(u, repairs) + this.echo.end(repairs), repairs);
     return { text, reasoning: h.reasoning + t.reasoning, repairs };
+  }
+
+  /**
+   * The first text of an unwrapped reply after a query's colon gets the space the fence line took: a fenced block
+   * starts on a line of its own, so `Q1:` then "```\n[EOQ]" would otherwise read `Q1:[EOQ]`.
+   */
+  private spaced(text: string, repairs: readonly ReplyRepair[]): string {
+    this.unwrapped ||= repairs.some(r => r.kind === 'wrapper');
+    if (this.released || text === '') return text;
+    this.released = true;
+    return this.afterMarker && this.unwrapped && text.startsWith('[') ? ` ${text}` : text;
   }
 }
 

@@ -1,5 +1,11 @@
-// The default local model, named once: what `npm start`, the test line's real-model tier, `art model pull` and the
+// The default local model, named once (and the local runtime's defaults, which the run options' declaration reads
+// without loading the runtime): what `npm start`, the test line's real-model tier, `art model pull` and the
 // editor's *Download a Local Model…* fetch when no model is given. Plain data, no I/O.
+
+/** The context size when none is set: the model's own, capped (a larger one costs memory a short program never uses). */
+export const DEFAULT_LOCAL_CONTEXT = 8192;
+/** Milliseconds an unused model stays loaded (art.model.idleReleaseMs). */
+export const DEFAULT_IDLE_RELEASE_MS = 5 * 60_000;
 
 /** Where a local model comes from and how its file is checked. */
 export interface LocalModelSource {

@@ -1,7 +1,8 @@
 // A bound on the requests in flight to one endpoint, shared by every run that uses it (`art eval` runs many programs
 // at once). A rate limit (429) slows the whole run down, not just the request that met it: the bound is halved and
 // no new request starts until the server's Retry-After (or the backoff) has passed; after as many successful
-// requests as the bound, it grows back by one, up to the configured concurrency.
+// requests as the bound, it grows back by one, up to the configured concurrency. A total, when given, is the most
+// requests it lets start at all (`art improve --budget`): the next one is refused and `onSpent` called.
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, RetryInfo } from './types';
 
 export class RequestLimiter {
@@ -15,10 +16,20 @@ export class RequestLimiter {
   private successes = 0;
   private readonly waiting: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** Requests started so far. */
+  started = 0;
 
-  constructor(readonly max: number) {
+  constructor(
+    readonly max: number,
+    private readonly total?: { requests: number; onSpent(): void },
+  ) {
     if (!Number.isInteger(max) || max < 1) throw new Error(`the concurrency must be an integer of at least 1, not ${max}`);
     this.limit = max;
+  }
+
+  /** Whether the total is spent: no request may start any more. */
+  get spent(): boolean {
+    return this.total !== undefined && this.started >= this.total.requests;
   }
 
   /** Waits for a slot (the gate open and fewer than `limit` in flight); resolves with the function that frees it. */
@@ -31,6 +42,11 @@ export class RequestLimiter {
       });
     }
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+    if (this.spent) {
+      this.total!.onSpent();
+      throw new Error(`the request budget (${this.total!.requests}) is spent`);
+    }
+    this.started++;
     this.inFlight++;
     let released = false;
     return () => {

@@ -36,10 +36,18 @@ export class LocalModel implements ModelClient {
   readonly honoursStop = true;
   private readonly runtime: LocalRuntime;
   readonly stats: LocalModelStats = { requests: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0 };
+  /** Keep what the sequence holds between requests (false evaluates every prompt whole: the benchmark's baseline). */
+  prefixReuse = true;
 
   constructor(private readonly opts: LocalModelOptions) {
     this.runtime = localRuntime(opts);
     this.id = `local:${basename(opts.file)}`;
+  }
+
+  /** The number of tokens of a text (with the BOS token a prompt starts with). */
+  async countTokens(text: string): Promise<number> {
+    const { model } = await this.runtime.load();
+    return tokenize(model, text).length;
   }
 
   /** Loads the model now (with progress in the log) instead of at the first request. */
@@ -57,7 +65,7 @@ export class LocalModel implements ModelClient {
       throw new LocalModelError(
         `the prompt is ${tokens.length} tokens, past the local model's context of ${context.contextSize} tokens (${this.runtime.name}): set a larger context size (art.model.contextSize / --context-size) or shorten the program`,
       );
-    const seed = (this.opts.seed ?? 0) + this.stats.requests++;
+    const seed = (this.opts.seed ?? 0) + this.count('requests', 1);
     const grammar = typeof req.extraBody?.grammar === 'string' ? await this.grammarState(model, req.extraBody.grammar) : undefined;
     const lease = await this.runtime.lease(tokens, signal);
     try {
@@ -83,6 +91,14 @@ export class LocalModel implements ModelClient {
     return out;
   }
 
+  /** Adds to this client's stats and the runtime's totals; returns the client's count before. */
+  private count(key: keyof LocalModelStats, n: number): number {
+    const before = this.stats[key];
+    this.stats[key] += n;
+    this.runtime.totals[key] += n;
+    return before;
+  }
+
   /** Nothing to release per client: the runtime is shared and released when idle (disposeLocalRuntimes). */
   dispose(): void {}
 
@@ -95,10 +111,11 @@ export class LocalModel implements ModelClient {
   /** Keeps the tokens the sequence shares with `tokens` (at least one is left to evaluate, for its logits); returns how many. */
   private async reuse(lease: Lease, tokens: readonly Token[]): Promise<number> {
     const s = lease.sequence;
-    const keep = Math.min(s.compareContextTokens(tokens as Token[]).firstDifferentIndex, tokens.length - 1);
+    const shared = !this.prefixReuse ? 0 : s.compareContextTokens(tokens as Token[]).firstDifferentIndex;
+    const keep = Math.min(shared, tokens.length - 1);
     if (keep < s.nextTokenIndex) await s.eraseContextTokenRanges([{ start: keep, end: s.nextTokenIndex }]);
-    this.stats.promptTokens += tokens.length;
-    this.stats.evaluatedPromptTokens += tokens.length - keep;
+    this.count('promptTokens', tokens.length);
+    this.count('evaluatedPromptTokens', tokens.length - keep);
     return keep;
   }
 
@@ -166,7 +183,7 @@ export class LocalModel implements ModelClient {
       text += rest;
       yield { text: rest };
     }
-    this.stats.generatedTokens += generated.length;
+    this.count('generatedTokens', generated.length);
     return {
       text,
       usage: { promptTokens: tokens.length, completionTokens: generated.length, cachedPromptTokens: kept },
@@ -182,8 +199,8 @@ export class LocalModel implements ModelClient {
     // Scoring needs the distribution after every prompt token, which the KV cache does not keep: all are evaluated.
     const s = lease.sequence;
     if (s.nextTokenIndex > 0) await s.eraseContextTokenRanges([{ start: 0, end: s.nextTokenIndex }]);
-    this.stats.promptTokens += tokens.length;
-    this.stats.evaluatedPromptTokens += tokens.length;
+    this.count('promptTokens', tokens.length);
+    this.count('evaluatedPromptTokens', tokens.length);
     const logprobs: number[] = [NaN];
     for (let i = 0; i < tokens.length - 1; i += PROMPT_CHUNK) {
       if (req.signal?.aborted) throw abortError(req.signal);

@@ -12,15 +12,12 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { freemem } from 'node:os';
 import { basename } from 'node:path';
+import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT } from './defaultModel';
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from 'node-llama-cpp';
 
 /** Threads llama.cpp decodes with: its default (4) on a two-core machine is ~100x slower (oversubscription). */
 const MAX_THREADS = 2;
 
-/** The context size when none is set: the model's own, capped (a larger one costs memory a short program never uses). */
-export const DEFAULT_LOCAL_CONTEXT = 8192;
-/** Milliseconds an unused model stays loaded (art.model.idleReleaseMs). */
-export const DEFAULT_IDLE_RELEASE_MS = 5 * 60_000;
 /** KV caches of one context: concurrent requests of an evaluation take one each (measured: docs/performance.md). */
 export const DEFAULT_LOCAL_SEQUENCES = 2;
 
@@ -93,7 +90,7 @@ const runtimes = new Map<string, LocalRuntime>();
 
 /** The process's runtime of `file` (loaded on first use, shared by every caller with the same settings). */
 export function localRuntime(o: LocalRuntimeOptions): LocalRuntime {
-  const key = `${o.file}\0${o.contextSize ?? ''}`;
+  const key = `${o.file}\0${o.contextSize ?? ''}\0${o.sequences ?? ''}`;
   let r = runtimes.get(key);
   if (!r) runtimes.set(key, (r = new LocalRuntime(o, () => runtimes.delete(key))));
   return r;
@@ -138,10 +135,14 @@ export class LocalRuntime {
   private busy = 0;
   private waiting: (() => void)[] = [];
   private idle: NodeJS.Timeout | undefined;
+  /** Keeps the process alive while a request decodes or waits (llama.cpp's work in its threads holds no handle). */
+  private keepAlive: NodeJS.Timeout | undefined;
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
   private disposed = false;
   /** Milliseconds the last load took. */
   loadMs = 0;
+  /** What every client of this model evaluated (LocalModel.stats adds up one client's). */
+  readonly totals = { requests: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0 };
 
   constructor(
     readonly options: LocalRuntimeOptions,
@@ -225,8 +226,12 @@ export class LocalRuntime {
   async lease(tokens: readonly Token[], signal?: AbortSignal): Promise<Lease> {
     await this.load();
     clearTimeout(this.idle);
+    this.keepAlive ??= setInterval(() => {}, 1 << 30);
     while (!this.free.length) {
-      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('The operation was cancelled.');
+      if (signal?.aborted) {
+        if (!this.busy && !this.waiting.length) this.idleNow();
+        throw signal.reason instanceof Error ? signal.reason : new Error('The operation was cancelled.');
+      }
       await new Promise<void>(resolve => this.waiting.push(resolve));
     }
     let best = 0;
@@ -247,7 +252,7 @@ export class LocalRuntime {
         this.busy--;
         if (!this.disposed) this.free.push(sequence);
         this.waiting.shift()?.();
-        if (!this.busy && !this.waiting.length) this.scheduleRelease();
+        if (!this.busy && !this.waiting.length) this.idleNow();
       },
     };
   }
@@ -268,6 +273,13 @@ export class LocalRuntime {
     return g;
   }
 
+  /** Nothing decodes or waits: the process may exit, and the model is released after the idle time. */
+  private idleNow(): void {
+    clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+    this.scheduleRelease();
+  }
+
   private scheduleRelease(): void {
     const ms = this.options.idleReleaseMs ?? DEFAULT_IDLE_RELEASE_MS;
     clearTimeout(this.idle);
@@ -278,6 +290,8 @@ export class LocalRuntime {
   /** Unloads the model (a later request loads it again). */
   async dispose(): Promise<void> {
     clearTimeout(this.idle);
+    clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
     this.disposed = true;
     const loading = this.loading;
     this.loading = undefined;

@@ -54,6 +54,9 @@ import {
   type StreamedCall,
   type ToolProgram,
 } from './toolsApi';
+import { publicURL } from './url';
+
+export { publicURL };
 
 export interface OpenAIModelOptions {
   /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:8000/v1`. */
@@ -505,7 +508,7 @@ export class OpenAIModel implements ModelClient {
     if (err instanceof APIError && err.status !== undefined) {
       status = err.status;
       const said = capText((err.error as { message?: string } | undefined)?.message ?? err.message);
-      const hint = status === 401 ? ' (check the API key)' : status === 404 ? ` (check the base URL and the model name "${this.opts.model}")` : '';
+      const hint = status === 401 ? ' (check the API key)' : status === 404 ? ` ${this.notFoundHint()}` : '';
       message = `The ${where} answered ${status}${hint}${after}: ${said}`;
     } else if (err instanceof RequestTimeoutError) {
       message = `The ${where}: ${err.message}`;
@@ -519,6 +522,17 @@ export class OpenAIModel implements ModelClient {
       message = `Could not reach the ${where}${after}: ${said}`;
     }
     return new ModelError(this.redact(message), status, retryReason(err) !== null);
+  }
+
+  /**
+   * What a 404 says: the path called, and the three things that pick it (the base URL, the model, the API), with the
+   * other API to try: a chat-only endpoint has no `/completions`, a completions-only one no `/chat/completions`.
+   */
+  private notFoundHint(): string {
+    const chat = (this.opts.api ?? 'completions') !== 'completions';
+    const path = `${publicURL(this.opts.baseURL)}/${chat ? 'chat/completions' : 'completions'}`;
+    const other = chat ? 'completions' : 'chat';
+    return `to POST ${path} (check the base URL, the model name "${this.opts.model}" and the API: the ${chat ? 'chat' : 'completions'} API was called; an endpoint without it needs "${other}": the setting art.model.api, or --api ${other})`;
   }
 
   private redact(text: string): string {
@@ -547,16 +561,6 @@ interface StreamEvent {
   call?: StreamedCall;
   /** Tools API: the event carried a piece of a call. */
   callPiece?: boolean;
-}
-
-/** A base URL fit to show: no user info, no query (Azure keys can sit there), no trailing slash. */
-export function publicURL(baseURL: string): string {
-  try {
-    const u = new URL(baseURL);
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return '(invalid base URL)';
-  }
 }
 
 /**

@@ -3,7 +3,7 @@
 // lexical similarity (BM25 over description and input, with MiniSearch), as an alternative to ART's
 // model-based selection.
 import MiniSearch from 'minisearch';
-import type { ArtDocument, Program } from '../art/ast';
+import { openStep, type ArtDocument, type Program } from '../art/ast';
 import type { SelectionWhy } from '../trace/vocabulary';
 
 export type { SelectionWhy };
@@ -38,9 +38,12 @@ export interface SelectionOptions {
   exclude?: number[];
 }
 
-/** A program that can serve as a demonstration: it has an input and steps, and is not the `%s` template. */
+/**
+ * A program that can serve as a demonstration: it has an input and steps, and is neither the `%s` template nor a task
+ * that ends at an open `Qk:` for the model to write from (openStep).
+ */
 export function isDemonstration(p: Program): boolean {
-  return !p.template && p.input !== null && p.steps.length > 0;
+  return !p.template && p.input !== null && p.steps.length > 0 && !openStep(p);
 }
 
 export function selectDemonstrations(libraries: ArtDocument[], task: TaskSpec, opts: SelectionOptions = {}): Demonstration[] {

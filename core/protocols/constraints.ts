@@ -101,6 +101,11 @@ export interface ConstrainerOptions {
   fetch?: typeof fetch;
   /** Told once, in one line, when `auto` finds no server to write constraints for: the run goes unconstrained. */
   log?: (line: string) => void;
+  /**
+   * The grammar goes exact (Constraint.exactGbnf) to a llama.cpp that is known to read non-ASCII classes right (the
+   * local model, in-process), not in the portable subset made for the engines that misread them.
+   */
+  exact?: boolean;
 }
 
 export class Constrainer {
@@ -142,7 +147,8 @@ export class Constrainer {
     const c = protocol.constraint?.(written);
     if (!c) return null;
     const form = server === 'llama.cpp' || this.opts.prefer === 'grammar' || c.regex.length > MAX_REGEX_LENGTH ? 'grammar' : 'regex';
-    return { server, form, text: form === 'regex' ? c.regex : c.gbnf };
+    const grammar = this.opts.exact && server === 'llama.cpp' && c.exactGbnf ? c.exactGbnf : c.gbnf;
+    return { server, form, text: form === 'regex' ? c.regex : grammar };
   }
 }
 

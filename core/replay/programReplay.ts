@@ -4,7 +4,7 @@
 // up after them. LLM-backed tools (`[generate python code]`, ...) ask the model with a prompt of their own; the
 // replay answers such a prompt with the recorded answer of the step whose instruction it contains.
 import { foldWhitespace } from '../common/text';
-import type { ArtDocument, Program } from '../art/ast';
+import { openStep, type ArtDocument, type Program } from '../art/ast';
 import type { CompiledAgent } from '../agent/compile';
 import { StreamMonitor, type MonitorEvent } from '../agent/monitor';
 import { ContinuationScript, roughTokens, triggerParts, type ScriptPart } from './script';
@@ -25,6 +25,11 @@ export interface ReplayOptions {
   id?: string;
   /** The last marker of a recording that stops without `[EOQ]` and `Ans:` (`#1:`), to say so when the replay reaches it. */
   endsWithoutEoq?: string;
+  /**
+   * The open step the recording ends at (`Q2:`, see openStep in core/art/ast.ts): once the replay has written it,
+   * the run departs and the live model writes from there, in the same request.
+   */
+  openEnd?: string;
   /**
    * The model that goes on once the run departs from the recording (`depart()`); without it, a departed replay
    * ends the run with a DepartedError that says why.
@@ -60,8 +65,15 @@ export class ReplayModel implements ModelClient {
       .filter(s => s.name !== null && isTool(s.name) && s.answer && s.instruction.trim())
       .map(s => ({ instruction: s.instruction.trim(), answer: s.answer!.text }));
     const last = p.steps.at(-1)!;
-    const endsWithoutEoq = p.ans || p.steps.some(s => s.isEoq) ? undefined : last.answer ? `#${last.answer.number}:` : `Q${last.number}:`;
-    return new ReplayModel(new ContinuationScript('Q1:', parts), { id: `replay:program ${index + 1}`, toolAnswers, endsWithoutEoq, ...opts });
+    const open = openStep(p);
+    const endsWithoutEoq = open || p.ans || p.steps.some(s => s.isEoq) ? undefined : last.answer ? `#${last.answer.number}:` : `Q${last.number}:`;
+    return new ReplayModel(new ContinuationScript('Q1:', parts), {
+      id: `replay:program ${index + 1}`,
+      toolAnswers,
+      endsWithoutEoq,
+      ...(open ? { openEnd: `Q${open.number}:` } : {}),
+      ...opts,
+    });
   }
 
   /**
@@ -102,18 +114,17 @@ export class ReplayModel implements ModelClient {
     const tokens = roughTokens(text).slice(0, req.maxTokens ?? Infinity);
     const per = this.opts.tokensPerChunk ?? 4;
     let out = '';
-    let sent = 0;
     for (let i = 0; i < tokens.length; i += per) {
       if (req.signal?.aborted) throw abortError(req.signal);
       if (this.opts.chunkDelayMs) await sleep(this.opts.chunkDelayMs, req.signal);
       const group = tokens.slice(i, i + per);
       const { release, stopped } = scanner.push(group.join(''));
-      sent += group.length;
       if (release) {
         out += release;
         yield { text: release, recorded: true };
       }
-      if (stopped) return { text: out, finishReason: 'stop', usage: { promptTokens: 0, completionTokens: sent } };
+      // No usage: a replay makes no request, and counting its recorded text as tokens claimed a count nobody made.
+      if (stopped) return { text: out, finishReason: 'stop' };
     }
     const rest = scanner.flush();
     if (rest) {
@@ -121,7 +132,28 @@ export class ReplayModel implements ModelClient {
       yield { text: rest, recorded: true };
     }
     const cut = tokens.length < roughTokens(text).length;
-    return { text: out, finishReason: cut ? 'length' : 'stop', usage: { promptTokens: 0, completionTokens: sent } };
+    if (!cut && this.opts.openEnd && this.atEnd(req.prompt + out)) return yield* this.fromOpenEnd(req, out);
+    return { text: out, finishReason: cut ? 'length' : 'stop' };
+  }
+
+  /** Whether `written` reaches the end of the recording. */
+  private atEnd(written: string): boolean {
+    const pos = this.script.locate(written);
+    return !!pos && this.script.rest(pos).text === '';
+  }
+
+  /**
+   * The recording ends at its open step: the run departs, and the live model writes on from `out` in the same request
+   * (a DepartedError that says how to set one when there is none).
+   */
+  private async *fromOpenEnd(req: CompletionRequest, out: string): AsyncGenerator<CompletionChunk, CompletionResult, void> {
+    this.departure.depart(`the program ends at ${this.opts.openEnd ?? 'an open step'}, where the model writes`);
+    const live = this.departure.stream({ ...req, prompt: req.prompt + out })!;
+    const r = yield* live;
+    return {
+      ...r,
+      text: out + r.text,
+    };
   }
 
   recordedAnswer(instruction: string): string | undefined {

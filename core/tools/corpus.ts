@@ -1,7 +1,8 @@
 // A local document folder as a searchable corpus: `.txt` and `.md` files split into passages and indexed with
 // MiniSearch (BM25). The index is built on first use, cached per folder, and rebuilt when a file is added, removed
 // or modified (its mtime or size changes). Both `search` and ReACT's `Search`/`Lookup` read corpora from here.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readTextFile } from '../common/textFile';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import MiniSearch, { type SearchResult } from 'minisearch';
 import { errorMessage, fail, stoppedResult, type Deadline } from './common';
@@ -238,7 +239,13 @@ export async function loadCorpus(folder: string): Promise<Corpus> {
       const docs: CorpusDocument[] = [];
       for (const f of files) {
         if (f.size > MAX_FILE_BYTES) continue;
-        docs.push(splitDocument(f.rel, await readFile(f.path, 'utf8')));
+        let text: string;
+        try {
+          text = readTextFile(f.path, MAX_FILE_BYTES);
+        } catch {
+          continue; // not a regular text file (a FIFO, a device, binary): not a document
+        }
+        docs.push(splitDocument(f.rel, text));
       }
       const corpus = buildCorpus(abs, docs);
       cache.set(abs, { signature, corpus });

@@ -2,11 +2,15 @@
 // line, by default Debian's /usr/share/dict/words (package `wamerican`; macOS ships the same path). A candidate
 // matches an entry spelled the same, or its lower-case form; a lower-case candidate never matches a capitalised
 // entry, so proper nouns ("Twins", a team) do not count as common words.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readTextFile } from '../common/textFile';
 import { builtinInfo, fail, ok, referencedAnswer } from './common';
 import type { Tool, ToolInput, ToolResult } from './types';
 
 export const DEFAULT_WORD_LIST = '/usr/share/dict/words';
+
+/** A longer word list is refused (Debian's is about 1 MB). */
+const MAX_WORD_LIST_BYTES = 64 * 1024 * 1024;
 
 const lists = new Map<string, { mtimeMs: number; words: Set<string> }>();
 
@@ -15,7 +19,8 @@ async function loadWordList(path: string): Promise<Set<string>> {
   const hit = lists.get(path);
   if (hit && hit.mtimeMs === s.mtimeMs) return hit.words;
   const words = new Set(
-    (await readFile(path, 'utf8'))
+    // Through the bounded reader: a FIFO or /dev/zero as the word list is refused, not read forever.
+    readTextFile(path, MAX_WORD_LIST_BYTES)
       .split(/\r?\n/)
       .map(w => w.trim())
       .filter(Boolean),

@@ -41,6 +41,11 @@ export interface ToolRegistryOptions {
   allowUnisolatedCode?: boolean;
   /** The sandbox's isolation level instead of the detected one (tests). */
   isolation?: IsolationLevel;
+  /**
+   * When set, the tool file's command tools and MCP servers start nothing: each is listed by the names the file
+   * states and answers with this sentence (building a prompt; `art mcp` without `--allow-tools`). HTTP tools stay.
+   */
+  commandsRefused?: string;
 }
 
 export interface ToolRegistry {
@@ -84,12 +89,24 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
 
   const userTools: Tool[] = [];
   const userInfos: ToolInfo[] = [];
+  const notStarted = opts.trusted && opts.commandsRefused !== undefined ? (loaded.config?.tools ?? []).filter(t => t.kind !== 'http') : [];
+  if (notStarted.length)
+    problems.push(
+      `${fileName}: its ${notStarted.length} command tool(s) and MCP server(s) (${notStarted.map(t => (t.kind === 'mcp' ? `MCP server ${t.command.join(' ')}` : t.name)).join(', ')}) do not start: ${opts.commandsRefused}`,
+    );
   if (loaded.config) {
     for (const [index, entry] of loaded.config.tools.entries()) {
       if (!opts.trusted) {
         // Only what the file states; starting an MCP server to list its tools would run workspace code.
         for (const name of staticNames(entry))
           userInfos.push(userInfo(name, entry.kind === 'mcp' ? undefined : entry.description, 'Workspace tool (runs only in a trusted workspace).'));
+        continue;
+      }
+      if (opts.commandsRefused !== undefined && entry.kind !== 'http') {
+        for (const name of staticNames(entry))
+          userTools.push(
+            refused(userInfo(name, entry.kind === 'mcp' ? undefined : entry.description, 'Workspace tool (not started here).'), opts.commandsRefused),
+          );
         continue;
       }
       if (entry.kind === 'command') userTools.push(createCommandTool(entry, { workspaceRoot: root, fileName }));
@@ -173,8 +190,13 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
 }
 
 function untrusted(info: ToolInfo): Tool {
+  return refused(info, UNTRUSTED_MESSAGE);
+}
+
+/** A tool that does not run: every call fails with `why` and its name. */
+function refused(info: ToolInfo, why: string): Tool {
   return {
     info,
-    run: async () => fail(`${UNTRUSTED_MESSAGE} [${info.name}].`),
+    run: async () => fail(`${why} [${info.name}].`),
   };
 }

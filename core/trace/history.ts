@@ -188,11 +188,39 @@ export function newRunId(program: string | undefined, at = new Date(), part?: st
   return `${at.toISOString().replace(/[:.]/g, '-')}${name ? `-${name}` : ''}${extra ? `-${extra}` : ''}`;
 }
 
-/** Makes the folder; with `ignore`, writes a .gitignore there that keeps the runs out of git (once). */
+const GITIGNORE_MARK = '# ART Studio run history';
+
+/**
+ * Makes the folder; with `ignore`, writes a .gitignore there that keeps the runs out of git, only into a folder it
+ * made: a folder of the user's (a repository) gets no file it did not ask for.
+ */
 export function prepareRunsFolder(folder: string, ignore: boolean): void {
+  const made = !existsSync(folder);
   mkdirSync(folder, { recursive: true });
   const gi = join(folder, '.gitignore');
-  if (ignore && !existsSync(gi)) writeFileSync(gi, '# ART Studio run history (setting art.runs.gitignore)\n*\n');
+  if (ignore && made) writeFileSync(gi, `${GITIGNORE_MARK} (setting art.runs.gitignore)\n*\n`);
+}
+
+/**
+ * Why runs may not be written into `folder`, or null: a runs folder is one ART made (its .gitignore says so), one
+ * that holds runs already, an empty one, or none yet. Any other folder (a repository, a home) is refused.
+ */
+export function runsFolderProblem(folder: string): string | null {
+  let names: string[];
+  try {
+    if (!statSync(folder).isDirectory()) return `${folder}: not a folder: give a runs folder`;
+    names = readdirSync(folder);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? null : `${folder}: cannot read the folder (${code ?? (e as Error).message}): give another runs folder`;
+  }
+  if (!names.length || names.some(n => /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d+Z.*\.jsonl$/.test(n))) return null;
+  try {
+    if (names.includes('.gitignore') && readFileSync(join(folder, '.gitignore'), 'utf8').startsWith(GITIGNORE_MARK)) return null;
+  } catch {
+    /* not ART's */
+  }
+  return `${folder}: holds files but no runs, and ART did not make it, so no run is written there: give a new or empty folder as the runs folder`;
 }
 
 /** The run a trace replays, when that trace is a run of the same folder: the new run's parent. */

@@ -3,7 +3,8 @@
 // reader (core/replay/traceReplay.ts runs a trace again). No keys are ever given to the runner, an endpoint's
 // output reaches it redacted (core/launch/redactedModel.ts), and the writer redacts every form of any secret it is told of
 // (core/common/redact.ts) from each line as a second guard.
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { readTextFile, TextFileError, writeTargetProblem } from '../common/textFile';
 import { traceRecordProblem, type TraceRecord, type TraceSink } from './schema';
 import { readJsonLines } from '../common/jsonLines';
 import { Redactor } from '../common/redact';
@@ -23,6 +24,8 @@ export class TraceWriter implements TraceSink {
     secrets: readonly string[] = [],
     private readonly onError?: (line: string) => void,
   ) {
+    const problem = traceTargetProblem(path);
+    if (problem) throw new Error(problem);
     this.fd = openSync(path, 'w');
     this.redactor = new Redactor(secrets);
   }
@@ -71,7 +74,25 @@ export function parseTrace(text: string): ParsedTrace {
 }
 
 export function readTraceFile(path: string): ParsedTrace {
-  return parseTrace(readFileSync(path, 'utf8'));
+  try {
+    return parseTrace(readTextFile(path));
+  } catch (e) {
+    if (e instanceof TextFileError) throw new Error(`${path}: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * Why a trace may not be written at `path`, or null: a trace replaces only a trace (a file whose first line is a
+ * trace record) or an empty file, never another file, a device (but /dev/null and /dev/full) or a FIFO.
+ */
+export function traceTargetProblem(path: string): string | null {
+  // The devices that only swallow what is written (a trace thrown away; a full disk, in the tests) are no file of anyone's.
+  if (path === '/dev/null' || path === '/dev/full') return null;
+  return writeTargetProblem(path, first => !!first && typeof first === 'object' && traceRecordProblem(first) === null, {
+    notOwn: 'not a trace (its first line is not a trace record), so it is not replaced',
+    give: 'give a new file for the trace',
+  });
 }
 
 /** What every command says of a file that is not a run's trace, after the problem. */

@@ -168,6 +168,60 @@ describe('art eval', () => {
     assert.equal(j.a.header.library.sha256, j.b.header.library.sha256);
   });
 
+  test('run again after the library changed: a new results file, said so, every example run again; --resume resumes anyway', async () => {
+    const dir = join(work, 'changed');
+    mkdirSync(dir, { recursive: true });
+    const [library, data] = [join(dir, 'library.art'), join(dir, 'data.jsonl')];
+    writeFileSync(library, readFileSync(LIBRARY, 'utf8'));
+    writeFileSync(data, readFileSync(DATA, 'utf8'));
+    const args = [
+      library,
+      '--data',
+      data,
+      '--task',
+      'Elementary Math',
+      '--base-url',
+      server.baseURL,
+      '--model',
+      'scripted',
+      '--runs',
+      join(dir, 'runs'),
+    ];
+    const first = join(dir, 'data.library.results.jsonl');
+    const second = join(dir, 'data.library-2.results.jsonl');
+    server.reset();
+    assert.equal((await art(['eval', ...args])).code, 0);
+    assert.equal(readLines(first).length, 6);
+
+    writeFileSync(library, `${readFileSync(library, 'utf8')}\n\n`);
+    server.reset();
+    const again = await art(['eval', ...args]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(
+      again.stderr,
+      /library\.art changed since .*data\.library\.results\.jsonl was begun \(library [0-9a-f]{8} → [0-9a-f]{8}\): the examples run again in a new results file, .*data\.library-2\.results\.jsonl/,
+    );
+    assert.match(again.stderr, /6 examples, 0 already in .*data\.library-2\.results\.jsonl, 6 to run/);
+    assert.match(again.stdout, /results: .*data\.library-2\.results\.jsonl\n$/);
+    assert.deepEqual(Object.values(runsAtServer(server)), [1, 1, 1, 1, 1, 1], 'every example ran again');
+    assert.equal(readLines(first).length, 6, 'the old results are kept');
+    assert.equal(readAll(second)[0].library.sha256, createHash('sha256').update(readFileSync(library)).digest('hex'));
+
+    // The same library again: the latest results file is resumed, nothing runs.
+    server.reset();
+    const same = await art(['eval', ...args]);
+    assert.match(same.stderr, /6 examples, 6 already in .*data\.library-2\.results\.jsonl, 0 to run/);
+    assert.equal(server.requests.length, 0);
+
+    // Asked for: resumed although the library changed (the mix said in the log).
+    writeFileSync(library, `${readFileSync(library, 'utf8')}\n`);
+    const resumed = await art(['eval', ...args, '--resume']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stderr, /6 examples, 6 already in .*data\.library-2\.results\.jsonl, 0 to run/);
+    assert.match(resumed.stderr, /the library changed.*will mix/);
+    assert.ok(!existsSync(join(dir, 'data.library-3.results.jsonl')));
+  });
+
   test('a second evaluation over the same results file stops at once, naming the one writing them; no example runs twice', async () => {
     server.reset();
     server.tokenDelayMs = 10;

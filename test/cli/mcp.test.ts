@@ -30,7 +30,7 @@ describe('art mcp over stdio', () => {
   let stderr = '';
   before(async () => {
     assert.ok(existsSync(CLI), 'build first: node scripts/build.mjs (dist/cli.js)');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: ROOT, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--allow-path', work], cwd: ROOT, stderr: 'pipe' });
     transport.stderr?.on('data', d => (stderr += d));
     client = new Client({ name: 'art-mcp-acceptance', version: '1' });
     await client.connect(transport);
@@ -50,6 +50,7 @@ describe('art mcp over stdio', () => {
       'debug_step_back',
       'debug_stop',
       'evaluate',
+      'improve',
       'show_prompt',
       'constrain',
     ])
@@ -131,11 +132,11 @@ describe('art mcp as a process', () => {
   test('art mcp --help prints the usage; an argument is refused in one line', () => {
     const help = spawnSync(process.execPath, [CLI, 'mcp', '--help'], { encoding: 'utf8' });
     assert.equal(help.status, 0);
-    assert.match(help.stdout, /^usage: art mcp\n/);
+    assert.match(help.stdout, /^usage: art mcp \[--allow-path DIR\]/);
     assert.match(help.stdout, /docs\/mcp\.md/);
     const bad = spawnSync(process.execPath, [CLI, 'mcp', 'extra'], { encoding: 'utf8' });
     assert.equal(bad.status, 2);
-    assert.equal(bad.stderr, 'art mcp: unexpected argument "extra": art mcp takes no arguments (art mcp --help)\n');
+    assert.equal(bad.stderr, 'art mcp: unexpected argument "extra": art mcp takes only flags (art mcp --help)\n');
     const usage = spawnSync(process.execPath, [CLI, 'help'], { encoding: 'utf8' });
     assert.match(usage.stdout, /^ {2}mcp {2,}a Model Context Protocol server over stdio/m);
   });

@@ -16,6 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createArtMcpServer } from '../../core/cli/mcp';
+import type { McpStart } from '../../core/cli/mcpCommon';
 import type { DebugSessions } from '../../core/cli/mcpSessions';
 import { ContinuationScript } from '../../core/replay/script';
 import { fixturePath } from '../support/fixtures';
@@ -29,20 +30,24 @@ const SECRET = 'sk-mcp-test-secret-4242';
 const BAKER = 'A baker makes 12 loaves a day. She keeps 2 for her family and sells the rest for $3 each. How much money does she make in a week?';
 
 interface Connected {
+  start: McpStart;
   client: Client;
   sessions: DebugSessions;
   close(): Promise<void>;
   log: string[];
 }
 
-async function connect(cwd = ROOT): Promise<Connected> {
+/** The flags the tests start the server with: the temporary folder and the repository allowed, the test's key variable. */
+const testStart = (): McpStart => ({ allowPaths: [work, ROOT], apiKeyEnv: 'MCP_TEST_KEY', keyOrigins: [] });
+
+async function connect(cwd = ROOT, start: McpStart = testStart()): Promise<Connected> {
   const log: string[] = [];
-  const { server, sessions } = createArtMcpServer({ cwd, env: { ...process.env, MCP_TEST_KEY: SECRET }, log: l => log.push(l) });
+  const { server, sessions } = createArtMcpServer({ cwd, env: { ...process.env, MCP_TEST_KEY: SECRET }, log: l => log.push(l), start });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'art-mcp-test', version: '1' });
   await client.connect(clientSide);
-  return { client, sessions, log, close: () => client.close() };
+  return { start, client, sessions, log, close: () => client.close() };
 }
 
 type Result = CallToolResult & { structuredContent?: Record<string, unknown> };
@@ -70,6 +75,7 @@ describe('art mcp tools (in process)', () => {
       'run',
       'test',
       'evaluate',
+      'improve',
       'show_prompt',
       'compare',
       'constrain',
@@ -137,10 +143,11 @@ describe('art mcp tools (in process)', () => {
     assert.equal(schema.isError, true, 'the input schema bounds the options');
   });
 
-  test('run: generate mode reads the key from the variable apiKeyEnv names and never shows it in a result', async () => {
+  test('run: generate mode reads the key from the variable art mcp was started with and never shows it in a result', async () => {
     const server = await new ScriptedServer({ tokenDelayMs: 0 }).start();
     server.setScripts(ContinuationScript.parse(` [EOQ]\nAns: the key is ${SECRET}\n----\nDescription: more`, `Input: ${BAKER}\nQ1:`));
-    const r = await call(c, 'run', { file: LIBRARY, task: 'Elementary Math', baseURL: server.baseURL, model: 'scripted', apiKeyEnv: 'MCP_TEST_KEY' });
+    c.start.keyOrigins = [server.baseURL];
+    const r = await call(c, 'run', { file: LIBRARY, task: 'Elementary Math', baseURL: server.baseURL, model: 'scripted' });
     const d = data(r);
     assert.equal(d.mode, 'generate');
     assert.equal(d.status, 'finished');
@@ -162,6 +169,28 @@ describe('art mcp tools (in process)', () => {
     } finally {
       await zoo.close();
     }
+  });
+
+  test("run: a chat reply repaired is in the notes, as art run reports it; the mode's description is art mcp's rule", async () => {
+    const zoo = await new ZooServer('wrapper').start();
+    try {
+      const library = join(work, 'zoo-wrapper.art');
+      writeFileSync(library, ZOO_LIBRARY);
+      const d = data(await call(c, 'run', { file: library, task: String(ZOO_PROGRAM), baseURL: zoo.baseURL, model: 'zoo', api: 'chat' }));
+      assert.equal(d.status, 'finished', d.error);
+      assert.ok(
+        d.notes.some((n: string) => /^request \d+: the chat reply was repaired: /.test(n)),
+        `a repair note in: ${JSON.stringify(d.notes)}`,
+      );
+    } finally {
+      await zoo.close();
+    }
+    const mode = (await c.client.listTools()).tools.find(t => t.name === 'run')!.inputSchema.properties?.mode as { description: string };
+    assert.doesNotMatch(mode.description, /In VS Code/);
+    assert.match(
+      mode.description,
+      /Default: replay, unless an endpoint is given \(baseURL and model, or art mcp started with --base-url and --model\)/,
+    );
   });
 
   test('test: per program pass/fail with recorded and computed outputs, and "N passed, N failed"', async () => {
@@ -258,7 +287,19 @@ describe('art mcp tools (in process)', () => {
     assert.equal(end.status, 'departed');
     assert.match(end.program, /#2: 999\n?$/);
     assert.match(end.error, /departed from its recording \(#2's output was set by hand\)/);
-    assert.equal(c.sessions.size, 0, 'an ended session is forgotten');
+    // The way on is said in the MCP tools' own arguments, not the editor's status bar or the command line's flags.
+    assert.match(end.error, /"baseURL" and "model".*debug_step_back/);
+    assert.doesNotMatch(end.error, /status bar|--base-url and --model\)? and run again/);
+    // A departed session is kept: a step back replays to the pause it departed from, where the output can be set again.
+    assert.equal(c.sessions.size, 1, 'a departed session is kept for Step Back and Stop');
+    const refusedContinue = await call(c, 'debug_continue', { session });
+    assert.equal(refusedContinue.isError, true);
+    assert.match(text(refusedContinue), /departed from its recording and ended: debug_step_back/);
+    const before = data(await call(c, 'debug_step_back', { session }));
+    assert.deepEqual([before.status, before.tool, before.output], ['paused', 'code execute', '210']);
+    const stopped = data(await call(c, 'debug_stop', { session }));
+    assert.equal(stopped.status, 'stopped');
+    assert.equal(c.sessions.size, 0, 'a stopped session is forgotten');
     const gone = await call(c, 'debug_continue', { session });
     assert.equal(gone.isError, true);
     assert.match(text(gone), new RegExp(`no session "${session}": it ended or was never started; start one with debug_start`));

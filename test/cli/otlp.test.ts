@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ScriptedServer } from '../support/scriptedServer';
 import { runCli } from '../support/cli';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver';
@@ -176,7 +176,8 @@ describe('OpenTelemetry export', () => {
     fresh();
     const env = { ...process.env, ...NO_OTEL, OPENAI_API_KEY: KEY, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.baseURL } as NodeJS.ProcessEnv;
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-    const { server: mcp } = createArtMcpServer({ cwd: work, env, log: () => undefined });
+    // The library lies outside the server's folder: art mcp is started with --allow-path for it.
+    const { server: mcp } = createArtMcpServer({ cwd: work, env, log: () => undefined, start: { allowPaths: [dirname(ARITHMETIC_LIBRARY)] } });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await mcp.connect(serverSide);
     const client = new Client({ name: 'art-otlp-test', version: '1' });

@@ -39,6 +39,9 @@ describe('art run', () => {
     const exec = records.find(x => x.t === 'tool' && x.call.tool === 'code execute');
     assert.equal(exec.call.output, '18');
     assert.ok(exec.call.durationMs > 0);
+    // A replay asks no endpoint: no token count is claimed, in the summary or the trace.
+    assert.match(r.stderr, /\[art\] \d+ requests? \([^)]*\), no tokens reported/);
+    assert.deepEqual(records.at(-1).usage, { promptTokens: 0, completionTokens: 0 });
   });
 
   test('--interactive pauses at each tool call; a typed line overrides the output, an empty line keeps it', async () => {
@@ -128,6 +131,36 @@ describe('art run', () => {
       assert.match(live.stdout, /#1: 42\nQ2: \[EOQ\]\nAns: 42\n/);
       assert.equal(server.requests.length, 1, 'one request, after the changed output');
       assert.ok(server.requests[0].prompt.endsWith('#1: 42\n'), server.requests[0].prompt.slice(-40));
+      server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
+    });
+
+    test('a task ending at an open `Q1:` is generated from there; one ending at `Q2:` after a step replays it, then the model writes', async () => {
+      // The way a person asks the model to go on: `Input: ...` / `Q1:` (the checker says nothing, see the golden
+      // fixture open-step.ok.art); with steps before it, those are written as given and the model writes from `Q2:`.
+      const demo = 'Description: (Arithmetic) Add two numbers.\nInput: Add 2 and 3.\nQ1: [calculator] 2 + 3\n#1: 5\nQ2: [EOQ]\nAns: 5\n----\n';
+      const task = join(work, 'open-step.art');
+      writeFileSync(task, `${demo}Description: (Arithmetic) Add two numbers.\nInput: Add 21 and 3.\nQ1:\n`);
+      server.reset();
+      server.setScripts(ContinuationScript.parse(' [calculator] 21 + 3\n#⟂1:⟦ 24⟧\nQ2: [EOQ]\nAns: 24\n', 'Input: Add 21 and 3.\nQ1:'));
+      const fresh = await art(['run', task, '--task', '1', '--base-url', server.baseURL, '--model', 'scripted']);
+      assert.equal(fresh.code, 0, fresh.stderr);
+      assert.match(fresh.stdout, /Answer: 24\n$/);
+      assert.ok(server.requests[0].prompt.endsWith('Input: Add 21 and 3.\nQ1:'), server.requests[0].prompt.slice(-40));
+
+      const half = join(work, 'open-step-2.art');
+      writeFileSync(half, `${demo}Description: (Arithmetic) Add two numbers.\nInput: Add 21 and 3.\nQ1: [calculator] 21 + 3\n#1: 24\nQ2:\n`);
+      const alone = await art(['run', half, '--task', '1', '--mode', 'replay']);
+      assert.equal(alone.code, 1, alone.stderr);
+      assert.match(alone.stderr, /the program ends at Q2:, where the model writes/);
+      for (const mode of ['replay', 'generate']) {
+        server.reset();
+        server.setScripts(ContinuationScript.parse(' [EOQ]\nAns: 24\n', '#1: 24\nQ2:'));
+        const r = await art(['run', half, '--task', '1', '--mode', mode, '--base-url', server.baseURL, '--model', 'scripted']);
+        assert.equal(r.code, 0, `${mode}: ${r.stderr}`);
+        assert.match(r.stdout, /#1: 24\nQ2: \[EOQ\]\nAns: 24\n/, mode);
+        assert.equal(server.requests.length, 1, `${mode}: one request, from Q2:`);
+        assert.ok(server.requests[0].prompt.endsWith('#1: 24\nQ2:'), server.requests[0].prompt.slice(-40));
+      }
       server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
     });
 

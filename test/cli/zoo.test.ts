@@ -23,6 +23,7 @@ after(() => Promise.all(servers.map(s => s.close())));
 async function run(
   habit: Habit,
   extra: string[] = [],
+  traced = true,
 ): Promise<{ code: number | null; stdout: string; stderr: string; server: ZooServer; trace: string }> {
   const server = await new ZooServer(habit).start();
   servers.push(server);
@@ -38,8 +39,7 @@ async function run(
     'zoo',
     '--api',
     'chat',
-    '--trace',
-    trace,
+    ...(traced ? ['--trace', trace] : []),
     ...extra,
   ]);
   return { ...r, server, trace };
@@ -64,7 +64,12 @@ describe('art run --api chat against the model zoo', () => {
       assert.equal(said, kinds.length, r.stderr);
       for (const k of kinds) assert.ok(readFileSync(r.trace, 'utf8').includes(`"kind":"${k}"`), `${k} in the trace`);
       if (habit === 'reasoning-field') assert.match(r.stderr, /completion tokens \(\d+ of them reasoning\)/);
-      if (habit === 'think') assert.match(r.stderr, /characters of reasoning, in the trace/);
+      if (habit === 'think') {
+        assert.match(r.stderr, /characters of reasoning, in the trace/);
+        // Without --trace the reasoning is nowhere: said so, not "in the trace".
+        const untraced = await run(habit, [], false);
+        assert.match(untraced.stderr, /characters of reasoning, not kept: --trace FILE keeps it/);
+      }
       // The program printed is one `art check` finds clean.
       const program = join(work, `${habit}.art`);
       writeFileSync(program, r.stdout.slice(0, r.stdout.lastIndexOf('\n\nAnswer:')) + '\n');

@@ -112,6 +112,18 @@ describe('debug adapter over stdio: the live path against the model zoo', () => 
     await c.close();
   });
 
+  test('think, a run without a stop (no debugging): the reasoning is in the Debug Console at the end, collapsed', async () => {
+    const { c } = await launch('think', { noDebug: true });
+    const ended = c.waitForEvent('art/end');
+    await c.waitForEvent('terminated');
+    assert.equal((await ended).body.answer, ZOO_ANSWER);
+    const console = c.output('console');
+    assert.match(console, /\[request 1\] reasoning, \d+ characters\n/);
+    assert.ok(console.includes(THOUGHT), console);
+    assert.ok(!c.output('stdout').includes(THOUGHT), 'never program text');
+    await c.close();
+  });
+
   test('wrapper: each kind of repair said once in the Debug Console, the run finishes with the answer', async () => {
     const { c } = await launch('wrapper', { pauseBeforeTool: false });
     await c.waitForEvent('stopped');

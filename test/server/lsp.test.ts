@@ -270,14 +270,14 @@ describe('.art completion, hover, navigation', () => {
     assert.equal(edit.range.end.character, at(ARITHMETIC, '[code execute]', '[code execute]'.length).character);
   });
 
-  test('in an empty `[]` at the end of a line (the editor closed the bracket), the name, `]` and a space go in', async () => {
+  test('in an empty `[]` at the end of a line (the editor closed the bracket), the name and `]` go in, no space (typing adds it)', async () => {
     const v = `${ARITHMETIC}\n----\nInput: banana\nQ1: [cod]`;
     const w = fileUri(join(FIXTURES, 'test-nav-typing.art'));
     await client.open(w, v);
     const pos = at(v, 'Q1: [cod]', 'Q1: [cod'.length);
     const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri: w }, position: pos });
     const item = list.items.find(i => i.label === 'code execute')!;
-    assert.equal(apply(v, [item.textEdit as TextEdit]), `${ARITHMETIC}\n----\nInput: banana\nQ1: [code execute] `);
+    assert.equal(apply(v, [item.textEdit as TextEdit]), `${ARITHMETIC}\n----\nInput: banana\nQ1: [code execute]`);
     // The half-typed name is not offered as a sub-step of the file (Enter would keep the misspelling).
     assert.ok(!list.items.some(i => i.label === 'cod'), JSON.stringify(list.items.map(i => i.label)));
   });

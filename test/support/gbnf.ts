@@ -7,7 +7,7 @@
 // It refuses what the engines read differently (core/common/portableSyntax.ts): an escape llama.cpp rejects (`\f`,
 // `\v`, `\b`, ...), `\xNN` followed by another hex digit (xgrammar reads all of them: `\x411` is U+0411, llama.cpp
 // reads `A1`), and a non-ASCII character in a class (xgrammar 0.1.27 cuts it to its low byte, and a negated class
-// lets every non-ASCII character through whatever it lists).
+// lets every non-ASCII character through whatever it lists), unless it reads for llama.cpp alone.
 
 type Item =
   | { k: 'lit'; text: string }
@@ -19,7 +19,8 @@ type Item =
 export class Gbnf {
   private readonly rules = new Map<string, Item[][]>();
 
-  constructor(source: string) {
+  /** `llamaCpp`: read as llama.cpp alone does, which takes non-ASCII characters in classes (the local model's exact grammars). */
+  constructor(source: string, opts: { llamaCpp?: boolean } = {}) {
     let i = 0;
     const src = source;
     const fail = (msg: string): never => {
@@ -91,7 +92,7 @@ export class Gbnf {
           if (negated) i++;
           const ranges: [number, number][] = [];
           const ascii = (code: number) => {
-            if (code >= 0x80)
+            if (code >= 0x80 && !opts.llamaCpp)
               fail(`a non-ASCII character (U+${code.toString(16).toUpperCase().padStart(4, '0')}) in a class: xgrammar 0.1.27 does not read it`);
             return code;
           };

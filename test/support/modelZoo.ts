@@ -25,7 +25,8 @@
 //                    turn of its own as plain text, where the next program's `----` would come
 //
 // Stop sequences are applied to what the habit sends (a fence cut by `\n#` stays open), unless `honourStop` is off
-// or the habit is ignore-stop. Every request is recorded.
+// or the habit is ignore-stop. Every request is recorded. A chat-only endpoint (`chatOnly`) answers 404 on
+// `/completions`, as chat-only services do.
 //
 // The wire, whatever the habit: `openai` (default) as OpenAI sends it, or `llama.cpp` as llama-server sends it (seen in
 // test/llama-server): a chat stream's first delta is the role alone (`content: null`), log-probabilities on the
@@ -123,6 +124,8 @@ export class ZooServer extends LoopbackServer {
       tokenDelayMs?: number;
       call?: { name: string; arguments: string };
       wire?: 'openai' | 'llama.cpp';
+      /** The endpoint has no `/completions` (404), as chat-only services. */
+      chatOnly?: boolean;
     } = {},
   ) {
     super();
@@ -223,7 +226,7 @@ export class ZooServer extends LoopbackServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').replace(/\?.*$/, '');
     const isChat = path.endsWith('/chat/completions');
-    if (req.method !== 'POST' || !(isChat || path.endsWith('/completions'))) {
+    if (req.method !== 'POST' || !(isChat || (path.endsWith('/completions') && !this.opts.chatOnly))) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
       return;

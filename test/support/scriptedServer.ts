@@ -105,7 +105,7 @@ export class ScriptedServer {
    * A model that reads its prompt: the scripts for one request, made from its prompt (tried before the fixed ones).
    * What it writes then depends on the prompt alone, as a real model's does (test/support/feedbackModel.ts).
    */
-  scriptsFor: ((prompt: string) => ContinuationScript[]) | undefined;
+  scriptsFor: ((prompt: string, body: Record<string, any>) => ContinuationScript[]) | undefined;
   /** The log-probability each token of a script gets (default -0.5), so samples of different scripts rank apart. */
   readonly scriptLogprobs = new Map<ContinuationScript, number>();
   private faults: Fault[] = [];
@@ -301,7 +301,7 @@ export class ScriptedServer {
     let callEnds: number[] = [];
     // With a constraint, the first script whose text up to the first stop (inclusive) meets it, as a constraining
     // server would never write anything else; without one, the first script that lines up.
-    const aligned = [...(this.scriptsFor?.(prompt) ?? []), ...this.scripts].filter(s => s.locate(prompt, this.resync));
+    const aligned = [...(this.scriptsFor?.(prompt, body) ?? []), ...this.scripts].filter(s => s.locate(prompt, this.resync));
     // Rotating: requests several scripts line up with take them in turn (samples of one prompt that differ).
     let script = this.rotateScripts && aligned.length > 1 ? aligned[this.turn++ % aligned.length] : aligned[0];
     if (constraint) {

@@ -17,7 +17,8 @@ export async function buildSuite() {
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    external: ['vscode', 'mocha'],
+    // As scripts/build.mjs: node-llama-cpp is loaded at run time, never bundled (the client's run code imports it).
+    external: ['vscode', 'mocha', 'node-llama-cpp'],
     // As scripts/build.mjs: jsonc-parser's main entry is a UMD module whose require() calls esbuild cannot follow
     // (the client modules the suite imports, such as the language client's, bring it in).
     alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },

@@ -107,7 +107,7 @@ try {
   for (const scenario of scenarios) {
     console.log(scenario.title);
     try {
-      await scenario.run({ page, step, wb, workspace, picture });
+      await scenario.run({ page, step, wb, workspace, picture, dataDir });
     } catch (e) {
       if (!e?.reported) {
         results.push({ name: `${scenario.title}: setup`, ok: false });

@@ -166,3 +166,15 @@ export function randomSpec(random: () => number, pieces: readonly string[], name
   assert.equal(file.agents.length, 1, src);
   return compileAgent(file.agents[0]);
 }
+
+/** A spec whose prompt texts have non-ASCII characters: an accent, an em dash, CJK brackets and characters, an emoji outside the BMP. */
+export const INTL_SPEC = `(define agent-intl
+  (:states
+    (Q (:text "[Question]"))
+    (P (:text "[Pensée]"))
+    (A (:text "[Action—outil]"))
+    (O (:text "【观察】") (:flags :env-input))
+    (F (:text "[Fin 😀]"))
+    (R (:text "[Réponse]")))
+  (:behavior
+    (next Q (until (next P A O) F) R)))`;

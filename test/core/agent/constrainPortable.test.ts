@@ -10,19 +10,10 @@ import { agentConstraint, pauseAtState } from '../../../core/agent/constrain';
 import { Gbnf } from '../../support/gbnf';
 import { portableRegExp, portableRegexProblems } from '../../support/portableRegex';
 import { prng } from '../../support/random';
-import { checkAgent, monitorAccepts, pausePoints, portableAccepts, randomSpec } from './constrainHelpers';
+import { checkAgent, INTL_SPEC, monitorAccepts, pausePoints, portableAccepts, randomSpec } from './constrainHelpers';
 import { compiled } from './helpers';
 
-const SPEC = `(define agent-intl
-  (:states
-    (Q (:text "[Question]"))
-    (P (:text "[Pensée]"))
-    (A (:text "[Action—outil]"))
-    (O (:text "【观察】") (:flags :env-input))
-    (F (:text "[Fin 😀]"))
-    (R (:text "[Réponse]")))
-  (:behavior
-    (next Q (until (next P A O) F) R)))`;
+const SPEC = INTL_SPEC;
 
 const intl = compiled(SPEC);
 

@@ -110,15 +110,32 @@ describe('the results header', () => {
     assert.equal(h.library.sha256, createHash('sha256').update(readFileSync(lib)).digest('hex'));
     assert.deepEqual(h.library.git, { commit, dirty: false });
     assert.deepEqual([h.model, h.endpoint, h.date], ['m1', 'http://x/v1', '1970-01-01T00:00:00.000Z']);
-    assert.deepEqual(h.options, { api: 'completions', select: 'same-file', samples: 3, temperature: 0.5, constrain: 'off', inlineTriggers: false });
+    assert.deepEqual(h.options, {
+      api: 'completions',
+      select: 'same-file',
+      samples: 3,
+      temperature: 0.5,
+      maxTokens: 512,
+      constrain: 'off',
+      inlineTriggers: false,
+    });
     writeFileSync(lib, 'Description: (Sum) Add.\nInput: 2\nQ1: [EOQ]\nAns: 2\n');
     const edited = makeHeader({ library: lib, data, resultsPath, options: options(), root: work });
     assert.deepEqual(edited.library.git, { commit, dirty: true });
     assert.notEqual(edited.library.sha256, h.library.sha256);
     assert.match(
       formatHeader(edited),
-      /^lib\.art [0-9a-f]{8} \(git [0-9a-f]{7}, uncommitted changes\) · model m1 at http:\/\/x\/v1 · select same-file, 1 sample · /,
+      /^lib\.art [0-9a-f]{8} \(git [0-9a-f]{7}, uncommitted changes\) · model m1 at http:\/\/x\/v1 · select same-file, 1 sample, temperature 0 · /,
     );
+  });
+
+  test('a library git does not track (ignored) names no commit: its changes would read as none', () => {
+    const ignored = join(work, 'ignored.art');
+    writeFileSync(join(work, '.gitignore'), 'ignored.art\n');
+    writeFileSync(ignored, 'Description: (Sum) Add.\nInput: 1\nQ1: [EOQ]\nAns: 1\n');
+    const h = makeHeader({ library: ignored, data, resultsPath: join(work, 'i.jsonl'), options: options(), root: work });
+    assert.equal(h.library.git, undefined);
+    assert.doesNotMatch(formatHeader(h), /\(git /);
   });
 
   test('what differs besides the library: the model, the options; nothing when only the library changed', () => {

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { EvalResult } from '../../../core/evaluation/eval';
 import type { ResultsHeader } from '../../../core/evaluation/header';
 import {
+  comparisonChoices,
+  earlierFirst,
   evaluationHistory,
   formatChange,
   formatHistoryDate,
@@ -134,6 +136,39 @@ describe('evaluationHistory', () => {
       s.entries.map(e => e.path),
       ['/w/d.l.results.jsonl', '/w/d.l-2.results.jsonl', '/w/d.l-10.results.jsonl'],
     );
+  });
+});
+
+describe('the choices of Compare Evaluations', () => {
+  // Evaluated, edited, evaluated again as a new evaluation: the later file is the one to preselect as B.
+  const first = { path: '/w/d.l.results.jsonl', header: header({ date: at(26, 9, 5) }), results: results(5, 6) };
+  const second = { path: '/w/d.l-2.results.jsonl', header: header({ date: at(26, 9, 40), sha: 'b'.repeat(64) }), results: results(6, 6) };
+  const other = { path: '/w/e.l.results.jsonl', header: header({ date: at(26, 9, 20) }), results: [] };
+
+  test('newest first, each row dated with its accuracy', () => {
+    assert.deepEqual(comparisonChoices([first, other, second]), [
+      { path: second.path, date: second.header.date, label: '2026-11-26 09:40 · 6/6 right (1.00)' },
+      { path: other.path, date: other.header.date, label: '2026-11-26 09:20 · no results yet' },
+      { path: first.path, date: first.header.date, label: '2026-11-26 09:05 · 5/6 right (0.83)' },
+    ]);
+  });
+
+  test("A's choices: those made before B first (newest first), then those after it", () => {
+    assert.deepEqual(
+      comparisonChoices([first, second], other).map(c => c.path),
+      [first.path, second.path],
+    );
+    assert.deepEqual(
+      comparisonChoices([first, other], second).map(c => c.path),
+      [other.path, first.path],
+    );
+  });
+
+  test('A is the earlier evaluation and B the later, whatever the order given; the same date: by -N', () => {
+    assert.deepEqual(earlierFirst(second, first), [first, second]);
+    assert.deepEqual(earlierFirst(first, second), [first, second]);
+    const same = { ...second, header: header({ date: first.header.date }) };
+    assert.deepEqual(earlierFirst(same, first), [first, same]);
   });
 });
 

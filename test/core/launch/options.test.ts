@@ -30,6 +30,20 @@ const errorOf = (raw: Record<string, unknown>) => {
   assert.fail(`accepted ${JSON.stringify(raw)}`);
 };
 
+describe('one default for the CLI and VS Code', () => {
+  test('every option that changes answers has the default its setting has (two evaluations differ in the library only)', () => {
+    // What a results header records as changing answers (core/evaluation/header.ts); VS Code sends the settings'
+    // defaults, the CLI and MCP the declaration's: they were temperature 0 and 512 against none.
+    const parsed = parseRunOptions({ program: 'x.art' }) as Record<string, unknown>;
+    const answerChanging: RunOptionName[] = ['api', 'select', 'samples', 'temperature', 'maxTokens', 'constrain', 'inlineTriggers'];
+    for (const name of answerChanging) {
+      const setting = (RUN_OPTIONS[name] as { setting?: { default?: unknown } }).setting;
+      if (setting && 'default' in setting) assert.deepEqual(parsed[name], setting.default, name);
+    }
+    assert.deepEqual([parsed.temperature, parsed.maxTokens], [0, 512]);
+  });
+});
+
 describe('run options: validation', () => {
   test('defaults come from the declaration; empty strings and null count as not given; other keys are ignored', () => {
     const o = parseRunOptions({ program: 'a.art', model: '', task: null, type: 'art', request: 'launch', __sessionId: 'x' });

@@ -102,6 +102,9 @@ describe('chat reply normaliser', () => {
     // A fence alone, with a language; a block cut by a stop sequence before its closing fence.
     assert.equal(same(AFTER_TOOL, '```text\nQ2: [EOQ]\nAns: 10\n```').text, 'Q2: [EOQ]\nAns: 10');
     assert.equal(same(TEXT, 'Here you go:\n```\n [calculator] 3 + 7').text, ' [calculator] 3 + 7');
+    // The fence line took the space after `Q2:`: the step's name gets it back (not `Q2:[EOQ]`).
+    assert.equal(same(`${AFTER_TOOL}Q2:`, '```\n[EOQ]\nAns: 10\n```').text, ' [EOQ]\nAns: 10');
+    assert.equal(same(TEXT, '[calculator] 3 + 7\n#1: 10').text, '[calculator] 3 + 7\n#1: 10', 'a reply not unwrapped is left as it is');
   });
 
   test('a fence inside the block (a code answer) stays; the outer closing fence ends it', () => {

@@ -157,7 +157,9 @@ describe('best-first search over steps', () => {
 
   test('a sampling request the endpoint refuses ends the run and the search says why', async () => {
     const { search } = setup(3, 40);
-    server.injectFaults({ status: 400, message: 'bad request from the scripted server' });
+    // Refused whole and then one sample at a time (the client's fallback for an endpoint that takes no `n`).
+    const refusal = { status: 400, message: 'bad request from the scripted server' };
+    server.injectFaults(refusal, refusal);
     await assert.rejects(search.run(), /bad request from the scripted server/);
     assert.equal(search.runner.state, 'finished', 'the run is not left paused');
   });

@@ -69,11 +69,26 @@ function answered(records: LooseRecord[], answer: string): LooseRecord[] {
   return records.map(r => (r.t === 'end' ? { ...r, answer } : r));
 }
 
+/**
+ * The records as an endpoint's run has them: each completion with its usage (10 prompt + 3 completion tokens), the end
+ * with their sums. A replay reports none (it asks no endpoint).
+ */
+function withUsage(records: LooseRecord[]): LooseRecord[] {
+  const n = records.filter(r => r.t === 'completion').length;
+  return records.map(r =>
+    r.t === 'completion'
+      ? { ...r, usage: { promptTokens: 10, completionTokens: 3 } }
+      : r.t === 'end'
+        ? { ...r, usage: { promptTokens: 10 * n, completionTokens: 3 * n } }
+        : r,
+  );
+}
+
 const jsonl = (records: LooseRecord[]) => records.map(r => JSON.stringify(r)).join('\n') + '\n';
 
 describe('run history', () => {
   test('a summary from a trace: status, answer, tokens, time, title; unknown record kinds are kept and read', async () => {
-    const records = await artRun('18');
+    const records = withUsage(await artRun('18'));
     records.splice(3, 0, { t: 'branch', at: 1, callId: 2, step: 2, trace: 'other.jsonl', answer: '20' }, { t: 'some-future-kind', x: 1 });
     const { records: back, errors } = readRecords(jsonl(records) + 'not json\n');
     assert.equal(back.length, records.length);
@@ -86,7 +101,9 @@ describe('run history', () => {
     assert.equal(s.answer, '18');
     assert.equal(s.kind, 'art');
     assert.equal(s.title, 'Elementary Math');
-    assert.ok(s.tokens.completionTokens > 0);
+    const completions = back.filter(r => r.t === 'completion').length;
+    assert.ok(completions > 0);
+    assert.deepEqual(s.tokens, { promptTokens: 10 * completions, completionTokens: 3 * completions });
     assert.equal(s.requests, back.filter(r => r.t === 'request').length);
     assert.ok(s.durationMs !== undefined && s.durationMs >= 0);
     assert.deepEqual(
@@ -99,17 +116,21 @@ describe('run history', () => {
   });
 
   test('a cut-short trace is "unfinished" with the tokens counted so far', async () => {
-    const records = (await artRun('18')).filter(r => r.t !== 'end');
+    const records = withUsage(await artRun('18')).filter(r => r.t !== 'end');
     const s = summarize('r', records);
     assert.equal(s.status, 'unfinished');
     assert.equal(s.answer, null);
+    assert.equal(s.tokens.completionTokens, 3 * records.filter(r => r.t === 'completion').length);
     assert.ok(s.tokens.completionTokens > 0);
   });
 
   test('listing a folder: summaries written, derived when missing or stale, parents from replays, deleting', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'art-runs-'));
+    const home = mkdtempSync(join(tmpdir(), 'art-runs-'));
+    prepareRunsFolder(home, true);
+    assert.ok(!existsSync(join(home, '.gitignore')), 'a folder ART did not make gets no .gitignore');
+    const dir = join(home, 'runs');
     prepareRunsFolder(dir, true);
-    assert.equal(readFileSync(join(dir, '.gitignore'), 'utf8').trim().split('\n').pop(), '*');
+    assert.equal(readFileSync(join(dir, '.gitignore'), 'utf8').trim().split('\n').pop(), '*', 'the folder ART made keeps the runs out of git');
     const first = newRunId('/w/arithmetic.art', new Date(Date.UTC(2025, 0, 1)));
     assert.equal(first, '2025-01-01T00-00-00-000Z-arithmetic');
     writeFileSync(runFiles(dir, first).trace, jsonl(answered(await artRun('18'), '18')));

@@ -27,6 +27,8 @@ describe('completion (in-process)', () => {
     assert.equal(search.kind, CompletionItemKind.Function);
     assert.match((search.documentation as MarkupContent).value, /Full-text search/);
     assert.equal(sorted.find(i => i.label === 'compare')!.kind, CompletionItemKind.Text);
+    // The name closed, no space after it: the space the person types next is the only one.
+    assert.equal((search.textEdit as TextEdit).newText, 'search]');
   });
 
   test('inside a name, the item replaces the whole name through its `]`', () => {

@@ -1,7 +1,7 @@
 // The live debugger as a person uses it: the workspace's settings point at a model zoo endpoint that wraps its
 // reasoning in <think> (test/support/zooServer.ts, a process of its own), the status bar says Replay for a recorded
 // program and a click chooses Live on the endpoint, F5 generates the program and stops at the tool call in the streamed
-// document (its current line shown: the frame's line lies inside it), the Variables view shows the call and the
+// document (its current line shown: the frame's line lies inside it; the document open once, beside the source), the Variables view shows the call and the
 // model's reasoning, the output is overridden, Step Back returns before the tool, F5 runs to the answer, and the
 // run leaves no Problems entry.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,8 @@ export async function run({ page, step, wb, workspace, picture }) {
   const rows = page.locator('.debug-variables .monaco-list-row');
   const stack = page.locator('.debug-call-stack .monaco-list-row');
   const repl = page.locator('.repl');
+  /** F5 from the editor, to the stop after the calculator ran (output 10). */
+  const continueToOutput = () => wb.continueTo(/output\s*[=:]?\s*10/);
   try {
     writeFileSync(join(workspace, FILE), ZOO_LIBRARY);
     writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), 'art.model.baseURL': baseURL, 'art.model.name': 'zoo-think' }, null, 2));
@@ -48,34 +50,39 @@ export async function run({ page, step, wb, workspace, picture }) {
       await mode.filter({ hasText: 'Live (zoo-think)' }).waitFor({ timeout: 10_000 });
     });
 
-    await step('F5 generates the program live and stops before [calculator], on a line of the streamed document', async () => {
-      await wb.focusEditor();
-      await page.keyboard.press('F5');
-      await page.locator('.debug-toolbar').waitFor({ timeout: 30_000 });
-      await page.keyboard.press('Control+Shift+D');
-      await stack.filter({ hasText: 'calculator' }).first().waitFor({ timeout: 30_000 });
-      // The frame names the streamed program (`… (run N).art-run`), whose current line is shown: VS Code draws it
-      // only for a line inside the document.
-      await stack
-        .filter({ hasText: /\(run \d+\)\.art-run/ })
-        .first()
-        .waitFor({ timeout: 10_000 });
-      await page.locator('.editor-group-container .debug-top-stack-frame-line').first().waitFor({ timeout: 15_000 });
-      await wb.command('Debug Console: Focus on Debug Console View');
-      await repl
-        .filter({ hasText: /Live: zoo-think at http:\/\/127\.0\.0\.1:\d+\/v1 writes/ })
-        .first()
-        .waitFor({ timeout: 10_000 });
-    });
+    await step(
+      'F5 generates the program live and stops before [calculator], on a line of the streamed document, open once beside the source',
+      async () => {
+        await wb.focusEditor();
+        await page.keyboard.press('F5');
+        await page.locator('.debug-toolbar').waitFor({ timeout: 30_000 });
+        await page.keyboard.press('Control+Shift+D');
+        await stack.filter({ hasText: 'calculator' }).first().waitFor({ timeout: 30_000 });
+        // The frame names the streamed program (`… (run N).art-run`), whose current line is shown: VS Code draws it
+        // only for a line inside the document.
+        await stack
+          .filter({ hasText: /\(run \d+\)\.art-run/ })
+          .first()
+          .waitFor({ timeout: 10_000 });
+        await page.locator('.editor-group-container .debug-top-stack-frame-line').first().waitFor({ timeout: 15_000 });
+        // The streamed program opens once, beside the source, which stays shown in its own group.
+        const streamed = page.locator('.tab', { hasText: /\(run \d+\)\.art-run/ });
+        await streamed.nth(1).waitFor({ state: 'detached', timeout: 15_000 });
+        if ((await streamed.count()) !== 1) throw new Error(`the streamed program has ${await streamed.count()} tabs`);
+        const groups = page.locator('.editor-group-container');
+        await groups.filter({ has: page.locator('.tab.active', { hasText: FILE }) }).waitFor({ timeout: 15_000 });
+        await groups.filter({ has: page.locator('.tab.active', { hasText: /\(run \d+\)\.art-run/ }) }).waitFor({ timeout: 15_000 });
+        await wb.command('Debug Console: Focus on Debug Console View');
+        await repl
+          .filter({ hasText: /Live: zoo-think at http:\/\/127\.0\.0\.1:\d+\/v1 writes/ })
+          .first()
+          .waitFor({ timeout: 10_000 });
+      },
+    );
 
     await step("F5 runs the tool: the Tool call scope is open with output 10 and the model's reasoning", async () => {
       await page.keyboard.press('Control+Shift+D');
-      await wb.focusEditor();
-      await page.keyboard.press('F5');
-      await rows
-        .filter({ hasText: /output\s*[=:]?\s*10/ })
-        .first()
-        .waitFor({ timeout: 30_000 });
+      await continueToOutput();
       await rows
         .filter({ hasText: /reasoning\s*[=:]?\s*"?The question asks for 3 \+ 7/ })
         .first()
@@ -95,7 +102,7 @@ export async function run({ page, step, wb, workspace, picture }) {
 
     await step('Step Back returns before the tool; F5 twice runs to the answer', async () => {
       await wb.stepBack();
-      await wb.continueTo(/output\s*[=:]?\s*10/);
+      await continueToOutput();
       await wb.focusEditor();
       await page.keyboard.press('F5');
       await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });

@@ -5,7 +5,8 @@
 // from its recording, the calculator runs for real and the endpoint writes the answer live (8); *Save as
 // Demonstration* adds the corrected program to the library it came from; *Evaluate Task* again (the unsaved edit saved
 // from the modal, "Start a new evaluation" from the quick pick); the offered comparison shows the example fixed and
-// nothing broken, and the ART Evaluations view lists both evaluations with the change.
+// nothing broken, and so does *ART: Compare Evaluations* from the palette with its first choices (B the latest
+// evaluation, A the one before, each dated with its accuracy); the ART Evaluations view lists both with the change.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startArithmeticServer } from './servers.mjs';
@@ -166,6 +167,40 @@ export async function run({ page, step, wb, workspace, picture }) {
       if (!/pages .* 8 7200 8/.test(fixed)) throw new Error(`the fixed example's row: ${fixed}`);
       console.log(`     ${text.split('\n').slice(0, 5).join(' | ')}`);
       await wb.command('Notifications: Clear All Notifications');
+    });
+
+    await step('ART: Compare Evaluations from the palette, the first choices taken: B the later, 1 fixed, 0 broken', async () => {
+      // The offered comparison's tab closed: the palette's comparison opens a view of its own.
+      await page.locator('.tab', { hasText: 'Comparison:' }).click();
+      await wb.command('View: Close Editor');
+      await page.locator('.tab', { hasText: 'Comparison:' }).waitFor({ state: 'detached', timeout: 15_000 });
+      await wb.command('ART: Compare Evaluations');
+      await page.locator('.quick-input-widget', { hasText: 'the later evaluation (B)' }).waitFor({ timeout: 20_000 });
+      await quickRows.first().waitFor({ timeout: 15_000 });
+      const dated = /^\d{4}-\d\d-\d\d \d\d:\d\d · (\d\/\d right \(\d\.\d\d\)|no results yet)/;
+      const bRows = await wb.rowTexts(quickRows);
+      console.log('     B:', bRows.slice(0, 3));
+      if (!dated.test(bRows[0]) || !/6\/6 right/.test(bRows[0]) || !bRows[0].includes(`${DIR}/problems.tutor-2.results.jsonl`))
+        throw new Error(`the first choice for B is not the latest evaluation, dated: ${bRows.join(' | ')}`);
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget', { hasText: 'the earlier evaluation (A)' }).waitFor({ timeout: 20_000 });
+      await quickRows
+        .first()
+        .filter({ hasText: /5\/6 right/ })
+        .waitFor({ timeout: 15_000 });
+      const aRows = await wb.rowTexts(quickRows);
+      console.log('     A:', aRows.slice(0, 3));
+      if (!aRows[0].includes(`${DIR}/problems.tutor.results.jsonl`))
+        throw new Error(`the first choice for A is not the evaluation before B: ${aRows.join(' | ')}`);
+      await page.keyboard.press('Enter');
+      await page
+        .locator('.tab', { hasText: 'Comparison: problems.tutor.results.jsonl → problems.tutor-2.results.jsonl' })
+        .waitFor({ timeout: 30_000 });
+      const content = webview.locator('#content');
+      await content.locator('.big', { hasText: /1 fixed, 0 broken/ }).waitFor({ timeout: 30_000 });
+      const text = (await content.innerText()).replace(/[ \t]+/g, ' ');
+      if (!/A: 5\/6 = 83\.3%/.test(text) || !/B: 6\/6 = 100\.0%/.test(text) || !/Difference B − A: \+16\.7 points/.test(text))
+        throw new Error(`the comparison reads the edit backwards:\n${text}`);
     });
 
     await step('the ART Evaluations view lists both evaluations, the latest first with its change', async () => {

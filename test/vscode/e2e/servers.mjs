@@ -42,7 +42,11 @@ export function startArithmeticServer({ tokenDelayMs, model } = {}) {
   return startServer('test/support/arithmeticServer.ts', { ART_TOKEN_DELAY_MS: String(tokenDelayMs ?? 2), ...(model ? { ART_MODEL: model } : {}) });
 }
 
-/** A model zoo endpoint of `habit` (test/support/modelZoo.ts). */
-export function startZoo(habit) {
-  return startServer('test/support/zooServer.ts', { ART_ZOO_HABIT: habit, ART_TOKEN_DELAY_MS: '20' });
+/** A model zoo endpoint of `habit` (test/support/modelZoo.ts); `chatOnly`: it has no `/completions` (404). */
+export function startZoo(habit, { chatOnly = false } = {}) {
+  return startServer('test/support/zooServer.ts', {
+    ART_ZOO_HABIT: habit,
+    ART_TOKEN_DELAY_MS: '20',
+    ...(chatOnly ? { ART_ZOO_CHAT_ONLY: '1' } : {}),
+  });
 }

@@ -22,6 +22,7 @@ export async function run(): Promise<void> {
   await import('./history.test');
   await import('./evaluation.test');
   await import('./evaluationsView.test');
+  await import('./improve.test');
   await import('./showPrompt.test');
   await import('./samples.test');
   await import('./lmTools.test');

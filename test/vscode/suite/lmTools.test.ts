@@ -34,6 +34,7 @@ const TOOLS = [
   'art_debug_step_back',
   'art_run_tests',
   'art_evaluate',
+  'art_improve',
 ];
 
 /** Invokes a tool as an agent would (no chat: no invocation token) and returns its text. */

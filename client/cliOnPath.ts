@@ -1,0 +1,30 @@
+// `art` in the terminals of the workspace, as the README's CLI section writes it, with nothing installed: a launcher
+// of the extension's own command line (dist/cli.js, run by the extension host's Node: Electron's, as Node) in the
+// extension's storage, its folder put first on the PATH of the terminals VS Code opens (environmentVariableCollection).
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type * as vscode from 'vscode';
+
+const quoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Writes `DIR/art`, a shell launcher of `cli` run by `node` (as Node when it is Electron); returns its path. */
+export function writeCliLauncher(dir: string, cli: string, node: string): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'art');
+  writeFileSync(path, `#!/bin/sh\n# ART Studio's art command line (${cli})\nELECTRON_RUN_AS_NODE=1 exec ${quoted(node)} ${quoted(cli)} "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** Puts `art` on the PATH of the workspace's terminals (not on Windows, whose shells run no such launcher). */
+export function putCliOnPath(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+  if (process.platform === 'win32') return;
+  try {
+    const dir = join(context.globalStorageUri.fsPath, 'bin');
+    writeCliLauncher(dir, context.asAbsolutePath('dist/cli.js'), process.execPath);
+    context.environmentVariableCollection.prepend('PATH', `${dir}${delimiter}`);
+    context.environmentVariableCollection.description = 'ART Studio: the `art` command line in terminals';
+  } catch (e) {
+    log.warn(`the art command line is not on the terminals' PATH: ${(e as Error).message}`);
+  }
+}

@@ -12,7 +12,7 @@ import { OpenAIModel } from '../core/model/openai';
 import { ContinuationScript } from '../core/replay/script';
 import { createArtRunner } from '../core/launch/create';
 import { runEval } from '../core/evaluation/eval';
-import { ScriptedServer } from '../test/support/scriptedServer';
+import { ScriptedServer } from '../test/support/bench';
 
 /**
  * Two endpoints: 1 s per request, about what a served model takes for one step of a program (the figure the speed-up

@@ -5,7 +5,7 @@
 //   - opening the 5 MB library: time to its first diagnostics, and how long a hover on another document waits
 //     meanwhile (the large first parse runs in chunks, so the server keeps answering).
 import { join } from 'node:path';
-import { LspClient, ROOT, fileUri } from '../test/server/lspClient';
+import { LspClient, ROOT, fileUri } from '../test/support/bench';
 import { buildLibrary } from './library';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

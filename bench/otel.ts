@@ -10,10 +10,7 @@ import { Telemetry } from '../core/telemetry/otlp';
 import { Readable } from 'node:stream';
 import { runCommand } from '../core/cli/run';
 import { endTelemetry } from '../core/launch/session';
-import { OtlpReceiver } from '../test/support/otlpReceiver';
-import { freePort, NO_OTEL } from '../test/support/telemetry';
-import { ScriptedServer } from '../test/support/scriptedServer';
-import { ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts } from '../test/support/arithmeticModel';
+import { OtlpReceiver, freePort, NO_OTEL, ScriptedServer, ARITHMETIC_LIBRARY, arithmeticExamples, arithmeticScripts } from '../test/support/bench';
 
 const INFO: RunInfo = { title: 'bench', mode: 'generate', api: 'completions', provider: 'openai', model: 'm' };
 

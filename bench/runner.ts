@@ -17,7 +17,7 @@ import { ContinuationScript } from '../core/replay/script';
 import { createArtRunner } from '../core/launch/create';
 import type { ToolLookup } from '../core/protocols/types';
 import type { Tool } from '../core/tools/types';
-import { ScriptedServer } from '../test/support/scriptedServer';
+import { ScriptedServer } from '../test/support/bench';
 
 const CORPUS = process.env.ART_CORPUS ?? resolve(__dirname, '../../shared/corpus');
 const catalog = new ToolCatalog();

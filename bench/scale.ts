@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkArt, parseArt } from '../core/art';
-import { LspClient, ROOT, fileUri } from '../test/server/lspClient';
+import { LspClient, ROOT, fileUri } from '../test/support/bench';
 import { buildLibrary } from './library';
 
 const MB = 1024 * 1024;

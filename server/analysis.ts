@@ -43,7 +43,7 @@ export const CHUNK_CHARS = 256 * 1024;
  * ArtIncremental parses only what is new (from the program before it; `advance`: the whole text's diagnostics are
  * assembled once, at the end), but it copies the list of programs so far, so equal small steps would cost
  * O(n²/step); growing steps keep the total near one pass, and the cap keeps any one step (one pause of the event
- * loop) to about 1 MB of parsing (15-30 ms) instead of a third of the file.
+ * loop) to about 1 MB of parsing (its time: docs/performance.md) instead of a third of the file.
  */
 const GROWTH = 1.5;
 const MAX_STEP = 1024 * 1024;

@@ -11,7 +11,7 @@ import type { SourceLanguage } from '../core/common/language';
 
 /**
  * The Node flags the server process is started with, by the VS Code client and by the tests and benchmarks alike
- * (`npm run bench -- scale` measured them on a 50 MB library: server peak 412 -> 336 MB, the same times). A young
+ * (`npm run bench -- scale`; what they saved: docs/performance.md, figures behind the code). A young
  * generation of 4 MB semi-spaces instead of up to 16 (its pages counted in the process's memory, with no gain in
  * speed here), and the old generation allowed to grow 25% past what the last full collection kept before the next
  * one starts, instead of V8's default of up to 100% or more (the garbage of answering a request on a large library

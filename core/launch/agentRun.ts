@@ -12,22 +12,22 @@ import { existing, preambleBeside, readCompanion, transcriptBeside } from './com
 import { LaunchError } from './options';
 import { pickAgent } from './pick';
 import { withCache } from './requestCache';
-import { endpointModel, hasLiveModel, runnerOptions, type Base, type Made } from './session';
+import { endpointModel, hasLiveModel, runnerOptions, type Launch, type Made } from './session';
 
-export function makeAgentRun(text: string, path: string, b: Base): Made {
+export function makeAgentRun(text: string, path: string, launch: Launch): Made {
   const file = parseAgentFile(text);
   const errors = checkAgentFile(file).filter(d => d.severity === 'error');
   if (errors.length)
     throw new LaunchError(
       `the spec has ${errors.length} error(s), the first: ${errors[0].message} (fix them first; see the Problems view or 'art check')`,
     );
-  const index = pickAgent(file, b.options.task);
+  const index = pickAgent(file, launch.options.task);
   const agent = compileAgent(file.agents[index]);
   const title = file.agents[index].name || `agent ${index}`;
-  const preamble = agentPreamble(path, b);
-  let question = b.options.input?.trim();
+  const preamble = agentPreamble(path, launch);
+  let question = launch.options.input?.trim();
   let model: ModelClient;
-  if (b.options.mode === 'replay') {
+  if (launch.options.mode === 'replay') {
     const recording = existing(transcriptBeside(path));
     if (!recording)
       throw new LaunchError(
@@ -40,10 +40,10 @@ export function makeAgentRun(text: string, path: string, b: Base): Made {
         `${basename(recording)} answers the question "${recorded}": leave the input empty to replay it, or run in generate mode to ask another`,
       );
     question = recorded;
-    const live = hasLiveModel(b) ? endpointModel(b) : undefined;
+    const live = hasLiveModel(launch) ? endpointModel(launch) : undefined;
     try {
       model = ReplayModel.fromAgentTranscript(agent, transcript, {
-        chunkDelayMs: b.options.replayDelayMs,
+        chunkDelayMs: launch.options.replayDelayMs,
         live,
         id: `replay:${basename(recording)}`,
       });
@@ -52,17 +52,17 @@ export function makeAgentRun(text: string, path: string, b: Base): Made {
     }
   } else {
     if (!question) throw new LaunchError(`an agent run needs an input: the question for ${title}`);
-    model = withCache(b, () => endpointModel(b));
+    model = withCache(launch, () => endpointModel(launch));
   }
-  const runner = createAgentRunner({ agent, question, preamble }, runnerOptions(b, model));
-  if (model instanceof ReplayModel) departOnEdit(runner, model.departure, b.config.log);
+  const runner = createAgentRunner({ agent, question, preamble }, runnerOptions(launch, model));
+  if (model instanceof ReplayModel) departOnEdit(runner, model.departure, launch.config.log);
   return { runner, unit: index, title, ownProgram: false, model };
 }
 
 /** The `preamble` option's file, else NAME.preamble.txt beside the spec, else none. */
-function agentPreamble(specPath: string, b: Base): string | undefined {
-  const given = b.options.preamble;
-  const file = given ? (isAbsolute(given) ? given : resolve(b.root, given)) : existing(preambleBeside(specPath));
+function agentPreamble(specPath: string, launch: Launch): string | undefined {
+  const given = launch.options.preamble;
+  const file = given ? (isAbsolute(given) ? given : resolve(launch.root, given)) : existing(preambleBeside(specPath));
   if (!file) return undefined;
   if (given && !existing(file)) throw new LaunchError(`preamble: ${file} does not exist: give the text file of instructions and examples`);
   return readCompanion(file);

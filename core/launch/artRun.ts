@@ -12,22 +12,22 @@ import { ReplayModel } from '../replay/programReplay';
 import { LaunchError } from './options';
 import { pickProgram } from './pick';
 import { withCache } from './requestCache';
-import { endpointModel, hasLiveModel, runnerOptions, type Base, type Made } from './session';
+import { endpointModel, hasLiveModel, runnerOptions, type Launch, type Made } from './session';
 
-export async function makeArtRun(text: string, path: string, b: Base): Promise<Made> {
+export async function makeArtRun(text: string, path: string, launch: Launch): Promise<Made> {
   // `%%` reads `%` in a library with a `%s` template (prompt.ts): lines and program indices are unchanged.
   const doc = libraryAsRun(parseArt(text));
-  const index = pickProgram(doc, b.options.task);
+  const index = pickProgram(doc, launch.options.task);
   const program = doc.programs[index];
   if (!program.input) throw new LaunchError(`program ${index} (${programTitle(program, index)}) has no Input: line to run`);
-  const input = b.options.input?.trim() ? b.options.input : undefined;
+  const input = launch.options.input?.trim() ? launch.options.input : undefined;
   let replay: ReplayModel | undefined;
   const own = input === undefined || input.trim() === program.input.text.trim();
   const open = openStep(program);
   // A program ending at an open `Qk:` after steps of its own: the run writes those as given (the tools run again),
   // then the model writes from `Qk:`, in replay and live mode alike.
   const fromOpen = !!open && own && recordedSteps(program).length > 0;
-  if (b.options.mode === 'replay' || fromOpen) {
+  if (launch.options.mode === 'replay' || fromOpen) {
     if (!recordedSteps(program).length)
       throw new LaunchError(
         open
@@ -35,18 +35,32 @@ export async function makeArtRun(text: string, path: string, b: Base): Promise<M
           : `program ${index} (${programTitle(program, index)}) has no steps to replay`,
       );
     // A configured endpoint is where the run goes on once it departs from the recording.
-    const live = hasLiveModel(b) ? endpointModel(b) : undefined;
-    replay = ReplayModel.fromArtProgram(doc, index, name => b.tools.get(name) !== undefined, { chunkDelayMs: b.options.replayDelayMs, live });
+    const live = hasLiveModel(launch) ? endpointModel(launch) : undefined;
+    replay = ReplayModel.fromArtProgram(doc, index, name => launch.tools.get(name) !== undefined, {
+      chunkDelayMs: launch.options.replayDelayMs,
+      live,
+    });
   }
-  const model = withCache(b, () => replay ?? endpointModel(b));
-  const demonstrations = await selectForRun(doc, path, index, input, model, b);
+  const model = withCache(launch, () => replay ?? endpointModel(launch));
+  const demonstrations = await selectForRun(doc, path, index, input, model, launch);
   const runner = createArtRunner(
-    { library: doc, program: index, task: input !== undefined ? { input } : undefined, demonstrations, inlineTriggers: b.options.inlineTriggers },
-    runnerOptions(b, model),
+    {
+      library: doc,
+      program: index,
+      task: input !== undefined ? { input } : undefined,
+      demonstrations,
+      inlineTriggers: launch.options.inlineTriggers,
+    },
+    runnerOptions(launch, model),
   );
   if (replay) {
     // Step k of a replay of the file's own program is its Qk: a tool whose output now differs ends the recording.
-    departOnEdit(runner, replay.departure, b.config.log, own ? call => program.steps.find(s => s.number === call.step)?.answer?.text : undefined);
+    departOnEdit(
+      runner,
+      replay.departure,
+      launch.config.log,
+      own ? call => program.steps.find(s => s.number === call.step)?.answer?.text : undefined,
+    );
   }
   return {
     runner,
@@ -62,11 +76,11 @@ export async function makeArtRun(text: string, path: string, b: Base): Promise<M
  * other .art files are the candidates of the other strategies; `best-cluster` tries each on the programs of the file
  * with the run program's task name (their inputs and answers), the run program left out.
  */
-async function selectForRun(doc: ArtDocument, path: string, index: number, input: string | undefined, model: ModelClient, b: Base) {
-  const strategy = b.options.select;
+async function selectForRun(doc: ArtDocument, path: string, index: number, input: string | undefined, model: ModelClient, launch: Launch) {
+  const strategy = launch.options.select;
   if (strategy === 'same-file')
     return chooseDemonstrations({ strategy, libraries: [{ path: resolve(path), doc }], task: { input: '' }, exclude: [index] });
-  if (b.options.mode === 'replay' && (strategy === 'llm' || strategy === 'best-cluster'))
+  if (launch.options.mode === 'replay' && (strategy === 'llm' || strategy === 'best-cluster'))
     throw new LaunchError(`select "${strategy}" asks the model: run in generate mode (replay mode has no model to ask)`);
   const task = { ...taskOf(doc, index), ...(input !== undefined ? { input } : {}) };
   const program = doc.programs[index];
@@ -81,13 +95,13 @@ async function selectForRun(doc: ArtDocument, path: string, index: number, input
   try {
     return await chooseDemonstrations({
       strategy,
-      libraries: folderLibraries(path, doc, line => b.config.log?.(`select ${strategy}: ${line}`)),
+      libraries: folderLibraries(path, doc, line => launch.config.log?.(`select ${strategy}: ${line}`)),
       task,
       model,
       labelled,
-      runnerOptions: { ...runnerOptions({ ...b, trace: undefined }, model), log: undefined },
+      runnerOptions: { ...runnerOptions({ ...launch, trace: undefined }, model), log: undefined },
       exclude: [index],
-      explain: line => b.config.log?.(`select ${strategy}: ${line}`),
+      explain: line => launch.config.log?.(`select ${strategy}: ${line}`),
     });
   } catch (e) {
     throw new LaunchError(`select "${strategy}": ${(e as Error).message}`);

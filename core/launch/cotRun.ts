@@ -10,10 +10,10 @@ import { ReplayModel } from '../replay/programReplay';
 import { answerBeside, existing, readCompanion } from './companions';
 import { COT_EXTENSION } from '../common/language';
 import { LaunchError } from './options';
-import { endpointModel, hasLiveModel, runnerOptions, type Base, type Made } from './session';
+import { endpointModel, hasLiveModel, runnerOptions, type Launch, type Made } from './session';
 
 /** A MultiTool-CoT prompt (`NAME.cot.txt`): replay mode replays `NAME.answer.txt` beside it. */
-export function makeCotRun(text: string, path: string, b: Base): Made {
+export function makeCotRun(text: string, path: string, launch: Launch): Made {
   const fill = (question: string) => {
     try {
       return fillCotPrompt(text, question);
@@ -21,9 +21,9 @@ export function makeCotRun(text: string, path: string, b: Base): Made {
       throw new LaunchError(`${path}: ${(e as Error).message}`);
     }
   };
-  let question = b.options.input?.trim();
+  let question = launch.options.input?.trim();
   let model: ModelClient;
-  if (b.options.mode === 'replay') {
+  if (launch.options.mode === 'replay') {
     const recording = existing(answerBeside(path));
     if (!recording)
       throw new LaunchError(
@@ -41,13 +41,13 @@ export function makeCotRun(text: string, path: string, b: Base): Made {
         `${basename(recording)} answers the question "${recorded.question}": leave the input empty to replay it, or run in generate mode to ask another`,
       );
     question = recorded.question;
-    const live = hasLiveModel(b) ? endpointModel(b) : undefined;
-    model = new ReplayModel(recorded.script, { chunkDelayMs: b.options.replayDelayMs, live, id: `replay:${basename(recording)}` });
+    const live = hasLiveModel(launch) ? endpointModel(launch) : undefined;
+    model = new ReplayModel(recorded.script, { chunkDelayMs: launch.options.replayDelayMs, live, id: `replay:${basename(recording)}` });
   } else {
     if (!question) throw new LaunchError(`a MultiTool-CoT run needs an input: the question that fills the prompt's %s`);
-    model = endpointModel(b);
+    model = endpointModel(launch);
   }
-  const runner = createMultiToolRunner(fill(question).spec, runnerOptions(b, model));
-  if (model instanceof ReplayModel) departOnEdit(runner, model.departure, b.config.log);
+  const runner = createMultiToolRunner(fill(question).spec, runnerOptions(launch, model));
+  if (model instanceof ReplayModel) departOnEdit(runner, model.departure, launch.config.log);
   return { runner, unit: 0, title: basename(path, COT_EXTENSION), ownProgram: false, model };
 }

@@ -13,7 +13,7 @@ import { COT_EXTENSION, languageOf as fileLanguage } from '../common/language';
 import { makeCotRun } from './cotRun';
 import { LaunchError } from './options';
 import { cacheRecords } from './requestCache';
-import { openSession, runInfo, type Base, type PreparedRun, type RunConfig, type RunLanguage } from './session';
+import { openSession, runInfo, type Launch, type PreparedRun, type RunConfig, type RunLanguage } from './session';
 import { makeTraceRun } from './traceRun';
 
 /** Prepares one run of `config`: a LaunchError when it cannot. */
@@ -70,15 +70,15 @@ export async function prepareRun(config: RunConfig): Promise<PreparedRun> {
     const memory = new MemoryTrace();
     const trace: TraceSink = { write: r => (writer?.write(r), memory.write(r), spans?.write(r)) };
     const cached = cacheRecords(config, o, at);
-    const base: Base = { tools, trace, config, options: o, root, cached };
+    const launch: Launch = { tools, trace, config, options: o, root, cached };
     const made =
       language === 'art'
-        ? await makeArtRun(text, path, base)
+        ? await makeArtRun(text, path, launch)
         : language === 'agent'
-          ? makeAgentRun(text, path, base)
+          ? makeAgentRun(text, path, launch)
           : language === 'multitool'
-            ? makeCotRun(text, path, base)
-            : makeTraceRun(text, path, base);
+            ? makeCotRun(text, path, launch)
+            : makeTraceRun(text, path, launch);
     const cache = made.model instanceof CachedModel ? made.model : undefined;
     info.title = made.title;
     return {

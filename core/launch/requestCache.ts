@@ -6,7 +6,7 @@ import { cacheEntries, CachedModel } from '../replay/cachedModel';
 import type { TraceRecord } from '../trace/schema';
 import { parseTrace, runTraceProblem } from '../trace/trace';
 import { LaunchError, type RunOptions } from './options';
-import { hasLiveModel, type Base, type RunConfig } from './session';
+import { hasLiveModel, type Launch, type RunConfig } from './session';
 
 export /** The records a run is answered from first: the `from` trace (limited by `until`), else a restart's previous run. */
 function cacheRecords(config: RunConfig, o: RunOptions, at: (p: string) => string): TraceRecord[] | undefined {
@@ -26,11 +26,11 @@ function cacheRecords(config: RunConfig, o: RunOptions, at: (p: string) => strin
 }
 
 export /** The model, answered first from the recorded completions when there are any. */
-function withCache(b: Base, make: () => ModelClient): ModelClient {
+function withCache(launch: Launch, make: () => ModelClient): ModelClient {
   // Re-running from a trace needs no endpoint until a request is not in it.
-  if (!b.cached) return make();
-  const model = hasLiveModel(b) || b.options.mode === 'replay' ? make() : undefined;
-  const entries = cacheEntries(b.cached, b.options.from ? b.options.until : undefined);
-  const run = b.cached.find(r => r.t === 'run');
+  if (!launch.cached) return make();
+  const model = hasLiveModel(launch) || launch.options.mode === 'replay' ? make() : undefined;
+  const entries = cacheEntries(launch.cached, launch.options.from ? launch.options.until : undefined);
+  const run = launch.cached.find(r => r.t === 'run');
   return new CachedModel(model, entries, { honoursStop: run?.t === 'run' ? run.honoursStop : undefined });
 }

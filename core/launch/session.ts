@@ -140,7 +140,7 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
   } catch (e) {
     throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);
   }
-  const base = (trace?: TraceSink): Base => ({ tools, trace, config, options: o, root });
+  const launchWith = (trace?: TraceSink): Launch => ({ tools, trace, config, options: o, root });
   const telemetry = await openTelemetry(o, config);
   let shared: OpenAIModel | undefined;
   return {
@@ -149,8 +149,8 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
     tools,
     // One SDK client for the session's runs (`art eval` makes one model per run): each gets a sibling of the first.
     endpointModel: () =>
-      o.modelSource === 'endpoint' ? redactedModel((shared ??= openEndpoint(base())).sibling(), [config.apiKey]) : endpointModel(base()),
-    runnerOptions: (model, trace) => runnerOptions(base(trace), model),
+      o.modelSource === 'endpoint' ? redactedModel((shared ??= openEndpoint(launchWith())).sibling(), [config.apiKey]) : endpointModel(launchWith()),
+    runnerOptions: (model, trace) => runnerOptions(launchWith(trace), model),
     telemetry,
     dispose: async () => {
       try {
@@ -208,7 +208,7 @@ export function runInfo(o: RunOptions, title: string, file?: string, task?: stri
 }
 
 /** What the builders of a run (one per language) are given. */
-export interface Base {
+export interface Launch {
   tools: ToolRegistry;
   trace: TraceSink | undefined;
   config: RunConfig;
@@ -223,44 +223,43 @@ export interface Base {
 export type Made = Pick<PreparedRun, 'runner' | 'unit' | 'title' | 'ownProgram' | 'model'>;
 
 /** The runner's options for one run with `model`. */
-export function runnerOptions(b: Base, model: ModelClient): RunnerOptions {
-  const c = b.config;
-  const o = b.options;
+export function runnerOptions(launch: Launch, model: ModelClient): RunnerOptions {
+  const o = launch.options;
   return {
-    model: c.wrapModel ? c.wrapModel(model) : model,
-    tools: b.tools,
+    model: launch.config.wrapModel ? launch.config.wrapModel(model) : model,
+    tools: launch.tools,
     temperature: o.temperature,
     maxTokens: o.maxTokens,
     noProgressLimit: o.noProgressLimit,
     ...(o.maxRequests !== undefined ? { maxRequests: o.maxRequests } : {}),
     pauseBeforeTool: o.pauseBeforeTool,
-    pauseAfterTool: c.pauseAfterTool,
-    pauseOnToolError: c.pauseOnToolError,
+    pauseAfterTool: launch.config.pauseAfterTool,
+    pauseOnToolError: launch.config.pauseOnToolError,
     stopOnEntry: o.stopOnEntry,
-    breakpoints: c.breakpoints,
-    sample: c.sample,
+    breakpoints: launch.config.breakpoints,
+    sample: launch.config.sample,
     toolTimeoutMs: o.toolTimeoutMs,
-    workspaceRoot: b.root,
-    trace: b.trace,
-    log: c.log,
+    workspaceRoot: launch.root,
+    trace: launch.trace,
+    log: launch.config.log,
     // A source that takes no decoding constraint is said once in the notes (chatModelNotes).
-    constrainer: constrainerOf(b),
+    constrainer: constrainerOf(launch),
   };
 }
 
 /** The run's decoding constraints, in the dialect its model source takes (none when it takes none). */
-function constrainerOf(b: Base): Constrainer | undefined {
-  const o = b.options;
+function constrainerOf(launch: Launch): Constrainer | undefined {
+  const o = launch.options;
   const caps = capabilitiesOf(o);
   if (o.mode !== 'generate' || o.constrain === 'off' || !caps.constraints) return undefined;
   // A source that enforces one dialect itself (the local model: llama.cpp's grammar) needs no probe in `auto`.
   const mode = o.constrain === 'auto' && caps.constraints !== 'probe' ? caps.constraints : o.constrain;
-  return new Constrainer({ mode, baseURL: o.baseURL, log: b.config.log, exact: caps.exactGrammar });
+  return new Constrainer({ mode, baseURL: o.baseURL, log: launch.config.log, exact: caps.exactGrammar });
 }
 
 /** Whether a live model is configured (the one rule: core/launch/modelSources.ts). */
-export function hasLiveModel(b: Base): boolean {
-  return liveRule(b.options, b.config.chatModel);
+export function hasLiveModel(launch: Launch): boolean {
+  return liveRule(launch.options, launch.config.chatModel);
 }
 
 /**
@@ -268,18 +267,18 @@ export function hasLiveModel(b: Base): boolean {
  * baseURL or model is missing), its output redacted of the key: an endpoint that echoes it has it neither shown nor
  * recorded (core/launch/redactedModel.ts).
  */
-export function endpointModel(b: Base): ModelClient {
-  if (b.options.modelSource === 'vscode') {
-    const chat = b.config.chatModel;
+export function endpointModel(launch: Launch): ModelClient {
+  if (launch.options.modelSource === 'vscode') {
+    const chat = launch.config.chatModel;
     if (!chat)
       throw new LaunchError(
         'the model source is "vscode" (a model of VS Code\'s Language Model API) but none is available: choose one in the status bar\'s run mode item, or set modelSource "endpoint"',
       );
     // ART programs go over the model's function calling when it has it (the tool library offered as functions).
-    return redactedModel(new ChatContinuationModel(chat, artToolProgram(b.tools.catalog().all())), [b.config.apiKey]);
+    return redactedModel(new ChatContinuationModel(chat, artToolProgram(launch.tools.catalog().all())), [launch.config.apiKey]);
   }
-  if (b.options.modelSource === 'local') return localModel(b);
-  return redactedModel(openEndpoint(b), [b.config.apiKey]);
+  if (launch.options.modelSource === 'local') return localModel(launch);
+  return redactedModel(openEndpoint(launch), [launch.config.apiKey]);
 }
 
 /**
@@ -329,32 +328,32 @@ export function chatModelNotes(o: Pick<RunOptions, 'modelSource' | 'constrain'>,
 }
 
 /** The local model of `modelFile`: the process's one copy of it, loaded at the first request (core/model/localModel.ts). */
-function localModel(b: Base): LocalModel {
-  const o = b.options;
+function localModel(launch: Launch): LocalModel {
+  const o = launch.options;
   if (!o.modelFile)
     throw new LaunchError('the model source is "local" but no model file is given: give a GGUF file (modelFile / --model-file / art.model.file)');
   return new LocalModel({
-    file: isAbsolute(o.modelFile) ? o.modelFile : resolve(b.root, o.modelFile),
+    file: isAbsolute(o.modelFile) ? o.modelFile : resolve(launch.root, o.modelFile),
     contextSize: o.contextSize || undefined,
     idleReleaseMs: o.idleReleaseMs,
-    seed: (o.seed ?? 0) + (b.config.sample?.index ?? 0) * 1_000_003,
-    log: b.config.log,
+    seed: (o.seed ?? 0) + (launch.config.sample?.index ?? 0) * 1_000_003,
+    log: launch.config.log,
   });
 }
 
-function openEndpoint(b: Base): OpenAIModel {
-  const o = b.options;
+function openEndpoint(launch: Launch): OpenAIModel {
+  const o = launch.options;
   if (!o.baseURL) throw new LaunchError('no endpoint: give the base URL of an OpenAI-compatible API (baseURL / --base-url), or run in replay mode');
   if (!o.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');
   // The tools API offers the tool library (built-in and workspace tools) as functions.
-  const toolProgram = o.api === 'tools' ? artToolProgram(b.tools.catalog().all()) : undefined;
+  const toolProgram = o.api === 'tools' ? artToolProgram(launch.tools.catalog().all()) : undefined;
   return new OpenAIModel({
     baseURL: o.baseURL,
     model: o.model,
-    apiKey: b.config.apiKey,
+    apiKey: launch.config.apiKey,
     api: o.api,
     toolProgram,
     requestTimeoutMs: o.requestTimeoutMs,
-    retry: b.config.retry,
+    retry: launch.config.retry,
   });
 }

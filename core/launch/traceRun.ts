@@ -10,15 +10,15 @@ import { protocolFromTrace, TraceReplayModel, traceReplayTools } from '../replay
 import type { TraceRecord } from '../trace/schema';
 import { parseTrace, runTraceProblem } from '../trace/trace';
 import { LaunchError } from './options';
-import { endpointModel, hasLiveModel, runnerOptions, type Base, type Made } from './session';
+import { endpointModel, hasLiveModel, runnerOptions, type Launch, type Made } from './session';
 
-export function makeTraceRun(text: string, path: string, b: Base): Made {
+export function makeTraceRun(text: string, path: string, launch: Launch): Made {
   const parsed = parseTrace(text);
   const problem = runTraceProblem(path, parsed);
   if (problem) throw new LaunchError(problem);
   const { records } = parsed;
   // The run's model (an endpoint, or VS Code's) is where the run goes on once it departs from the recording.
-  const live = hasLiveModel(b) ? endpointModel(b) : undefined;
+  const live = hasLiveModel(launch) ? endpointModel(launch) : undefined;
   const model = new TraceReplayModel(records as TraceRecord[], { live });
   // The recorded tool outputs, with the recorded overrides in their place: the model sees what it saw then.
   const recorded = traceReplayTools(
@@ -29,9 +29,9 @@ export function makeTraceRun(text: string, path: string, b: Base): Made {
     () => runner.snapshot().calls.at(-1)?.id,
   );
   // Departed: the tools run for real on what the run now holds.
-  const tools: ToolLookup = { get: name => (model.departure.departed !== null ? b.tools.get(name) : recorded.get(name)) };
-  const runner = new Runner(protocolFromTrace(records, tools), { ...runnerOptions(b, model), tools });
-  departOnEdit(runner, model.departure, b.config.log);
+  const tools: ToolLookup = { get: name => (model.departure.departed !== null ? launch.tools.get(name) : recorded.get(name)) };
+  const runner = new Runner(protocolFromTrace(records, tools), { ...runnerOptions(launch, model), tools });
+  departOnEdit(runner, model.departure, launch.config.log);
   const run = records.find(r => r.t === 'run');
   return { runner, unit: -1, title: `trace of ${run?.t === 'run' ? run.kind : 'a'} run`, ownProgram: false, model };
 }

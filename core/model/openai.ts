@@ -228,6 +228,8 @@ export class OpenAIModel implements ModelClient {
         const remaining = maxTokens === undefined ? undefined : Math.max(1, maxTokens - chunks);
         const stream = await this.openStream(req, req.prompt + whole.received, remaining, ctrl.signal);
         for await (const ev of idle(stream, this.opts.idleTimeoutMs ?? 60_000, ctrl, isProgress)) {
+          // Events already received when the caller aborted are not handed on: the abort ends the stream at once.
+          if (req.signal?.aborted) throw abortError(req.signal);
           if (++events > budget || whole.reasoning.length > budget) {
             at.cut(
               events > budget

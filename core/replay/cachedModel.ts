@@ -4,7 +4,7 @@
 // only from the first request the edit changed. The recorded completions come from a trace
 // (cacheEntries, below).
 import { abortError } from '../model/retry';
-import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
+import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, RetryInfo } from '../model/types';
 import type { RunProtocol } from '../protocols/runProtocol';
 import type { TraceRecord } from '../trace/schema';
 import { mainLine } from '../trace/trace';
@@ -50,6 +50,11 @@ export class CachedModel implements ModelClient {
     }
     this.id = inner ? `${inner.id} (cached)` : 'cache';
     this.honoursStop = inner?.honoursStop ?? opts.honoursStop ?? true;
+  }
+
+  /** The retries of the requests it sends to the model (the runner reports them); none for what the recording serves. */
+  addRetryListener(fn: (info: RetryInfo) => void): () => void {
+    return this.inner?.addRetryListener?.(fn) ?? (() => {});
   }
 
   /** The recorded completion for `req`, taken from the cache (each recorded completion serves one request). */

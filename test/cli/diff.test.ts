@@ -10,7 +10,7 @@ import { parseArt } from '../../core/art/parse';
 import { ReplayModel } from '../../core/replay/programReplay';
 import { createArtRunner } from '../../core/launch/create';
 import { MemoryTrace } from '../../core/trace/trace';
-import { fakeTool, fixturePath, withTools } from '../core/runner/helpers';
+import { fakeTool, fixturePath, withTools } from '../support/runs';
 import { runCli } from '../support/cli';
 
 const art = (...args: string[]) => runCli(args);

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROMPT_MARKER } from '../../core/prompt/promptReport';
-import { fixturePath } from '../core/runner/helpers';
+import { fixturePath } from '../support/runs';
 import { runCli } from '../support/cli';
 
 const PROGRAM = fixturePath('programs/arithmetic.art');

@@ -11,7 +11,7 @@ import { descendants, zombie } from '../support/processes';
 import { FAST_RETRY, runCli, spawnCli, type RunCliOptions } from '../support/cli';
 import { until } from '../support/until';
 import { ScriptedServer } from '../support/scriptedServer';
-import { CODEGEN_SCRIPT, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
+import { CODEGEN_SCRIPT, DUCKS_SCRIPT, fixturePath } from '../support/runs';
 import { runUsage } from '../../core/cli/run';
 import { ContinuationScript } from '../../core/replay/script';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ContinuationScript } from '../../core/replay/script';
 import { ScriptedServer } from '../support/scriptedServer';
-import { fixturePath, tempCorpus } from '../core/runner/helpers';
+import { fixturePath, tempCorpus } from '../support/runs';
 import { ArtDebugClient } from './adapter';
 
 const SPEC = fixturePath('agents/react.agent');

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ScriptedServer } from '../support/scriptedServer';
 import { OtlpReceiver } from '../support/otlpReceiver';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, fixturePath } from '../support/runs';
 import { ArtDebugClient } from './adapter';
 
 const PROGRAM = fixturePath('programs/arithmetic.art');

@@ -2,7 +2,7 @@
 // that may call its endpoint asks the client for its key (`runKey`, given the parsed options and the launch
 // arguments), sends that key and nothing else, says the client's notes right after the mode line, and a key the user
 // would not send (Cancel) ends the session before anything runs, with a console line and no error to show. The rule
-// itself (when to ask, approvals) is core's: test/core/runner/keyHost.test.ts.
+// itself (when to ask, approvals) is core's: test/core/launch/keyHost.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
@@ -11,7 +11,7 @@ import { ArtDebugSession } from '../../client/debugAdapter/debugSession';
 import type { KeyOptions, RunKey } from '../../core/launch/apiKey';
 import type { ArtLaunchArguments } from '../../client/debugAdapter/protocol';
 import { ScriptedServer } from '../support/scriptedServer';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, fixturePath } from '../support/runs';
 
 const PROGRAM = fixturePath('programs/arithmetic.art');
 

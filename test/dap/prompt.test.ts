@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { PromptRequest } from '../../client/debugAdapter/protocol';
 import { formatPromptReport, type PromptReport } from '../../core/prompt/promptReport';
-import { DUCKS, fixturePath } from '../core/runner/helpers';
+import { DUCKS, fixturePath } from '../support/runs';
 import { ArtDebugClient } from './adapter';
 
 const PROGRAM = fixturePath('programs/arithmetic.art');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { requireDebianPackage } from '../support/debian';
 import { ScriptedServer } from '../support/scriptedServer';
-import { CODEGEN_SCRIPT, DUCKS_SCRIPT } from '../core/runner/helpers';
+import { CODEGEN_SCRIPT, DUCKS_SCRIPT } from '../support/runs';
 import { fixturePath } from '../support/fixtures';
 import { ADAPTER, ArtDebugClient } from './adapter';
 

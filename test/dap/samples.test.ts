@@ -11,7 +11,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ContinuationScript } from '../../core/replay/script';
 import { ScriptedServer } from '../support/scriptedServer';
 import { until } from '../support/until';
-import { DUCKS, fixturePath } from '../core/runner/helpers';
+import { DUCKS, fixturePath } from '../support/runs';
 import { ArtDebugClient } from './adapter';
 
 const PROGRAM = fixturePath('programs/arithmetic.art');

@@ -10,7 +10,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ContinuationScript } from '../../core/replay/script';
 import { mainLine, readTraceFile } from '../../core/trace/trace';
 import { ScriptedServer } from '../support/scriptedServer';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_CODE, DUCKS_SCRIPT, fixturePath } from '../core/runner/helpers';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_CODE, DUCKS_SCRIPT, fixturePath } from '../support/runs';
 import { ArtDebugClient } from './adapter';
 
 const PROGRAM = fixturePath('programs/arithmetic.art');

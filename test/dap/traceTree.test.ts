@@ -7,7 +7,7 @@ import { ReplayModel } from '../../core/replay/programReplay';
 import { createArtRunner } from '../../core/launch/create';
 import { MemoryTrace } from '../../core/trace/trace';
 import { oneLine, traceTree, type TraceNode } from '../../client/views/traceTree';
-import { DUCKS, arithmeticLibrary, realTools } from '../core/runner/helpers';
+import { DUCKS, arithmeticLibrary, realTools } from '../support/runs';
 
 const find = (nodes: readonly TraceNode[], label: RegExp) => nodes.find(n => label.test(n.label));
 

@@ -8,7 +8,7 @@ import { parseArt } from '../../../core/art/parse';
 import { readTextFile } from '../../../core/common/textFile';
 import { prepareRun } from '../../../core/launch/launch';
 import { folderLibraries } from '../../../core/evaluation/taskSelection';
-import { fixturePath } from '../runner/helpers';
+import { fixturePath } from '../../support/runs';
 
 describe('folderLibraries: an unreadable sibling .art', () => {
   let dir: string;

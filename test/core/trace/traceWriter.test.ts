@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { prepareRun } from '../../../core/launch/launch';
 import { TraceWriter } from '../../../core/trace/trace';
-import { fixturePath, runWithoutPauses } from '../runner/helpers';
+import { fixturePath, runWithoutPauses } from '../../support/runs';
 
 const FULL = '/dev/full';
 const chunk = (i: number) => ({ t: 'chunk' as const, at: i, n: 1, text: `token ${i}` });

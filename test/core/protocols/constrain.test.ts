@@ -19,7 +19,7 @@ import {
 import type { RunProtocol } from '../../../core/protocols/runProtocol';
 import { createAgentRunner } from '../../../core/launch/create';
 import { MemoryTrace } from '../../../core/trace/trace';
-import { runWithoutPauses, scriptedSuite } from './helpers';
+import { runWithoutPauses, scriptedSuite } from '../../support/runs';
 import { Gbnf } from '../../support/gbnf';
 import { portableRegExp } from '../../support/portableRegex';
 

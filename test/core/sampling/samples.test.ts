@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareSamples, recordVote, sampleStates, sampleTracePath, tally } from '../../../core/sampling/samples';
 import { parseTrace } from '../../../core/trace/trace';
-import { DUCKS, fixturePath, runWithoutPauses } from './helpers';
+import { DUCKS, fixturePath, runWithoutPauses } from '../../support/runs';
 
 describe('self-consistency samples', () => {
   test("sample k's trace sits beside the one asked for", () => {

@@ -15,7 +15,7 @@ import { selectDemonstrations } from '../../../core/prompt/selection';
 import { chooseDemonstrations } from '../../../core/evaluation/taskSelection';
 import { MemoryTrace, parseTrace } from '../../../core/trace/trace';
 import { traceRecordProblem } from '../../../core/trace/schema';
-import { DUCKS, fakeTool, fixturePath, runWithoutPauses } from './helpers';
+import { DUCKS, fakeTool, fixturePath, runWithoutPauses } from '../../support/runs';
 
 const LIB = `Preamble.
 

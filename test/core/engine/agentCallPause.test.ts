@@ -16,7 +16,7 @@ import { createAgentRunner } from '../../../core/launch/create';
 import type { RunnerEvents } from '../../../core/engine/types';
 import type { ToolLookup } from '../../../core/protocols/types';
 import { ScriptedServer } from '../../support/scriptedServer';
-import { fixturePath, fakeTool } from './helpers';
+import { fixturePath, fakeTool } from '../../support/runs';
 
 const react = compileAgent(parseAgentFile(readFileSync(fixturePath('agents/react.agent'), 'utf8')).agents[0]);
 const QUESTION = 'Who was Milhouse named after?';

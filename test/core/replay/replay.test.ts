@@ -17,7 +17,7 @@ import { MemoryTrace, TraceWriter, readTraceFile } from '../../../core/trace/tra
 import { replayTrace } from '../../../core/replay/traceReplay';
 import type { ToolRegistry } from '../../../core/tools/registry';
 import { requireDebianPackage } from '../../support/debian';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, fixturePath, realTools, runWithoutPauses, scriptedSuite } from './helpers';
+import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, fixturePath, realTools, runWithoutPauses, scriptedSuite } from '../../support/runs';
 
 describe('ContinuationScript', () => {
   const s = ContinuationScript.parse(' [a] x\n#⟂1:⟦ 1⟧\nQ2: [b] y\n#⟂2:⟦ 2⟧\nQ3: [EOQ]\nAns: 2', 'Q1:');

@@ -10,7 +10,7 @@ import { foldWhitespace } from '../../../core/common/text';
 import { describeFailure, testLibrary, type ProgramTest } from '../../../core/evaluation/libraryTest';
 import { buildArtPrompt, libraryAsRun, taskOf } from '../../../core/prompt/prompt';
 import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
-import { fixturePath } from './helpers';
+import { fixturePath } from '../../support/runs';
 
 const FILE = fixturePath('programs/library-test.art');
 const library = () => parseArt(readFileSync(FILE, 'utf8'));

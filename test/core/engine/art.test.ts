@@ -7,7 +7,17 @@ import { ART_STOPS } from '../../../core/protocols/artProtocol';
 import { createArtRunner } from '../../../core/launch/create';
 import { MemoryTrace } from '../../../core/trace/trace';
 import type { RunnerOptions } from '../../../core/engine/runnerOptions';
-import { CODEGEN_SCRIPT, DUCKS, DUCKS_SCRIPT, arithmeticLibrary, hangingTool, record, runWithoutPauses, scriptedSuite, withTools } from './helpers';
+import {
+  CODEGEN_SCRIPT,
+  DUCKS,
+  DUCKS_SCRIPT,
+  arithmeticLibrary,
+  hangingTool,
+  record,
+  runWithoutPauses,
+  scriptedSuite,
+  withTools,
+} from '../../support/runs';
 
 // Bounded: a run that hangs fails the suite (and its `after` still closes the server) instead of the whole unit run.
 describe('ART runner against the scripted server', { timeout: 180_000 }, () => {

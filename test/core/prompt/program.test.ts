@@ -9,7 +9,7 @@ import { ArtProtocol } from '../../../core/protocols/artProtocol';
 import { appendDemonstrationEdit, demonstrationText } from '../../../core/prompt/demonstration';
 import { buildArtPrompt, taskHeader, taskOf } from '../../../core/prompt/prompt';
 import { selectDemonstrations } from '../../../core/prompt/selection';
-import { fixturePath, fakeTool } from './helpers';
+import { fixturePath, fakeTool } from '../../support/runs';
 
 const tools = {
   get: (n: string) =>

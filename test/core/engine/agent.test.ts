@@ -11,7 +11,7 @@ import { ContinuationScript } from '../../../core/replay/script';
 import { createAgentRunner, createMultiToolRunner } from '../../../core/launch/create';
 import { MemoryTrace } from '../../../core/trace/trace';
 import { replayTrace } from '../../../core/replay/traceReplay';
-import { failingTool, fixturePath, record, runWithoutPauses, scriptedSuite } from './helpers';
+import { failingTool, fixturePath, record, runWithoutPauses, scriptedSuite } from '../../support/runs';
 
 const react = compileAgent(parseAgentFile(readFileSync(fixturePath('agents/react.agent'), 'utf8')).agents[0]);
 const QUESTION = 'Musician and satirist Allie Goertz wrote a song about the "The Simpsons" character Milhouse, who Matt Groening named after who?';

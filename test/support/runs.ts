@@ -1,20 +1,21 @@
-// Fixtures for runner tests: the arithmetic library of test/fixtures, scripts of what the model writes, small tools.
+// Fixtures for runner tests (the runs of test/core/engine, launch, evaluation, sampling, ..., and the DAP and CLI
+// suites): the arithmetic library of test/fixtures, scripts of what the model writes, small tools.
 import { after, before, beforeEach } from 'node:test';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArt } from '../../../core/art/parse';
-import type { ArtDocument } from '../../../core/art/ast';
-import { ContinuationScript } from '../../../core/replay/script';
-import type { Runner } from '../../../core/engine/runner';
-import type { RunnerEvents } from '../../../core/engine/types';
-import type { RunResult } from '../../../core/engine/types';
-import type { ToolLookup } from '../../../core/protocols/types';
-import { createToolRegistry, type ToolRegistry } from '../../../core/tools/registry';
-import type { Tool, ToolResult } from '../../../core/tools/types';
+import { parseArt } from '../../core/art/parse';
+import type { ArtDocument } from '../../core/art/ast';
+import { ContinuationScript } from '../../core/replay/script';
+import type { Runner } from '../../core/engine/runner';
+import type { RunnerEvents } from '../../core/engine/types';
+import type { RunResult } from '../../core/engine/types';
+import type { ToolLookup } from '../../core/protocols/types';
+import { createToolRegistry, type ToolRegistry } from '../../core/tools/registry';
+import type { Tool, ToolResult } from '../../core/tools/types';
 
-import { fixturePath } from '../../support/fixtures';
-import { ScriptedServer } from '../../support/scriptedServer';
+import { fixturePath } from './fixtures';
+import { ScriptedServer } from './scriptedServer';
 
 export { fixturePath };
 

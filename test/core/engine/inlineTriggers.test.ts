@@ -14,7 +14,7 @@ import { createArtRunner } from '../../../core/launch/create';
 import { MemoryTrace } from '../../../core/trace/trace';
 import { replayTrace } from '../../../core/replay/traceReplay';
 import type { RunnerOptions } from '../../../core/engine/runnerOptions';
-import { failingTool, fixturePath, runWithoutPauses, scriptedSuite } from './helpers';
+import { failingTool, fixturePath, runWithoutPauses, scriptedSuite } from '../../support/runs';
 
 const LIBRARY = parseArt(readFileSync(fixturePath('programs/inline-triggers.art'), 'utf8'));
 /** The program run: Ana's pens (3 * 4 = 12, change 8). */

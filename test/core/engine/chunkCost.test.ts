@@ -16,7 +16,7 @@ import { ArtProtocol } from '../../../core/protocols/artProtocol';
 import type { ArtScanner } from '../../../core/protocols/artScan';
 import { MultiToolProtocol } from '../../../core/protocols/multitoolProtocol';
 import type { RunProtocol } from '../../../core/protocols/runProtocol';
-import { fixturePath } from './helpers';
+import { fixturePath } from '../../support/runs';
 
 const NO_TOOLS = { get: () => undefined };
 

@@ -14,7 +14,7 @@ import { MultiToolProtocol } from '../../../core/protocols/multitoolProtocol';
 import type { Detection, RunProtocol } from '../../../core/protocols/runProtocol';
 import type { ToolLookup } from '../../../core/protocols/types';
 import { prng } from '../../support/random';
-import { fixturePath } from './helpers';
+import { fixturePath } from '../../support/runs';
 
 const TOOLS: ToolLookup = {
   get: name => (['code execute', 'calculator', 'search', 'lookup'].includes(name.trim().toLowerCase()) ? ({} as never) : undefined),

@@ -25,7 +25,7 @@ import { describeWhy } from '../../../core/prompt/promptReport';
 import type { Runner } from '../../../core/engine/runner';
 import type { RunResult, Snapshot } from '../../../core/engine/types';
 import { bestCluster, chooseDemonstrations, llmSelect, similarityPrompt } from '../../../core/evaluation/taskSelection';
-import { scriptedSuite } from './helpers';
+import { scriptedSuite } from '../../support/runs';
 
 const LIB_A = `Preamble.
 

@@ -26,7 +26,7 @@ import {
   type LooseRecord,
 } from '../../../core/trace/history';
 import { MemoryTrace } from '../../../core/trace/trace';
-import { fakeTool, fixturePath, runWithoutPauses, withTools } from './helpers';
+import { fakeTool, fixturePath, runWithoutPauses, withTools } from '../../support/runs';
 
 const none = { get: () => undefined };
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { prepareRun } from '../../../core/launch/launch';
 import { LaunchError } from '../../../core/launch/options';
 import { MAX_TOOL_TIMEOUT_MS } from '../../../core/tools/common';
-import { fixturePath } from './helpers';
+import { fixturePath } from '../../support/runs';
 
 const PROGRAM = fixturePath('programs/arithmetic.art');
 

@@ -16,7 +16,7 @@ import { MemoryTrace, mainLine } from '../../../core/trace/trace';
 import type { ToolLookup } from '../../../core/protocols/types';
 import type { Tool } from '../../../core/tools/types';
 import { ScriptedServer } from '../../support/scriptedServer';
-import { countingLibrary } from './helpers';
+import { countingLibrary } from '../../support/runs';
 
 const LIBRARY = countingLibrary();
 

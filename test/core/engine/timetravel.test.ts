@@ -19,7 +19,7 @@ import type { RunnerOptions } from '../../../core/engine/runnerOptions';
 import type { Tool } from '../../../core/tools/types';
 import { prng } from '../../support/random';
 import { ScriptedServer } from '../../support/scriptedServer';
-import { countingLibrary } from './helpers';
+import { countingLibrary } from '../../support/runs';
 
 const LIBRARY = countingLibrary();
 

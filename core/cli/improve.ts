@@ -85,7 +85,8 @@ export async function improveCommand(argv: string[], io: EvalIo): Promise<number
           onEvaluation: e => {
             show?.stop();
             say(`${e.label}: ${e.total} example(s), ${e.done} already run`);
-            show = progressReporter(progress, e.total - e.done, [], io);
+            // With --json, standard output carries the one object: progress lines go to standard error.
+            show = progressReporter(progress, e.total - e.done, [], values.json ? { ...io, write: s => io.err(s.replace(/\n$/, '')) } : io);
           },
           onResult: (_, r: EvalResult) => show?.add(r),
         });

@@ -46,12 +46,16 @@ describe('art improve', () => {
         '--seed',
         '3',
         '--json',
+        // Progress asked for too: its lines go to standard error, standard output is the one object.
+        '--progress',
+        'lines',
         ...endpoint(),
       ],
       { cwd: dir },
     );
     assert.equal(r.code, 0, r.stderr);
     const j = JSON.parse(r.stdout);
+    assert.match(r.stderr, /^\[\d+\/\d+\] /m);
     for (const k of ['baseline', 'improved']) assert.deepEqual(Object.keys(j[k]).sort(), ['accuracy', 'correct', 'n']);
     assert.equal(j.baseline.n, 12);
     assert.ok(j.improved.correct > j.baseline.correct && j.significant && j.pValue < 0.05);

@@ -11,6 +11,7 @@
 // has is an assistant message with the call and a user message with its result), and a call that comes back
 // written as the program's tool step.
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from './types';
+import { streamResult } from './types';
 import { CHAT_CONTINUE_SYSTEM_PROMPT } from './openai';
 import { Assembly } from './assembly';
 import { abortError } from './retry';
@@ -158,10 +159,6 @@ export class ChatContinuationModel implements ModelClient {
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
-    const it = this.stream(req);
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return r.value;
-    }
+    return streamResult(this.stream(req));
   }
 }

@@ -13,7 +13,7 @@ import type { LlamaGrammarEvaluationState, LlamaModel, Token } from 'node-llama-
 import { LocalModelError, llamaModule, localRuntime, type Lease, type LocalRuntime, type LocalRuntimeOptions } from './localRuntime';
 import { abortError } from './retry';
 import { StopScanner } from './stops';
-import { DEFAULT_MAX_TOKENS, type CompletionChunk, type CompletionRequest, type CompletionResult, type ModelClient } from './types';
+import { DEFAULT_MAX_TOKENS, type CompletionChunk, type CompletionRequest, type CompletionResult, type ModelClient, streamResult } from './types';
 
 /** Prompt tokens evaluated between two checks of the cancellation signal. */
 const PROMPT_CHUNK = 32;
@@ -77,11 +77,7 @@ export class LocalModel implements ModelClient {
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
-    const it = this.stream(req);
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return r.value;
-    }
+    return streamResult(this.stream(req));
   }
 
   /** `n` completions of one request, one after the other on the same sequence: the prompt is evaluated once. */

@@ -39,6 +39,7 @@
 // request with one line saying so.
 import OpenAI, { APIError } from 'openai';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient, RetryInfo, Usage } from './types';
+import { streamResult } from './types';
 import { DEFAULT_RETRY, StreamInterruptedError, abortError, backoffDelay, isAbortError, retryReason, sleep, type RetryPolicy } from './retry';
 import { StopScanner } from './stops';
 import { Assembly, DEFAULT_BUDGET_TOKENS } from './assembly';
@@ -308,11 +309,7 @@ export class OpenAIModel implements ModelClient {
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
-    const it = this.stream(req);
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return r.value;
-    }
+    return streamResult(this.stream(req));
   }
 
   /**

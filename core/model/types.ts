@@ -83,3 +83,11 @@ export interface RetryInfo {
   /** Characters already received when a stream was resumed. */
   resumedAfter?: number;
 }
+
+/** The result a stream returns, its chunks read and dropped: `complete()` of a client that streams. */
+export async function streamResult(it: AsyncGenerator<CompletionChunk, CompletionResult, void>): Promise<CompletionResult> {
+  for (;;) {
+    const r = await it.next();
+    if (r.done) return r.value;
+  }
+}

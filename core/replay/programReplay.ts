@@ -11,6 +11,7 @@ import { ContinuationScript, roughTokens, triggerParts, type ScriptPart } from '
 import { abortError, sleep } from '../model/retry';
 import { StopScanner } from '../model/stops';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
+import { streamResult } from '../model/types';
 import { Departure } from './liveAfterDeparture';
 
 /** The run left its recording (an override, an edited input, a skipped tool) and there is no model to go on with. */
@@ -168,11 +169,7 @@ export class ReplayModel implements ModelClient {
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
-    const it = this.stream(req);
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return r.value;
-    }
+    return streamResult(this.stream(req));
   }
 
   /** What the recorded model writes after `prompt`. */

@@ -4,6 +4,7 @@
 import { normalizeName } from '../art/ast';
 import type { CompiledAgent } from '../agent/compile';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
+import { streamResult } from '../model/types';
 import type { Tool, ToolResult } from '../tools/types';
 import { AgentProtocol } from '../protocols/agentProtocol';
 import { ArtProtocol } from '../protocols/artProtocol';
@@ -59,11 +60,7 @@ export class TraceReplayModel implements ModelClient {
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
-    const it = this.stream(req);
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return r.value;
-    }
+    return streamResult(this.stream(req));
   }
 }
 

@@ -112,9 +112,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
   const outPath = values.new && hasResults(resumable) ? newResultsPath(resumable) : resumable;
   const concurrency = positiveInt(values.concurrency, 4, '--concurrency');
   const selectExamples = positiveInt(values['select-examples'], 3, '--select-examples');
-  const progress = values.progress ?? ((io.isTTY ?? process.stdout.isTTY) ? 'bar' : 'lines');
-  if (!['bar', 'lines', 'none'].includes(String(progress)))
-    throw new CliError(`art eval: --progress: expected bar, lines or none, not "${progress}"`);
+  const progress = progressKind(values.progress, io, 'eval');
   const env = io.env ?? process.env;
 
   const controller = new AbortController();
@@ -170,6 +168,16 @@ export function positiveInt(v: unknown, def: number, flag: string, command = 'ev
   const n = Number(v);
   if (!Number.isInteger(n) || n < least) throw new CliError(`art ${command}: ${flag}: expected an integer of at least ${least}, not "${String(v)}"`);
   return n;
+}
+
+/**
+ * `--progress` checked, or its default: a bar on a terminal, a line per example in a pipe, nothing when standard
+ * output carries one JSON object (`json`).
+ */
+export function progressKind(given: unknown, io: Pick<EvalIo, 'isTTY'>, command: string, json = false): string {
+  const kind = String(given ?? (json ? 'none' : (io.isTTY ?? process.stdout.isTTY) ? 'bar' : 'lines'));
+  if (!['bar', 'lines', 'none'].includes(kind)) throw new CliError(`art ${command}: --progress: expected bar, lines or none, not "${kind}"`);
+  return kind;
 }
 
 /** The progress of the examples to run: a bar on a terminal, a line per example in a pipe, or nothing. */

@@ -9,7 +9,7 @@ import { EvalDataError, type EvalResult } from '../evaluation/eval';
 import { LaunchError } from '../launch/options';
 import { defaultImprovedPath, defaultWorkFolder, improve, ImproveError, ImproveStopped, PlanError, type ImproveEnd } from '../improve/improve';
 import { writeSplits } from '../improve/splits';
-import { libraryCommandLine, libraryUsage, positiveInt, progressReporter, type EvalIo } from './eval';
+import { libraryCommandLine, libraryUsage, positiveInt, progressKind, progressReporter, type EvalIo } from './eval';
 import { CliError } from './files';
 import { stoppable } from './signals';
 import { cliLabel } from './optionFlags';
@@ -55,8 +55,7 @@ export async function improveCommand(argv: string[], io: EvalIo): Promise<number
   const temperature = t === undefined ? undefined : Number(t);
   if (temperature !== undefined && !(temperature > 0 && temperature <= 2))
     throw new CliError(`art improve: --bootstrap-temperature: expected a number above 0 and at most 2, not "${String(t)}"`);
-  const progress = String(values.progress ?? ((io.isTTY ?? process.stdout.isTTY) && !values.json ? 'bar' : values.json ? 'none' : 'lines'));
-  if (!['bar', 'lines', 'none'].includes(progress)) throw new CliError(`art improve: --progress: expected bar, lines or none, not "${progress}"`);
+  const progress = progressKind(values.progress, io, 'improve', !!values.json);
   const env = io.env ?? process.env;
   const say = (line: string) => io.err(`[art] ${line}`);
 

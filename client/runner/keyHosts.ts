@@ -29,6 +29,21 @@ const APPROVALS = 'art.keyHosts.approved';
 /** A run the user chose not to start when asked (Cancel): the message says why, as a sentence's end. */
 export class KeyNotSent extends Error {}
 
+/**
+ * A long run's failure as the user is told it (Evaluate Task, Improve Library): a key the user chose not to send is
+ * information (`notStarted` says what did not happen), an error of the user's input or setup one line; anything else
+ * is thrown again.
+ */
+export function showRunFailure(e: unknown, isUserError: (e: unknown) => boolean, notStarted: string): undefined {
+  if (e instanceof KeyNotSent) {
+    void vscode.window.showInformationMessage(`ART Studio: ${notStarted}: ${e.message}.`);
+    return undefined;
+  }
+  if (!isUserError(e)) throw e;
+  void vscode.window.showErrorMessage(`ART Studio: ${(e as Error).message}`);
+  return undefined;
+}
+
 export type AskKeyHost = (q: KeyHostQuestion) => PromiseLike<KeyHostAnswer>;
 
 /** The question as a modal warning: Send Key, Run Without Key, or the modal's own Cancel. */

@@ -18,7 +18,7 @@ import type { ChatModelProvider } from '../../core/launch/session';
 import type { ChatBackend } from '../../core/model/chatContinuation';
 import type { ArtSettings } from '../settings';
 import type { KeyOptions, RunKey } from '../../core/launch/apiKey';
-import { KeyNotSent, type KeyRunContext } from '../runner/keyHosts';
+import { KeyNotSent, showRunFailure, type KeyRunContext } from '../runner/keyHosts';
 import { UNTRUSTED_RUN_MESSAGE } from '../runner/configuration';
 
 export const EVALUATE_COMMAND = 'art.evaluateTask';
@@ -207,13 +207,7 @@ export class Evaluations implements vscode.Disposable {
       if (latest && out !== latest && !end.stopped) this.offerComparison(latest, end.resultsPath);
       return { end, report, panel };
     } catch (e) {
-      if (e instanceof KeyNotSent) {
-        void vscode.window.showInformationMessage(`ART Studio: the evaluation did not start: ${e.message}.`);
-        return undefined;
-      }
-      if (!m.isUserError(e)) throw e;
-      void vscode.window.showErrorMessage(`ART Studio: ${(e as Error).message}`);
-      return undefined;
+      return showRunFailure(e, m.isUserError, 'the evaluation did not start');
     } finally {
       this.running = false;
     }

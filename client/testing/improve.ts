@@ -10,7 +10,7 @@ import type { EvaluationModule } from '../runnerServices';
 import type { ImproveEnd } from '../../core/improve/improve';
 import type { ArtSettings } from '../settings';
 import type { KeyOptions, RunKey } from '../../core/launch/apiKey';
-import { KeyNotSent, type KeyRunContext } from '../runner/keyHosts';
+import { KeyNotSent, showRunFailure, type KeyRunContext } from '../runner/keyHosts';
 import { libraryToRun, pickDataset, pickTask, saveFirst, settingLabel } from './evaluation';
 
 export const IMPROVE_COMMAND = 'art.improveLibrary';
@@ -111,17 +111,11 @@ export class LibraryImprovements {
       await this.propose(library, end, given.choice);
       return end;
     } catch (e) {
-      if (e instanceof KeyNotSent) {
-        void vscode.window.showInformationMessage(`ART Studio: nothing ran: ${e.message}.`);
-        return undefined;
-      }
       if (e instanceof m.ImproveStopped) {
         void vscode.window.showInformationMessage('ART Studio: improving stopped: run "ART: Improve Library…" again to resume (what ran is kept).');
         return undefined;
       }
-      if (!m.isUserError(e)) throw e;
-      void vscode.window.showErrorMessage(`ART Studio: ${(e as Error).message}`);
-      return undefined;
+      return showRunFailure(e, m.isUserError, 'nothing ran');
     } finally {
       this.running = false;
     }

@@ -2,8 +2,8 @@
 // scripts/model.mjs; skipped with a line saying so when it is not there), CPU only, two threads:
 //   - load time; prompt and generated tokens per second;
 //   - an ART program run live (examples/library.art, Word Unscramble, temperature 0): milliseconds per request with
-//     prefix reuse (the KV cache kept between requests) and without, and the run's prompt tokens evaluated ÷ the tokens
-//     of its final text (the last prompt and its generated tokens: about 1.0 or less when each is evaluated once);
+//     prefix reuse (the KV cache kept between requests) and without, and the tokens the run evaluated ÷ the tokens
+//     of its final text, prompts and generated tokens both (1.0 when each token of the final text is evaluated once);
 //   - the decoding constraint's cost per generated token (the ART step grammar against none);
 //   - two runs at once: sequences of one context against a queue (one sequence).
 import { existsSync } from 'node:fs';
@@ -30,13 +30,15 @@ async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
 }
 
 /**
- * One live ART run, the model loaded first: ms per request, and the prompt tokens evaluated in the run ÷ the tokens of
+ * One live ART run, the model loaded first: ms per request, and the tokens evaluated in the run (prompt and generated) ÷ the tokens of
  * its final text (the last request's prompt and what it generated: few-shot prefix, task and program).
  */
 async function artRun(prefixReuse: boolean): Promise<{ msPerRequest: number; ratio: number; requests: number }> {
   await new LocalModel({ file: FILE }).load();
   const rt = localRuntime({ file: FILE });
-  const before = rt.totals.evaluatedPromptTokens;
+  // Every token the model evaluated: the prompts' (those not reused) and the ones it generated.
+  const evaluated = () => rt.totals.evaluatedPromptTokens + rt.totals.generatedTokens;
+  const before = evaluated();
   let requests = 0;
   let finalTokens = 0;
   const counted = async (r: Promise<CompletionResult>) => {
@@ -82,7 +84,7 @@ async function artRun(prefixReuse: boolean): Promise<{ msPerRequest: number; rat
   await run.dispose();
   return {
     msPerRequest: ms / Math.max(1, requests),
-    ratio: (rt.totals.evaluatedPromptTokens - before) / Math.max(1, finalTokens),
+    ratio: (evaluated() - before) / Math.max(1, finalTokens),
     requests,
   };
 }
@@ -128,8 +130,8 @@ export async function benchLocal(): Promise<Record<string, string | number>> {
     'local: generated tokens/s': perSecond(g.usage!.completionTokens, genMs),
     'local: ART request, prefix reuse (ms)': reuse.msPerRequest.toFixed(0),
     'local: ART request, no prefix reuse (ms)': noReuse.msPerRequest.toFixed(0),
-    'local: prompt tokens evaluated / final text tokens, reuse': reuse.ratio.toFixed(2),
-    'local: prompt tokens evaluated / final text tokens, no reuse': noReuse.ratio.toFixed(2),
+    'local: tokens evaluated / final text tokens, reuse': reuse.ratio.toFixed(2),
+    'local: tokens evaluated / final text tokens, no reuse': noReuse.ratio.toFixed(2),
     'local: ART requests in the run': reuse.requests,
     'local: ms per token, unconstrained': perToken(free).toFixed(1),
     'local: ms per token, ART step grammar': perToken(constrained).toFixed(1),

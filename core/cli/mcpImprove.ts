@@ -39,7 +39,10 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
         train: filePath('The training split (JSONL): its right runs become candidate demonstrations'),
         dev: filePath('The dev split (JSONL): candidate sets are scored on it'),
         test: filePath('The test split (JSONL): the original and the improved library are compared on it'),
-        out: z.string().optional().describe('The proposed library (default LIBRARY.improved.art beside the library).'),
+        out: z
+          .string()
+          .optional()
+          .describe('The proposed library (default LIBRARY.improved.art beside the library): a new file or an earlier proposal, never another file.'),
         budget: z.int().min(1).optional().describe('The most model requests everything may send (default 1000).'),
         concurrency: z.int().min(1).max(64).optional().describe('Examples run at once, and the bound on requests in flight (default 4).'),
         ...runOptionShape(NOT_FOR_EVAL),

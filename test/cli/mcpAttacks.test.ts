@@ -185,6 +185,15 @@ describe('art mcp attacked: paths (item 1)', () => {
     assert.ok(!existsSync(join(repo, '.gitignore')), 'no .gitignore hides the repository');
   });
 
+  test("improve {out: a file of the user's} writes nothing over it, before any request", async () => {
+    writeFileSync(join(ws, 'data.jsonl'), '{"input": "1 + 1", "target": "2"}\n');
+    writeFileSync(join(ws, 'package.json'), '{"name": "mine"}\n');
+    const r = await c.call('improve', { library: 'library.art', train: 'data.jsonl', dev: 'data.jsonl', test: 'data.jsonl', out: 'package.json' });
+    assert.equal(r.isError, true);
+    assert.match(text(r), /package\.json: not a library art improve proposed .*so it is not written over/);
+    assert.equal(readFileSync(join(ws, 'package.json'), 'utf8'), '{"name": "mine"}\n');
+  });
+
   test('evaluate {out: "/dev/zero"}: refused outside; with /dev allowed, the bounded reader refuses the device (no /dev/zero.lock)', async () => {
     const r = await c.call('evaluate', { library: 'library.art', data: 'data.jsonl', out: '/dev/zero', task: 'Elementary Math' });
     assert.equal(r.isError, true);

@@ -31,7 +31,7 @@ import { DebugSessions, registerDebugTools } from './mcpSessions';
 import { registerImprove } from './mcpImprove';
 import {
   NOT_FOR_MCP_RUN,
-  commandsRefusedOf,
+  userToolsRefusedOf,
   confinedRunOptions,
   filePath,
   toolsSentence,
@@ -181,7 +181,7 @@ function registerRun(server: McpServer, ctx: McpContext): void {
           telemetryEnv: ctx.env,
           trusted: true,
           ...HEADLESS,
-          commandsRefused: commandsRefusedOf(ctx),
+          userToolsRefused: userToolsRefusedOf(ctx),
           log: line => notes.push(line),
         });
         sayRepairs(run.runner, !!run.tracePath, line => notes.push(line));
@@ -291,7 +291,7 @@ function registerTest(server: McpServer, ctx: McpContext): void {
             if (note) keyNotes.push(note);
             return key;
           },
-          commandsRefused: commandsRefusedOf(ctx),
+          userToolsRefused: userToolsRefusedOf(ctx),
         });
         report.notes.unshift(...keyNotes);
         const summary = `${report.passed} passed, ${report.failed} failed`;
@@ -395,7 +395,7 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
           },
           telemetryEnv: ctx.env,
           trusted: true,
-          commandsRefused: commandsRefusedOf(ctx),
+          userToolsRefused: userToolsRefusedOf(ctx),
           concurrency: args.concurrency ?? 4,
           selectExamples: args.selectExamples ?? 3,
           runs: { folder: runsFolder, gitignore: true },
@@ -557,7 +557,7 @@ export async function mcpCommand(argv: string[], io: McpIo): Promise<number> {
   // The client going away closes stdin: the transport does not notice that by itself.
   process.stdin.once('end', () => void transport.close());
   io.err(
-    `art mcp: serving on stdio (working directory ${ctx.cwd}; command tools ${start.allowTools ? 'allowed' : 'not started: --allow-tools'}; the key in ${start.apiKeyEnv ?? 'OPENAI_API_KEY'} goes to ${[start.baseURL, ...(start.keyOrigins ?? [])].filter(Boolean).join(', ') || 'no endpoint: --base-url, --key-origin'})`,
+    `art mcp: serving on stdio (working directory ${ctx.cwd}; the tool file's tools ${start.allowTools ? 'allowed' : 'not started: --allow-tools'}; the key in ${start.apiKeyEnv ?? 'OPENAI_API_KEY'} goes to ${[start.baseURL, ...(start.keyOrigins ?? [])].filter(Boolean).join(', ') || 'no endpoint: --base-url, --key-origin'})`,
   );
   await closed;
   await close();

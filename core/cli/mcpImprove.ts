@@ -9,7 +9,7 @@ import { NOT_FOR_EVAL } from './eval';
 import { CliError } from './files';
 import { mayCallEndpoint } from '../launch/apiKey';
 import {
-  commandsRefusedOf,
+  userToolsRefusedOf,
   confinedRunOptions,
   guarded,
   keysOf,
@@ -107,7 +107,7 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
               return key;
             },
             trusted: true,
-            commandsRefused: commandsRefusedOf(ctx),
+            userToolsRefused: userToolsRefusedOf(ctx),
             concurrency: args.concurrency ?? 4,
             budget: args.budget ?? 1000,
             seed: args.seed ?? 0,

@@ -44,7 +44,7 @@ export type ImprovePhase = 'bootstrap' | 'dev' | 'test';
 /** What every evaluation of `art improve` is given as `art eval` gives it: the run options, the key, the trust, ... */
 type EvaluationShared = Pick<
   EvaluationConfig,
-  'options' | 'optionLabel' | 'apiKey' | 'trusted' | 'commandsRefused' | 'chatModel' | 'concurrency' | 'signal' | 'log'
+  'options' | 'optionLabel' | 'apiKey' | 'trusted' | 'userToolsRefused' | 'chatModel' | 'concurrency' | 'signal' | 'log'
 >;
 
 export interface ImproveConfig extends EvaluationShared {
@@ -230,7 +230,7 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
       optionLabel: c.optionLabel,
       apiKey: c.apiKey,
       trusted: c.trusted,
-      commandsRefused: c.commandsRefused,
+      userToolsRefused: c.userToolsRefused,
       chatModel: c.chatModel,
       concurrency: c.concurrency,
       runs: { folder: join(work, 'runs'), gitignore: true },
@@ -392,7 +392,7 @@ async function openTools(c: ImproveConfig, o: RunOptions) {
       ...HEADLESS,
       log: c.log,
       chatModel: c.chatModel,
-      commandsRefused: c.commandsRefused,
+      userToolsRefused: c.userToolsRefused,
     });
     return { registry: session.tools, dispose: () => session.dispose() };
   } catch (e) {

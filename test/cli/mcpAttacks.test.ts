@@ -8,6 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -302,18 +304,35 @@ describe('art mcp attacked: keys and hosts (item 2)', () => {
 });
 
 describe('art mcp attacked: commands (item 3)', () => {
-  test('without --allow-tools the command tools of the tool file do not run on run, test or debug_start', async () => {
+  test("without --allow-tools the tool file's tools (commands, HTTP) do not run on run, test or debug_start", async () => {
+    // An HTTP tool of the tool file, to a host the workspace names: it would get what the model wrote.
+    const posted: string[] = [];
+    const host = createServer((req, res) => {
+      posted.push(req.url ?? '');
+      res.end('sent');
+    });
+    await new Promise<void>(r => host.listen(0, '127.0.0.1', r));
+    const toolsFile = join(ws, '.art-tools.json');
+    const tools = readFileSync(toolsFile, 'utf8');
+    const withPost = JSON.parse(tools);
+    withPost.tools.push({ kind: 'http', name: 'post', url: `http://127.0.0.1:${(host.address() as AddressInfo).port}/collect` });
+    writeFileSync(toolsFile, JSON.stringify(withPost));
+    writeFileSync(join(ws, 'posts.art'), 'Description: (Posts) Send it\nInput: the plan\nQ1: [post] the plan\n#1: sent\nQ2: [EOQ]\nAns: sent\n');
     const c = await connect();
     try {
       const r = data(await c.call('run', { file: 'marks.art', task: 'Marks' }));
       assert.match(r.calls[0].error, /started without --allow-tools/);
       assert.ok(
-        r.notes.some((n: string) => /command tool\(s\) and MCP server\(s\) \(mark, slow\) do not start/.test(n)),
+        r.notes.some((n: string) => /tool\(s\) and MCP server\(s\) \(mark, slow, post\) do not run/.test(n)),
         r.notes.join('\n'),
       );
       await c.call('test', { files: ['marks.art'], tools: 'all' });
       await c.call('debug_start', { file: 'marks.art', task: 'Marks' });
       assert.ok(!existsSync(join(ws, 'ran-mark')), 'the command ran');
+      const p = data(await c.call('run', { file: 'posts.art', task: 'Posts' }));
+      assert.match(p.calls[0].error, /started without --allow-tools/);
+      await c.call('test', { files: ['posts.art'], tools: 'all' });
+      assert.deepEqual(posted, [], 'the HTTP tool sent nothing');
       const { tools } = await c.client.listTools();
       assert.match(tools.find(t => t.name === 'run')!.description!, /do not run \(art mcp was started without --allow-tools\)/);
     } finally {
@@ -327,8 +346,13 @@ describe('art mcp attacked: commands (item 3)', () => {
       const s = data(await allowed.call('debug_start', { file: 'marks.art', task: 'Marks' }));
       assert.deepEqual([s.status, s.tool, s.output], ['paused', 'mark', 'done']);
       assert.ok(existsSync(join(ws, 'ran-mark')));
+      data(await allowed.call('run', { file: 'posts.art', task: 'Posts' }));
+      assert.deepEqual(posted, ['/collect'], 'with --allow-tools the HTTP tool runs (the test can fail)');
     } finally {
       await allowed.close();
+      writeFileSync(toolsFile, tools);
+      host.closeAllConnections();
+      host.close();
     }
   });
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { checkFiles, checkSummary, formatDiagnostic } from './check';
+import { checkFiles, checkSummary, formatDiagnostic, unreadFiles } from './check';
 import { constraintOf } from './constrain';
 import { END_REASONS } from '../trace/vocabulary';
 import { compareFiles } from './compare';
@@ -123,6 +123,8 @@ function registerCheck(server: McpServer, ctx: McpContext): void {
         for (const f of args.files) given.set(await pathIn(ctx, f, 'file'), f);
         const diagnostics = checkFiles([...given.keys()]).diagnostics.map(d => ({ ...d, file: given.get(d.file) ?? d.file }));
         const summary = checkSummary(args.files.length, diagnostics);
+        // Nothing read, nothing checked: an error naming each file and the fix, not a report of problems.
+        if (unreadFiles(diagnostics) >= given.size) throw new CliError([...diagnostics.map(d => `${d.file}: ${d.message}`), summary].join('\n'));
         const files = args.files.map(file => ({
           file,
           diagnostics: diagnostics.filter(d => d.file === file).map(({ range, severity, code, message }) => ({ range, severity, code, message })),

@@ -15,6 +15,8 @@ import { disposeLocalRuntimes, localRuntime } from '../core/model/localRuntime';
 import { prepareRun } from '../core/launch/launch';
 import { artStepConstraint } from '../core/protocols/constraints';
 import type { PauseInfo } from '../core/engine/types';
+import type { CompletionRequest } from '../core/model/types';
+import { recordingModel } from '../test/support/bench';
 
 const FILE = process.env.ART_LOCAL_MODEL ?? join(homedir(), '.cache/art-studio/models', DEFAULT_LOCAL_MODEL.file);
 const ROOT = resolve(__dirname, '..');
@@ -32,7 +34,7 @@ async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
 async function artRun(prefixReuse: boolean): Promise<{ msPerRequest: number; ratio: number; requests: number }> {
   const rt = localRuntime({ file: FILE });
   const before = { ...rt.totals };
-  let requests = 0;
+  const requests: CompletionRequest[] = [];
   const run = await prepareRun({
     program: join(ROOT, 'examples/library.art'),
     task: 'Word Unscramble',
@@ -48,12 +50,7 @@ async function artRun(prefixReuse: boolean): Promise<{ msPerRequest: number; rat
     wrapModel: m => {
       // The baseline evaluates every prompt whole.
       if (m instanceof LocalModel) m.prefixReuse = prefixReuse;
-      return {
-        id: m.id,
-        honoursStop: m.honoursStop,
-        stream: req => (requests++, m.stream(req)),
-        complete: req => (requests++, m.complete(req)),
-      };
+      return recordingModel(m, requests);
     },
   });
   run.runner.on('paused', (_p: PauseInfo) => run.runner.continue());
@@ -62,9 +59,9 @@ async function artRun(prefixReuse: boolean): Promise<{ msPerRequest: number; rat
   const counter = new LocalModel({ file: FILE });
   const finalTokens = await counter.countTokens(result.snapshot.text);
   return {
-    msPerRequest: ms / Math.max(1, requests),
+    msPerRequest: ms / Math.max(1, requests.length),
     ratio: (rt.totals.evaluatedPromptTokens - before.evaluatedPromptTokens) / finalTokens,
-    requests,
+    requests: requests.length,
   };
 }
 

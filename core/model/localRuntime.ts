@@ -15,7 +15,7 @@ import { basename } from 'node:path';
 import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT, DEFAULT_LOCAL_SEQUENCES } from './defaultModel';
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from 'node-llama-cpp';
 
-/** Threads llama.cpp decodes with: its default (4) on a two-core machine is ~100x slower (oversubscription). */
+/** Threads llama.cpp decodes with: its default (4) oversubscribes a two-core machine (the cost: docs/performance.md). */
 const MAX_THREADS = 2;
 
 /** A local model that cannot be used: one line naming the file and the fix. */

@@ -2,8 +2,8 @@
 // scripts/model.mjs; skipped with a line saying so when it is not there), CPU only, two threads:
 //   - load time; prompt and generated tokens per second;
 //   - an ART program run live (examples/library.art, Word Unscramble, temperature 0): milliseconds per request with
-//     prefix reuse (the KV cache kept between requests) and without, and the run's prompt tokens evaluated ÷ the tokens
-//     of its final text (1.0 is the limit: every token evaluated once);
+//     prefix reuse (the KV cache kept between requests) and without, and the tokens the run evaluated ÷ the tokens
+//     of its final text, prompts and generated tokens both (1.0 when each token of the final text is evaluated once);
 //   - the decoding constraint's cost per generated token (the ART step grammar against none);
 //   - two runs at once: sequences of one context against a queue (one sequence).
 import { existsSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { disposeLocalRuntimes, localRuntime } from '../core/model/localRuntime';
 import { prepareRun } from '../core/launch/launch';
 import { artStepConstraint } from '../core/protocols/constraints';
 import type { PauseInfo } from '../core/engine/types';
-import type { CompletionRequest } from '../core/model/types';
+import type { CompletionRequest, CompletionResult } from '../core/model/types';
 import { recordingModel } from '../test/support/bench';
 
 const FILE = process.env.ART_LOCAL_MODEL ?? join(homedir(), '.cache/art-studio/models', DEFAULT_LOCAL_MODEL.file);
@@ -30,11 +30,21 @@ async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   return [r, performance.now() - t];
 }
 
-/** One live ART run on its own runtime: ms per request, prompt tokens evaluated ÷ tokens of the final text. */
+/** The tokens of a run's final text: its last request's prompt and what that request generated. */
+const finalTokens = (last: CompletionResult | undefined) => (last?.usage?.promptTokens ?? 0) + (last?.usage?.completionTokens ?? 0);
+
+/**
+ * One live ART run, the model loaded first: ms per request, and the tokens evaluated in the run (prompt and generated) ÷ the tokens of
+ * its final text (the last request's prompt and what it generated: few-shot prefix, task and program).
+ */
 async function artRun(prefixReuse: boolean): Promise<{ msPerRequest: number; ratio: number; requests: number }> {
+  await new LocalModel({ file: FILE }).load();
   const rt = localRuntime({ file: FILE });
-  const before = { ...rt.totals };
+  // Every token the model evaluated: the prompts' (those not reused) and the ones it generated.
+  const evaluated = () => rt.totals.evaluatedPromptTokens + rt.totals.generatedTokens;
+  const before = evaluated();
   const requests: CompletionRequest[] = [];
+  const results: CompletionResult[] = [];
   const run = await prepareRun({
     program: join(ROOT, 'examples/library.art'),
     task: 'Word Unscramble',
@@ -50,17 +60,15 @@ async function artRun(prefixReuse: boolean): Promise<{ msPerRequest: number; rat
     wrapModel: m => {
       // The baseline evaluates every prompt whole.
       if (m instanceof LocalModel) m.prefixReuse = prefixReuse;
-      return recordingModel(m, requests);
+      return recordingModel(m, requests, results);
     },
   });
   run.runner.on('paused', (_p: PauseInfo) => run.runner.continue());
-  const [result, ms] = await timed(() => run.runner.run());
+  const [, ms] = await timed(() => run.runner.run());
   await run.dispose();
-  const counter = new LocalModel({ file: FILE });
-  const finalTokens = await counter.countTokens(result.snapshot.text);
   return {
     msPerRequest: ms / Math.max(1, requests.length),
-    ratio: (rt.totals.evaluatedPromptTokens - before.evaluatedPromptTokens) / finalTokens,
+    ratio: (evaluated() - before) / Math.max(1, finalTokens(results.at(-1))),
     requests: requests.length,
   };
 }
@@ -106,8 +114,9 @@ export async function benchLocal(): Promise<Record<string, string | number>> {
     'local: generated tokens/s': perSecond(g.usage!.completionTokens, genMs),
     'local: ART request, prefix reuse (ms)': reuse.msPerRequest.toFixed(0),
     'local: ART request, no prefix reuse (ms)': noReuse.msPerRequest.toFixed(0),
-    'local: prompt tokens evaluated / final text tokens, reuse': reuse.ratio.toFixed(2),
-    'local: prompt tokens evaluated / final text tokens, no reuse': noReuse.ratio.toFixed(2),
+    'local: tokens evaluated / final text tokens, reuse': reuse.ratio.toFixed(2),
+    'local: tokens evaluated / final text tokens, no reuse': noReuse.ratio.toFixed(2),
+    'local: ART requests in the run': reuse.requests,
     'local: ms per token, unconstrained': perToken(free).toFixed(1),
     'local: ms per token, ART step grammar': perToken(constrained).toFixed(1),
     'local: two requests at once, 2 sequences (ms)': twoSequences.toFixed(0),

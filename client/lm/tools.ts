@@ -6,6 +6,7 @@
 // code or call a model ask first (prepareInvocation); none acts in an untrusted workspace. What they answer is
 // built by stops.ts (no vscode import) in the shapes of `art mcp`'s answers.
 import * as vscode from 'vscode';
+import { isInside, realPath } from '../../core/common/folders';
 import { DEBUG_TYPE, EndEvent, SetToolOutputRequest, StateRequest } from '../debugAdapter/protocol';
 import type { RunnerApi } from '../runner/activate';
 import { SHOW_PROMPT_COMMAND } from '../runner/showPrompt';
@@ -161,13 +162,27 @@ function requireTrust(): void {
   if (!vscode.workspace.isTrusted) throw new ToolError(UNTRUSTED_TOOL_MESSAGE);
 }
 
-/** A path the model gave, as a URI: absolute, or relative to the (first) workspace folder. */
+/**
+ * A path the model gave, as a URI: absolute, or relative to the (first) workspace folder; refused unless it lies in a
+ * workspace folder, symbolic links followed (the agent may be prompt-injected: it gets the workspace the person opened,
+ * not the rest of the disk).
+ */
 function uriOf(file: string): vscode.Uri {
-  if (/^[a-z][\w+.-]+:\/\//i.test(file)) return vscode.Uri.parse(file);
-  if (file.startsWith('/') || /^[a-zA-Z]:[\\/]/.test(file)) return vscode.Uri.file(file);
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder) throw new ToolError(`${file}: a relative path needs an open workspace folder: give an absolute path`);
-  return vscode.Uri.joinPath(folder.uri, file);
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  let uri: vscode.Uri;
+  if (/^[a-z][\w+.-]+:\/\//i.test(file)) uri = vscode.Uri.parse(file);
+  else if (file.startsWith('/') || /^[a-zA-Z]:[\\/]/.test(file)) uri = vscode.Uri.file(file);
+  else if (folders[0]) uri = vscode.Uri.joinPath(folders[0].uri, file);
+  else throw new ToolError(`${file}: a relative path needs an open workspace folder: open one`);
+  const inWorkspace =
+    uri.scheme === 'file'
+      ? folders.some(f => f.uri.scheme === 'file' && isInside(realPath(f.uri.fsPath), realPath(uri.fsPath)))
+      : vscode.workspace.getWorkspaceFolder(uri) !== undefined;
+  if (!inWorkspace)
+    throw new ToolError(
+      `${file}: outside the workspace folders (${folders.map(f => f.uri.fsPath).join(', ') || 'none open'}): the ART tools act only on files of the open workspace; give a path inside it`,
+    );
+  return uri;
 }
 
 /** The document a tool acts on: the one named, else the active editor's. */

@@ -2,6 +2,7 @@
 // configurations, Run/Debug CodeLenses, the streamed program editor, the trace view and the commands. Called
 // once from client/extension.ts.
 import * as vscode from 'vscode';
+import { openDebugViewOnStart } from './debugView';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import { readSetting, type ArtSettings } from '../settings';
 import { DEBUG_COMMAND, RUN_COMMAND, RunCodeLenses } from './codeLens';
@@ -221,6 +222,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     vscode.commands.registerCommand(COMMANDS.openTrace, (uri?: vscode.Uri) => openTrace(traceView, streams, uri)),
     // A new run makes the trace shown a past one: the view empties rather than show it as if it were current.
     vscode.debug.onDidStartDebugSession(s => s.type === DEBUG_TYPE && traceView.clear()),
+    openDebugViewOnStart(),
     runs,
     diagrams,
     ...registerRunsCommands(runs, uri => openTrace(traceView, streams, uri)),

@@ -66,6 +66,8 @@ export class Evaluations implements vscode.Disposable {
   private running = false;
   /** The absolute path of the results file of the report shown. */
   private resultsPath: string | undefined;
+  /** The earlier evaluation of the same library on the same data, when the one shown was run after it. */
+  private previous: string | undefined;
   /** After a new evaluation that has a previous one: the two results files the comparison was offered for. */
   offered: { previous: string; latest: string; choice: Promise<boolean> } | undefined;
 
@@ -192,7 +194,10 @@ export class Evaluations implements vscode.Disposable {
         stopped: end.stopped,
         names: { library: name(library), data: name(data), results: name(vscode.Uri.file(end.resultsPath)) },
       });
-      const panel = this.show(report, end.resultsPath);
+      // A new evaluation beside an earlier one of the same library on the same data: the comparison is offered, in a
+      // notification and, since a notification hides after 10 s, on the results view's button.
+      const previous = latest && out !== latest && !end.stopped ? latest : undefined;
+      const panel = this.show(report, end.resultsPath, previous);
       const line = `${report.summaryLines[0].replace(/\s+/g, ' ')}; results in ${report.results}`;
       this.deps.log.info(`evaluation ${end.stopped ? 'stopped' : 'done'}: ${line}`);
       if (end.stopped)
@@ -203,8 +208,7 @@ export class Evaluations implements vscode.Disposable {
         this.deps.log.warn(
           `evaluation: the endpoint rate-limited ${end.rateLimited.count} request(s): the bound went down to ${end.rateLimited.limit}`,
         );
-      // A new evaluation beside an earlier one of the same library on the same data: offer the comparison.
-      if (latest && out !== latest && !end.stopped) this.offerComparison(latest, end.resultsPath);
+      if (previous) this.offerComparison(previous, end.resultsPath);
       return { end, report, panel };
     } catch (e) {
       return showRunFailure(e, m.isUserError, 'the evaluation did not start');
@@ -244,14 +248,15 @@ export class Evaluations implements vscode.Disposable {
   }
 
   /** Shows a report in the results view (one panel, reused). */
-  show(report: EvalReport, resultsPath?: string): vscode.WebviewPanel {
+  show(report: EvalReport, resultsPath?: string, previous?: string): vscode.WebviewPanel {
     this.report = report;
     this.resultsPath = resultsPath;
+    this.previous = previous;
     const title = `Evaluation: ${basename(report.library)} on ${basename(report.data)}`;
     if (this.panel) {
       this.panel.title = title;
       this.panel.reveal(vscode.ViewColumn.Active);
-      void this.panel.webview.postMessage({ type: 'report', report });
+      void this.panel.webview.postMessage(this.reportMessage());
       return this.panel;
     }
     const dist = vscode.Uri.joinPath(this.deps.extensionUri, 'dist');
@@ -262,9 +267,12 @@ export class Evaluations implements vscode.Disposable {
     });
     this.panel = panel;
     panel.webview.onDidReceiveMessage((msg: { type?: string; id?: string } & Partial<Drawn>) => {
-      if (msg.type === 'ready' && this.report) void panel.webview.postMessage({ type: 'report', report: this.report });
+      if (msg.type === 'ready' && this.report) void panel.webview.postMessage(this.reportMessage());
       else if (msg.type === 'replay' && typeof msg.id === 'string') void this.replay(msg.id);
-      else if (msg.type === 'compare') void vscode.commands.executeCommand(COMPARE_EVALUATIONS_COMMAND, undefined, this.resultsPath);
+      else if (msg.type === 'compare')
+        void (this.previous && this.resultsPath
+          ? this.deps.compare(this.previous, this.resultsPath)
+          : vscode.commands.executeCommand(COMPARE_EVALUATIONS_COMMAND, undefined, this.resultsPath));
       else if (msg.type === 'drawn') {
         this.lastDrawn = { tasks: Number(msg.tasks), rows: Number(msg.rows), chart: !!msg.chart };
         this.drew.fire(this.lastDrawn);
@@ -275,6 +283,11 @@ export class Evaluations implements vscode.Disposable {
     });
     panel.webview.html = this.html(panel.webview, vscode.Uri.joinPath(dist, 'evalView.js'));
     return panel;
+  }
+
+  /** What the results view draws: the report, and the earlier evaluation its Compare button names. */
+  private reportMessage(): { type: 'report'; report: EvalReport; previous?: string } {
+    return { type: 'report', report: this.report!, previous: this.previous && basename(this.previous) };
   }
 
   /** Replays the run of an example of the report shown in the debugger, from its trace. */

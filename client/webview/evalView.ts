@@ -119,8 +119,19 @@ function draw(report: EvalReport): void {
   vscode.postMessage({ type: 'drawn', tasks: report.tasks.length, rows: report.rows.length, chart: !!chart?.getDatasetMeta(0).data.length });
 }
 
-window.addEventListener('message', (e: MessageEvent<{ type?: string; report?: EvalReport }>) => {
-  if (e.data?.type === 'report' && e.data.report) draw(e.data.report);
+/** The Compare button: with the previous evaluation when this one was run after it (one click), else a choice. */
+function compareButton(previous: string | undefined): void {
+  const button = document.getElementById('compare')!;
+  button.textContent = previous ? `Compare with the previous evaluation (${previous})` : 'Compare with…';
+  button.title = previous
+    ? `The examples this evaluation fixed and broke against ${previous}`
+    : 'Compare this evaluation with another of the same data: the examples fixed and broken';
+}
+
+window.addEventListener('message', (e: MessageEvent<{ type?: string; report?: EvalReport; previous?: string }>) => {
+  if (e.data?.type !== 'report' || !e.data.report) return;
+  compareButton(e.data.previous);
+  draw(e.data.report);
 });
 document.getElementById('compare')?.addEventListener('click', () => vscode.postMessage({ type: 'compare' }));
 vscode.postMessage({ type: 'ready' });

@@ -51,16 +51,27 @@ export function formatDiagnostic(d: FileDiagnostic): string {
   return `${d.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.severity}: ${d.message} [${d.code}]`;
 }
 
-/** `checked 2 files: no problems` / `checked 1 file: 1 error, 2 warnings` / `...; 1 file could not be read`. */
+/** How many files could not be read, of those the diagnostics are about. */
+export function unreadFiles(diagnostics: readonly FileDiagnostic[]): number {
+  return new Set(diagnostics.filter(d => d.code === UNREADABLE_FILE).map(d => d.file)).size;
+}
+
+/**
+ * `checked 2 files: no problems` / `checked 1 file: 1 error, 2 warnings` / `checked 2 of 3 files: no problems; 1 could not
+ * be read` / `nothing checked: 1 file could not be read` (a file not read is never said to have no problems).
+ */
 export function checkSummary(files: number, diagnostics: readonly FileDiagnostic[]): string {
   const all = diagnostics.filter(d => d.code !== UNREADABLE_FILE);
-  const unread = diagnostics.length - all.length;
+  const unread = unreadFiles(diagnostics);
+  if (unread >= files) return `nothing checked: ${plural(unread, 'file')} could not be read`;
   const count = (sev: FileDiagnostic['severity']) => all.filter(d => d.severity === sev).length;
   const parts = [
     count('error') && plural(count('error'), 'error'),
     count('warning') && plural(count('warning'), 'warning'),
     all.length - count('error') - count('warning') && plural(all.length - count('error') - count('warning'), 'note'),
   ].filter(Boolean);
-  const unreadNote = unread ? `; ${plural(unread, 'file')} could not be read` : '';
-  return `checked ${plural(files, 'file')}: ${parts.length ? parts.join(', ') : 'no problems'}${unreadNote}`;
+  const found = parts.length ? parts.join(', ') : 'no problems';
+  return unread
+    ? `checked ${files - unread} of ${plural(files, 'file')}: ${found}; ${unread} could not be read`
+    : `checked ${plural(files, 'file')}: ${found}`;
 }

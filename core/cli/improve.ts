@@ -22,7 +22,11 @@ const SHELL_FLAGS = [
   },
   { flag: 'dev', arg: 'DEV.jsonl', help: 'the dev split: candidate sets are scored on it (never a demonstration)' },
   { flag: 'test', arg: 'TEST.jsonl', help: 'the test split: the original and the improved library are compared on it (McNemar)' },
-  { flag: 'out', arg: 'NEW.art', help: 'the proposed library (default LIBRARY.improved.art; never the library itself)' },
+  {
+    flag: 'out',
+    arg: 'NEW.art',
+    help: 'the proposed library (default LIBRARY.improved.art; a new file or an earlier proposal, never the library nor any other file)',
+  },
   { flag: 'budget', arg: 'N', help: 'the most model requests everything may send (default 1000)' },
   { flag: 'bootstrap-temperature', arg: 'T', help: 'the temperature of the training runs (default --temperature when above 0, else 0.7)' },
   { flag: 'concurrency', arg: 'C', help: 'examples run at once, and the bound on requests in flight (default 4)' },

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { checkFiles, checkSummary, formatDiagnostic } from './check';
+import { checkFiles, checkSummary, formatDiagnostic, unreadFiles } from './check';
 import { constraintOf } from './constrain';
 import { END_REASONS } from '../trace/vocabulary';
 import { compareFiles } from './compare';
@@ -31,7 +31,7 @@ import { DebugSessions, registerDebugTools } from './mcpSessions';
 import { registerImprove } from './mcpImprove';
 import {
   NOT_FOR_MCP_RUN,
-  commandsRefusedOf,
+  userToolsRefusedOf,
   confinedRunOptions,
   filePath,
   toolsSentence,
@@ -123,6 +123,8 @@ function registerCheck(server: McpServer, ctx: McpContext): void {
         for (const f of args.files) given.set(await pathIn(ctx, f, 'file'), f);
         const diagnostics = checkFiles([...given.keys()]).diagnostics.map(d => ({ ...d, file: given.get(d.file) ?? d.file }));
         const summary = checkSummary(args.files.length, diagnostics);
+        // Nothing read, nothing checked: an error naming each file and the fix, not a report of problems.
+        if (unreadFiles(diagnostics) >= given.size) throw new CliError([...diagnostics.map(d => `${d.file}: ${d.message}`), summary].join('\n'));
         const files = args.files.map(file => ({
           file,
           diagnostics: diagnostics.filter(d => d.file === file).map(({ range, severity, code, message }) => ({ range, severity, code, message })),
@@ -181,7 +183,7 @@ function registerRun(server: McpServer, ctx: McpContext): void {
           telemetryEnv: ctx.env,
           trusted: true,
           ...HEADLESS,
-          commandsRefused: commandsRefusedOf(ctx),
+          userToolsRefused: userToolsRefusedOf(ctx),
           log: line => notes.push(line),
         });
         sayRepairs(run.runner, !!run.tracePath, line => notes.push(line));
@@ -291,7 +293,7 @@ function registerTest(server: McpServer, ctx: McpContext): void {
             if (note) keyNotes.push(note);
             return key;
           },
-          commandsRefused: commandsRefusedOf(ctx),
+          userToolsRefused: userToolsRefusedOf(ctx),
         });
         report.notes.unshift(...keyNotes);
         const summary = `${report.passed} passed, ${report.failed} failed`;
@@ -395,7 +397,7 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
           },
           telemetryEnv: ctx.env,
           trusted: true,
-          commandsRefused: commandsRefusedOf(ctx),
+          userToolsRefused: userToolsRefusedOf(ctx),
           concurrency: args.concurrency ?? 4,
           selectExamples: args.selectExamples ?? 3,
           runs: { folder: runsFolder, gitignore: true },
@@ -557,7 +559,7 @@ export async function mcpCommand(argv: string[], io: McpIo): Promise<number> {
   // The client going away closes stdin: the transport does not notice that by itself.
   process.stdin.once('end', () => void transport.close());
   io.err(
-    `art mcp: serving on stdio (working directory ${ctx.cwd}; command tools ${start.allowTools ? 'allowed' : 'not started: --allow-tools'}; the key in ${start.apiKeyEnv ?? 'OPENAI_API_KEY'} goes to ${[start.baseURL, ...(start.keyOrigins ?? [])].filter(Boolean).join(', ') || 'no endpoint: --base-url, --key-origin'})`,
+    `art mcp: serving on stdio (working directory ${ctx.cwd}; the tool file's tools ${start.allowTools ? 'allowed' : 'not started: --allow-tools'}; the key in ${start.apiKeyEnv ?? 'OPENAI_API_KEY'} goes to ${[start.baseURL, ...(start.keyOrigins ?? [])].filter(Boolean).join(', ') || 'no endpoint: --base-url, --key-origin'})`,
   );
   await closed;
   await close();

@@ -17,7 +17,7 @@ import { originOf } from '../launch/apiKey';
 export interface McpStart {
   /** `--allow-path DIR`: folders allowed besides the client's roots (or the start folder). */
   allowPaths?: readonly string[];
-  /** `--allow-tools`: the tool file's command tools and MCP servers may start. */
+  /** `--allow-tools`: the tool file's tools (commands, HTTP tools, MCP servers) may start. */
   allowTools?: boolean;
   /** `--session-idle-s`: a paused session nobody drives for this long is stopped (milliseconds here). */
   sessionIdleMs?: number;
@@ -170,7 +170,7 @@ const MCP_DESCRIPTIONS: Partial<Record<RunOptionName, string>> = {
   baseURL:
     "Base URL of the OpenAI-compatible API (default: art mcp's --base-url). The key goes only to the origins art mcp was started with (--base-url, --key-origin): another one gets no key, and the result says so.",
   tools:
-    'The workspace tool file (default: .art-tools.json when present). Its command tools and MCP servers run only when art mcp was started with --allow-tools.',
+    'The workspace tool file (default: .art-tools.json when present). Its tools (commands, HTTP tools, MCP servers) run only when art mcp was started with --allow-tools.',
 };
 
 /** The run options among a tool's arguments (the others are the tool's own). */
@@ -180,18 +180,18 @@ export function runOptionsOf(args: Record<string, unknown>): Record<string, unkn
   return out;
 }
 
-/** What the tool file's command tools and MCP servers answer when `art mcp` was not started with `--allow-tools`. */
+/** What the tool file's tools (commands, HTTP tools, MCP servers) answer when `art mcp` was not started with `--allow-tools`. */
 export const TOOLS_NOT_ALLOWED =
-  "art mcp was started without --allow-tools, so the tool file's command tools and MCP servers do not run (start it with --allow-tools to let them)";
+  "art mcp was started without --allow-tools, so the tool file's tools (commands, HTTP tools, MCP servers) do not run (start it with --allow-tools to let them)";
 
 /** Why the tool file's commands start nothing in this server's runs, or undefined when `--allow-tools` lets them. */
-export const commandsRefusedOf = (ctx: McpContext): string | undefined => (ctx.start?.allowTools ? undefined : TOOLS_NOT_ALLOWED);
+export const userToolsRefusedOf = (ctx: McpContext): string | undefined => (ctx.start?.allowTools ? undefined : TOOLS_NOT_ALLOWED);
 
 /** The end of a description of a tool that runs programs: whether the tool file's commands run. */
 export const toolsSentence = (ctx: McpContext): string =>
-  commandsRefusedOf(ctx) === undefined
-    ? " The tool file's command tools and MCP servers run (art mcp was started with --allow-tools)."
-    : " The tool file's command tools and MCP servers do not run (art mcp was started without --allow-tools).";
+  userToolsRefusedOf(ctx) === undefined
+    ? " The tool file's tools (commands, HTTP tools, MCP servers) run (art mcp was started with --allow-tools)."
+    : " The tool file's tools (commands, HTTP tools, MCP servers) do not run (art mcp was started without --allow-tools).";
 
 /**
  * The largest result, in bytes of its JSON: the SDK's stdio transport drops a client that receives a message over

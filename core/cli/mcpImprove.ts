@@ -9,7 +9,7 @@ import { NOT_FOR_EVAL } from './eval';
 import { CliError } from './files';
 import { mayCallEndpoint } from '../launch/apiKey';
 import {
-  commandsRefusedOf,
+  userToolsRefusedOf,
   confinedRunOptions,
   guarded,
   keysOf,
@@ -39,7 +39,10 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
         train: filePath('The training split (JSONL): its right runs become candidate demonstrations'),
         dev: filePath('The dev split (JSONL): candidate sets are scored on it'),
         test: filePath('The test split (JSONL): the original and the improved library are compared on it'),
-        out: z.string().optional().describe('The proposed library (default LIBRARY.improved.art beside the library).'),
+        out: z
+          .string()
+          .optional()
+          .describe('The proposed library (default LIBRARY.improved.art beside the library): a new file or an earlier proposal, never another file.'),
         budget: z.int().min(1).optional().describe('The most model requests everything may send (default 1000).'),
         concurrency: z.int().min(1).max(64).optional().describe('Examples run at once, and the bound on requests in flight (default 4).'),
         ...runOptionShape(NOT_FOR_EVAL),
@@ -104,7 +107,7 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
               return key;
             },
             trusted: true,
-            commandsRefused: commandsRefusedOf(ctx),
+            userToolsRefused: userToolsRefusedOf(ctx),
             concurrency: args.concurrency ?? 4,
             budget: args.budget ?? 1000,
             seed: args.seed ?? 0,

@@ -2,9 +2,9 @@
 // links followed and must lie in one of them. They are the roots the MCP client declares (MCP's `roots`), else the
 // folder the server started in, plus each `art mcp --allow-path DIR`. A client is a coding agent that may be
 // prompt-injected: without this, `show_prompt {preamble: "~/.ssh/id_ed25519"}` returned the key file.
-import { realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isInside, realPath } from '../common/folders';
 import { CliError } from './files';
 
 /** Where the folders come from: the start folder, the flags, and the client's roots (undefined: it declares none). */
@@ -16,30 +16,6 @@ export interface PathPolicy {
   /** The client's roots as `file://` URIs, or undefined when it does not declare roots. */
   clientRoots?: () => Promise<readonly string[] | undefined>;
 }
-
-/** A path as it is once every symbolic link in it is followed; for a path not there yet, its nearest existing folder's. */
-export function realPath(path: string): string {
-  const missing: string[] = [];
-  let at = resolve(path);
-  for (;;) {
-    try {
-      return join(realpathSync.native(at), ...missing.reverse());
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      // A dangling link is not followed to where it points: it resolves as the link, and then names a missing file.
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') return at;
-      const up = dirname(at);
-      if (up === at) return resolve(path);
-      missing.push(basename(at));
-      at = up;
-    }
-  }
-}
-
-const inside = (folder: string, path: string) => {
-  const r = relative(folder, path);
-  return r === '' || (!r.startsWith(`..${sep}`) && r !== '..' && !isAbsolute(r));
-};
 
 /** The folders the server's tools may read and write, with symbolic links followed. */
 export async function allowedFolders(p: PathPolicy): Promise<string[]> {
@@ -62,7 +38,7 @@ export async function allowedFolders(p: PathPolicy): Promise<string[]> {
  */
 export function confinedPath(given: string, folders: readonly string[], what: string, from: string): string {
   const real = realPath(resolve(from, given));
-  if (folders.some(f => inside(f, real))) return real;
+  if (folders.some(f => isInside(f, real))) return real;
   const shown = real === resolve(from, given) ? given : `${given} (${real})`;
   throw new CliError(
     `${what} ${shown}: outside the folders art mcp may use (${folders.join(', ')}): give a path inside them, or start art mcp with --allow-path DIR`,

@@ -17,7 +17,7 @@ import type { PauseInfo, RunResult } from '../engine/types';
 import { CliError } from './files';
 import {
   NOT_FOR_MCP_RUN,
-  commandsRefusedOf,
+  userToolsRefusedOf,
   confinedRunOptions,
   toolsSentence,
   guarded,
@@ -109,7 +109,7 @@ export class DebugSessions {
           trusted: true,
           pauseAfterTool: true,
           pauseOnToolError: true,
-          commandsRefused: commandsRefusedOf(this.ctx),
+          userToolsRefused: userToolsRefusedOf(this.ctx),
           log: line => notes.push(line),
         };
         const stepping = new SteppingSession(await prepareRun(config), config, {

@@ -18,7 +18,7 @@ test, evaluate, improve, show_prompt, compare, constrain and the stepping sessio
 debug_step_back and debug_stop. Every path a tool takes must lie in the roots the client declares, else in the folder
 it starts the server in; relative paths start at that folder.
   --allow-path DIR        also allow the paths under DIR (repeatable)
-  --allow-tools           let the tool file's command tools and MCP servers run (they do not, by default)
+  --allow-tools           let the tool file's tools (commands, HTTP tools, MCP servers) run (they do not, by default)
   --base-url URL          the endpoint runs generate with when a tool names none; the key may go to its origin
   --model M               the model it serves
   --api-key-env NAME      the environment variable holding the key (default OPENAI_API_KEY); no tool can name another

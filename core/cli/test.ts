@@ -84,8 +84,8 @@ export interface TestHow {
   onProgram?: (t: FileProgramTest) => void;
   /** The key of the options, when the shell decides it (`art mcp`); default: the variable `apiKeyEnv` names. */
   apiKey?: (o: RunOptions) => string | undefined;
-  /** The tool file's command tools and MCP servers start nothing and answer with this (registry.ts). */
-  commandsRefused?: string;
+  /** The tool file's tools (commands, HTTP tools, MCP servers) start nothing and answer with this (registry.ts). */
+  userToolsRefused?: string;
 }
 
 /**
@@ -112,7 +112,7 @@ export async function testLibraries(paths: readonly string[], options: Record<st
     };
     const o = parseRunOptions(raw, how.label ?? cliLabel('LIBRARY'));
     const apiKey = how.apiKey ? how.apiKey(o) : how.env[o.apiKeyEnv] || undefined;
-    session = await openSession({ ...o, apiKey, trusted: true, ...HEADLESS, commandsRefused: how.commandsRefused });
+    session = await openSession({ ...o, apiKey, trusted: true, ...HEADLESS, userToolsRefused: how.userToolsRefused });
   } catch (e) {
     if (e instanceof LaunchError) throw new CliError(`art test: ${e.message}`);
     throw e;

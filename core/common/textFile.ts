@@ -114,10 +114,15 @@ function kindOf(st: Stats): string {
 
 /**
  * Why a command may not write at `path`, or null: only over nothing, an empty file, or a file of its own kind
- * (`own` says it of the first line, parsed as JSON; undefined when that is no JSON), never over a device or a FIFO.
+ * (`own` says it of the first line, parsed as JSON (undefined when that is no JSON) and as text), never over a device
+ * or a FIFO.
  * `notOwn` ("not a trace (...), so it is not replaced") and `give` ("give a new file for the trace") end the line.
  */
-export function writeTargetProblem(path: string, own: (first: unknown) => boolean, words: { notOwn: string; give: string }): string | null {
+export function writeTargetProblem(
+  path: string,
+  own: (first: unknown, line: string) => boolean,
+  words: { notOwn: string; give: string },
+): string | null {
   let head;
   try {
     head = existingFileHead(path);
@@ -132,5 +137,5 @@ export function writeTargetProblem(path: string, own: (first: unknown) => boolea
   } catch {
     first = undefined;
   }
-  return own(first) ? null : `${path}: ${words.notOwn}: ${words.give}`;
+  return own(first, head.firstLine) ? null : `${path}: ${words.notOwn}: ${words.give}`;
 }

@@ -136,8 +136,8 @@ export interface EvaluationConfig {
   apiKey?(o: RunOptions): string | undefined | Promise<string | undefined>;
   /** Whether anything may run (the workspace trust). */
   trusted: boolean;
-  /** The tool file's command tools and MCP servers start nothing and answer with this (registry.ts). */
-  commandsRefused?: string;
+  /** The tool file's tools (commands, HTTP tools, MCP servers) start nothing and answer with this (registry.ts). */
+  userToolsRefused?: string;
   /** With the option modelSource "vscode": the chat model the caller has (VS Code's Language Model API). */
   chatModel?: ChatBackend;
   /** Examples run at once, and the bound on requests in flight. */
@@ -226,7 +226,7 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
       ...HEADLESS,
       log: c.log,
       chatModel: c.chatModel,
-      commandsRefused: c.commandsRefused,
+      userToolsRefused: c.userToolsRefused,
       telemetryEnv: c.telemetryEnv,
     });
     return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });

@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArt } from '../art/parse';
-import { readTextFile } from '../common/textFile';
+import { readTextFile, writeTargetProblem } from '../common/textFile';
 import { prng, shuffled } from '../common/random';
 import { compareResults, formatP, type Comparison } from '../evaluation/compare';
 import { EvalDataError, readDataset, readResults, type EvalExample, type EvalResult } from '../evaluation/eval';
@@ -21,7 +21,16 @@ import { evaluate, type EvaluationConfig, type EvaluationEnd } from '../evaluati
 import { testProgram } from '../evaluation/libraryTest';
 import { HEADLESS, LaunchError, parseRunOptions, type RunOptions } from '../launch/options';
 import { openSession } from '../launch/session';
-import { candidateOf, contentHash, existingDemonstrations, libraryText, withHeader, type Candidate, type CandidateSet } from './candidates';
+import {
+  candidateOf,
+  contentHash,
+  existingDemonstrations,
+  HEADER_PREFIX,
+  libraryText,
+  withHeader,
+  type Candidate,
+  type CandidateSet,
+} from './candidates';
 import { formatPlan, planBudget, requestsPerRun, type ImprovePlan } from './plan';
 import { checkSplits } from './splits';
 
@@ -35,7 +44,7 @@ export type ImprovePhase = 'bootstrap' | 'dev' | 'test';
 /** What every evaluation of `art improve` is given as `art eval` gives it: the run options, the key, the trust, ... */
 type EvaluationShared = Pick<
   EvaluationConfig,
-  'options' | 'optionLabel' | 'apiKey' | 'trusted' | 'commandsRefused' | 'chatModel' | 'concurrency' | 'signal' | 'log'
+  'options' | 'optionLabel' | 'apiKey' | 'trusted' | 'userToolsRefused' | 'chatModel' | 'concurrency' | 'signal' | 'log'
 >;
 
 export interface ImproveConfig extends EvaluationShared {
@@ -107,6 +116,18 @@ export interface ImproveEnd {
 export class ImproveError extends Error {}
 
 /** The proposed library's path when none is given: `LIBRARY.improved.art` beside it. */
+/**
+ * Why the proposed library may not be written at `out`, or null: only over nothing, an empty file, or an earlier
+ * proposal (its first line art improve's header), never over a file of the user's (a caller of `art mcp` may be
+ * prompt-injected: `out: "package.json"` must not replace it).
+ */
+export function proposalTargetProblem(out: string): string | null {
+  return writeTargetProblem(out, (_json, line) => line.startsWith(HEADER_PREFIX), {
+    notOwn: `not a library art improve proposed (its first line is not "${HEADER_PREFIX} …"), so it is not written over`,
+    give: 'give a new file for the proposed library (--out)',
+  });
+}
+
 export function defaultImprovedPath(library: string): string {
   return join(dirname(library), `${basename(library, extname(library))}.improved.art`);
 }
@@ -132,6 +153,8 @@ const side = (s: Comparison['a']): ImproveSide => ({ n: s.n, correct: s.correct,
 export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
   const out = resolve(c.out ?? defaultImprovedPath(c.library));
   if (out === resolve(c.library)) throw new ImproveError(`${out}: the proposed library is never written over the original: give another --out`);
+  const target = proposalTargetProblem(out);
+  if (target) throw new ImproveError(target);
   let original: string;
   try {
     original = readTextFile(c.library);
@@ -207,7 +230,7 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
       optionLabel: c.optionLabel,
       apiKey: c.apiKey,
       trusted: c.trusted,
-      commandsRefused: c.commandsRefused,
+      userToolsRefused: c.userToolsRefused,
       chatModel: c.chatModel,
       concurrency: c.concurrency,
       runs: { folder: join(work, 'runs'), gitignore: true },
@@ -369,7 +392,7 @@ async function openTools(c: ImproveConfig, o: RunOptions) {
       ...HEADLESS,
       log: c.log,
       chatModel: c.chatModel,
-      commandsRefused: c.commandsRefused,
+      userToolsRefused: c.userToolsRefused,
     });
     return { registry: session.tools, dispose: () => session.dispose() };
   } catch (e) {

@@ -43,7 +43,7 @@ export async function promptOfRun(config: RunConfig): Promise<PromptReport> {
     }
   }
   // Building a prompt starts nothing: the tool file's commands and MCP servers are named, never started.
-  const run = await prepareRun({ ...config, trace: undefined, stopOnEntry: false, commandsRefused: PROMPT_STARTS_NOTHING });
+  const run = await prepareRun({ ...config, trace: undefined, stopOnEntry: false, userToolsRefused: PROMPT_STARTS_NOTHING });
   try {
     return promptReportOf(run);
   } finally {

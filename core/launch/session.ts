@@ -49,8 +49,8 @@ export type RunConfig = Omit<RunOptionsInput, 'trusted'> &
      * client/lm/vscodeModel.ts): the run's live model instead of the endpoint.
      */
     chatModel?: ChatBackend;
-    /** When set, the tool file's command tools and MCP servers start nothing and answer with this (registry.ts). */
-    commandsRefused?: string;
+    /** When set, the tool file's tools (commands, HTTP tools, MCP servers) start nothing and answer with this (registry.ts). */
+    userToolsRefused?: string;
     /**
      * The environment whose OTEL_EXPORTER_OTLP_* variables and OTEL_SERVICE_NAME configure the runs' telemetry when
      * the `otlp` option does not (the CLI's; VS Code has its art.telemetry.* settings): core/telemetry/config.ts.
@@ -135,7 +135,7 @@ export async function openSession(config: RunConfig): Promise<RunSession> {
       searchRerank: o.rerank && o.mode === 'generate' && capabilitiesOf(o).promptLogprobs,
       allowUnisolatedCode: o.allowUnisolatedCode,
       wordListPath: o.wordList ? at(o.wordList) : undefined,
-      commandsRefused: config.commandsRefused,
+      userToolsRefused: config.userToolsRefused,
     });
   } catch (e) {
     throw new LaunchError(`the tools could not be loaded: ${(e as Error).message}`);

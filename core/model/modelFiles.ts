@@ -3,8 +3,9 @@
 // `hf:owner/repo:quant` URIs or plain https URLs, with progress and cancellation. A download is written in the
 // folder's `.partial/` and moved beside the other models only once it is whole (and, for the default model, its
 // SHA-256 checked): node-llama-cpp 3.21.1 names a download cancelled in-process as if it were finished (its progress
-// file renamed, trailer and all), so a cancelled pull must never leave a file under a model's name. A pull whose
-// process was killed leaves the downloader's progress file (`*.ipull`) there, and the same pull resumes it. The hub is
+// file renamed, trailer and all), so a cancelled pull gives that file its progress name back (`*.ipull`) and never
+// leaves a file under a model's name. A pull cancelled, failed or whose process was killed leaves the downloader's
+// progress file in `.partial/`, and the same pull resumes it (the parts already whole are not fetched again). The hub is
 // `HF_ENDPOINT` or `MODEL_ENDPOINT` when set (a mirror), else huggingface.co; `hubEndpoint` overrides it (the tests'
 // local server).
 import { createHash } from 'node:crypto';
@@ -121,8 +122,12 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
     );
   }
   const cancelled = (partial?: string) => {
-    if (partial) rmSync(partial, { force: true });
-    return new PullError(`${uri}: cancelled; nothing was added to ${dir}`);
+    // The downloader named its unfinished progress file as the model: named back, the next pull resumes it.
+    if (partial && existsSync(partial)) {
+      if (statSync(partial).size === downloader.totalSize) rmSync(partial, { force: true });
+      else renameSync(partial, `${partial}.ipull`);
+    }
+    return new PullError(`${uri}: cancelled; nothing was added to ${dir} (the part downloaded is kept: the same pull resumes it)`);
   };
   if (opts.signal?.aborted) throw cancelled();
   let partial: string;

@@ -42,10 +42,11 @@ export interface ToolRegistryOptions {
   /** The sandbox's isolation level instead of the detected one (tests). */
   isolation?: IsolationLevel;
   /**
-   * When set, the tool file's command tools and MCP servers start nothing: each is listed by the names the file
-   * states and answers with this sentence (building a prompt; `art mcp` without `--allow-tools`). HTTP tools stay.
+   * When set, the tool file's tools (commands, HTTP tools, MCP servers) run nothing: each is listed by the names the
+   * file states and answers with this sentence (building a prompt; `art mcp` without `--allow-tools`: an HTTP tool
+   * would send what the model wrote to a host the workspace names).
    */
-  commandsRefused?: string;
+  userToolsRefused?: string;
 }
 
 export interface ToolRegistry {
@@ -89,10 +90,10 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
 
   const userTools: Tool[] = [];
   const userInfos: ToolInfo[] = [];
-  const notStarted = opts.trusted && opts.commandsRefused !== undefined ? (loaded.config?.tools ?? []).filter(t => t.kind !== 'http') : [];
+  const notStarted = opts.trusted && opts.userToolsRefused !== undefined ? (loaded.config?.tools ?? []) : [];
   if (notStarted.length)
     problems.push(
-      `${fileName}: its ${notStarted.length} command tool(s) and MCP server(s) (${notStarted.map(t => (t.kind === 'mcp' ? `MCP server ${t.command.join(' ')}` : t.name)).join(', ')}) do not start: ${opts.commandsRefused}`,
+      `${fileName}: its ${notStarted.length} tool(s) and MCP server(s) (${notStarted.map(t => (t.kind === 'mcp' ? `MCP server ${t.command.join(' ')}` : t.name)).join(', ')}) do not run: ${opts.userToolsRefused}`,
     );
   if (loaded.config) {
     for (const [index, entry] of loaded.config.tools.entries()) {
@@ -102,10 +103,13 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
           userInfos.push(userInfo(name, entry.kind === 'mcp' ? undefined : entry.description, 'Workspace tool (runs only in a trusted workspace).'));
         continue;
       }
-      if (opts.commandsRefused !== undefined && entry.kind !== 'http') {
+      if (opts.userToolsRefused !== undefined) {
         for (const name of staticNames(entry))
           userTools.push(
-            refused(userInfo(name, entry.kind === 'mcp' ? undefined : entry.description, 'Workspace tool (not started here).'), opts.commandsRefused),
+            refused(
+              userInfo(name, entry.kind === 'mcp' ? undefined : entry.description, 'Workspace tool (not started here).'),
+              opts.userToolsRefused,
+            ),
           );
         continue;
       }

@@ -75,7 +75,7 @@ describe('art check', () => {
     const lines = r.stdout.trim().split('\n');
     assert.equal(lines.length, 3, r.stdout);
     assert.match(lines[0], /:4:1: error: .+ \[missing-answer\]$/);
-    assert.equal(lines[2], 'checked 3 files: 2 errors; 1 file could not be read');
+    assert.equal(lines[2], 'checked 2 of 3 files: 2 errors; 1 could not be read');
     assert.equal(
       r.stderr,
       `${binary}: not a text file (it holds NUL bytes: a binary file?): give a task library (.art) or an agent spec (.agent) saved as UTF-8 text\n`,

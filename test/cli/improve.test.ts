@@ -126,12 +126,17 @@ describe('art improve', () => {
     assert.ok(flags(improveHelp.stdout).has('--base-url') && flags(improveHelp.stdout).has('--temperature'));
   });
 
-  test('errors are one line: the original as --out, a budget too small, a missing split', async () => {
+  test("errors are one line: the original or a file of the user's as --out, a budget too small, a missing split", async () => {
     const dir = workspace();
     const base = ['improve', 'kinds.art', '--data', 'train.jsonl', '--dev', 'dev.jsonl', '--test', 'test.jsonl', ...endpoint()];
     const same = await runCli([...base, '--out', 'kinds.art'], { cwd: dir });
     assert.equal(same.code, 2);
     assert.match(same.stderr, /never written over the original/);
+    writeFileSync(join(dir, 'notes.md'), '# my notes\n');
+    const other = await runCli([...base, '--out', 'notes.md'], { cwd: dir });
+    assert.equal(other.code, 2);
+    assert.match(other.stderr, /notes\.md: not a library art improve proposed .*so it is not written over: give a new file/);
+    assert.equal(readFileSync(join(dir, 'notes.md'), 'utf8'), '# my notes\n', 'the file is untouched');
     const small = await runCli([...base, '--budget', '10'], { cwd: dir });
     assert.match(small.stderr, /^art improve: --budget 10 is below the least this needs, \d+ requests/);
     const half = await runCli(['improve', 'kinds.art', '--data', 'train.jsonl', '--dev', 'dev.jsonl', ...endpoint()], { cwd: dir });

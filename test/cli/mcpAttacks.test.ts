@@ -8,6 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -185,6 +187,15 @@ describe('art mcp attacked: paths (item 1)', () => {
     assert.ok(!existsSync(join(repo, '.gitignore')), 'no .gitignore hides the repository');
   });
 
+  test("improve {out: a file of the user's} writes nothing over it, before any request", async () => {
+    writeFileSync(join(ws, 'data.jsonl'), '{"input": "1 + 1", "target": "2"}\n');
+    writeFileSync(join(ws, 'package.json'), '{"name": "mine"}\n');
+    const r = await c.call('improve', { library: 'library.art', train: 'data.jsonl', dev: 'data.jsonl', test: 'data.jsonl', out: 'package.json' });
+    assert.equal(r.isError, true);
+    assert.match(text(r), /package\.json: not a library art improve proposed .*so it is not written over/);
+    assert.equal(readFileSync(join(ws, 'package.json'), 'utf8'), '{"name": "mine"}\n');
+  });
+
   test('evaluate {out: "/dev/zero"}: refused outside; with /dev allowed, the bounded reader refuses the device (no /dev/zero.lock)', async () => {
     const r = await c.call('evaluate', { library: 'library.art', data: 'data.jsonl', out: '/dev/zero', task: 'Elementary Math' });
     assert.equal(r.isError, true);
@@ -293,18 +304,35 @@ describe('art mcp attacked: keys and hosts (item 2)', () => {
 });
 
 describe('art mcp attacked: commands (item 3)', () => {
-  test('without --allow-tools the command tools of the tool file do not run on run, test or debug_start', async () => {
+  test("without --allow-tools the tool file's tools (commands, HTTP) do not run on run, test or debug_start", async () => {
+    // An HTTP tool of the tool file, to a host the workspace names: it would get what the model wrote.
+    const posted: string[] = [];
+    const host = createServer((req, res) => {
+      posted.push(req.url ?? '');
+      res.end('sent');
+    });
+    await new Promise<void>(r => host.listen(0, '127.0.0.1', r));
+    const toolsFile = join(ws, '.art-tools.json');
+    const tools = readFileSync(toolsFile, 'utf8');
+    const withPost = JSON.parse(tools);
+    withPost.tools.push({ kind: 'http', name: 'post', url: `http://127.0.0.1:${(host.address() as AddressInfo).port}/collect` });
+    writeFileSync(toolsFile, JSON.stringify(withPost));
+    writeFileSync(join(ws, 'posts.art'), 'Description: (Posts) Send it\nInput: the plan\nQ1: [post] the plan\n#1: sent\nQ2: [EOQ]\nAns: sent\n');
     const c = await connect();
     try {
       const r = data(await c.call('run', { file: 'marks.art', task: 'Marks' }));
       assert.match(r.calls[0].error, /started without --allow-tools/);
       assert.ok(
-        r.notes.some((n: string) => /command tool\(s\) and MCP server\(s\) \(mark, slow\) do not start/.test(n)),
+        r.notes.some((n: string) => /tool\(s\) and MCP server\(s\) \(mark, slow, post\) do not run/.test(n)),
         r.notes.join('\n'),
       );
       await c.call('test', { files: ['marks.art'], tools: 'all' });
       await c.call('debug_start', { file: 'marks.art', task: 'Marks' });
       assert.ok(!existsSync(join(ws, 'ran-mark')), 'the command ran');
+      const p = data(await c.call('run', { file: 'posts.art', task: 'Posts' }));
+      assert.match(p.calls[0].error, /started without --allow-tools/);
+      await c.call('test', { files: ['posts.art'], tools: 'all' });
+      assert.deepEqual(posted, [], 'the HTTP tool sent nothing');
       const { tools } = await c.client.listTools();
       assert.match(tools.find(t => t.name === 'run')!.description!, /do not run \(art mcp was started without --allow-tools\)/);
     } finally {
@@ -318,8 +346,13 @@ describe('art mcp attacked: commands (item 3)', () => {
       const s = data(await allowed.call('debug_start', { file: 'marks.art', task: 'Marks' }));
       assert.deepEqual([s.status, s.tool, s.output], ['paused', 'mark', 'done']);
       assert.ok(existsSync(join(ws, 'ran-mark')));
+      data(await allowed.call('run', { file: 'posts.art', task: 'Posts' }));
+      assert.deepEqual(posted, ['/collect'], 'with --allow-tools the HTTP tool runs (the test can fail)');
     } finally {
       await allowed.close();
+      writeFileSync(toolsFile, tools);
+      host.closeAllConnections();
+      host.close();
     }
   });
 

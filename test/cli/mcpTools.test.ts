@@ -111,7 +111,15 @@ describe('art mcp tools (in process)', () => {
     assert.deepEqual(d.files[1].diagnostics, [], 'the example library has no problems');
     assert.equal(d.files[2].diagnostics[0].code, 'unreadable-file');
     assert.match(text(r), /typo\.art:15:6: warning: .* \[tool-name-typo\]/);
-    assert.match(d.summary, /^checked 3 files: .*1 file could not be read$/);
+    assert.match(d.summary, /^checked 2 of 3 files: .*; 1 could not be read$/);
+  });
+
+  test('check: a missing file alone is an error naming it and the fix, never "no problems"', async () => {
+    const r = await call(c, 'check', { files: ['missing.art'] });
+    assert.equal(r.isError, true, text(r));
+    assert.match(text(r), /missing\.art: no such file: check the path/);
+    assert.match(text(r), /nothing checked: 1 file could not be read/);
+    assert.doesNotMatch(text(r), /no problems/);
   });
 
   test('run: replays Elementary Math to 210 with the program written and its calls', async () => {

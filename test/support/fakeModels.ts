@@ -5,7 +5,7 @@
 //   characterModel(start, target) writes `target` on from where the prompt ends, one character a chunk
 //   failingModel(message)         fails every request with `message` (a request the endpoint refused)
 //   hangingModel()                never answers: a request ends only when its signal aborts
-//   recordingModel(model)         a wrapper that keeps every request it passes on (and so counts them)
+//   recordingModel(model)         a wrapper that keeps every request it passes on and every result (and so counts them)
 //   scriptedChatBackend(replies)  a chat model (core/model/chatContinuation.ts's ChatBackend) that replies in order
 // Each that answers keeps the contract every ModelClient keeps (test/support/modelContract.ts; they join it in
 // test/core/model/contract.test.ts under FAKE_CAPABILITIES): the chunks are the result's text, complete() gives what
@@ -139,16 +139,33 @@ export function hangingModel(opts: FakeOptions = {}): FakeModel {
 }
 
 /**
- * `model` with every request it is sent kept in `requests`, in order (a model counted, or its prompts read); pass
- * `requests` to keep those of several wrapped models (one run's each) in one list.
+ * `model` with every request it is sent kept in `requests`, in order, and the result of each that ended in `results`
+ * (a model counted, its prompts read, its last usage); pass the lists to keep those of several wrapped models (one
+ * run's each) in one place.
  */
-export function recordingModel(model: ModelClient, requests: CompletionRequest[] = []): FakeModel {
+export function recordingModel(
+  model: ModelClient,
+  requests: CompletionRequest[] = [],
+  results: CompletionResult[] = [],
+): FakeModel & { results: CompletionResult[] } {
+  const kept = async (r: Promise<CompletionResult>) => {
+    const result = await r;
+    results.push(result);
+    return result;
+  };
   return {
     id: model.id,
     honoursStop: model.honoursStop,
     requests,
-    stream: req => (requests.push(req), model.stream(req)),
-    complete: req => (requests.push(req), model.complete(req)),
+    results,
+    stream: req => {
+      requests.push(req);
+      const inner = model.stream(req);
+      return (async function* () {
+        return await kept(Promise.resolve(yield* inner));
+      })();
+    },
+    complete: req => (requests.push(req), kept(model.complete(req))),
     ...(model.completeMany && { completeMany: (req: CompletionRequest, n: number) => (requests.push(req), model.completeMany!(req, n)) }),
     ...(model.recordedAnswer && { recordedAnswer: (instruction: string) => model.recordedAnswer!(instruction) }),
     ...(model.addRetryListener && {

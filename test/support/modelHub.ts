@@ -15,14 +15,21 @@ export function ggufBytes(bytes: number): Buffer {
 export interface Hub {
   url: string;
   requests: string[];
+  /** The Range header of each GET of a file ('-' for none), in order. */
+  ranges: string[];
   close: () => Promise<void>;
   /** Resolves when the server has sent `n` bytes of file content in all. */
   sent: (n: number) => Promise<void>;
 }
 
-/** Serves `files` (path under /owner/repo/resolve/main/ -> content) as the hub does, `chunk` bytes per write, paced. */
-export async function modelHub(files: Record<string, Buffer>, opts: { paceMs?: number; chunk?: number } = {}): Promise<Hub> {
+/**
+ * Serves `files` (path under /owner/repo/resolve/main/ -> content) as the hub does, `chunk` bytes per write, paced.
+ * `stallAfter`: a GET from the file's first byte sends that many bytes, then holds the connection open (a download that
+ * has its later parts whole and its first one not).
+ */
+export async function modelHub(files: Record<string, Buffer>, opts: { paceMs?: number; chunk?: number; stallAfter?: number } = {}): Promise<Hub> {
   const requests: string[] = [];
+  const ranges: string[] = [];
   let total = 0;
   const waiters: { n: number; resolve: () => void }[] = [];
   const server: Server = createServer((req, res) => {
@@ -43,12 +50,14 @@ export async function modelHub(files: Record<string, Buffer>, opts: { paceMs?: n
       ...(m ? { 'content-range': `bytes ${start}-${end}/${body.length}` } : {}),
     });
     if (req.method === 'HEAD') return void res.end();
+    ranges.push(req.headers.range ?? '-');
     const chunk = opts.chunk ?? 1 << 20;
+    const stall = start === 0 && opts.stallAfter !== undefined ? opts.stallAfter : Infinity;
     let at = start;
     const step = () => {
-      if (res.destroyed) return;
+      if (res.destroyed || at - start >= stall) return;
       if (at > end) return void res.end();
-      const piece = body.subarray(at, Math.min(end + 1, at + chunk));
+      const piece = body.subarray(at, Math.min(end + 1, at + chunk, start + stall));
       at += piece.length;
       total += piece.length;
       for (const w of waiters.filter(w => total >= w.n)) {
@@ -64,6 +73,7 @@ export async function modelHub(files: Record<string, Buffer>, opts: { paceMs?: n
   return {
     url: `http://127.0.0.1:${port}/`,
     requests,
+    ranges,
     sent: n => (total >= n ? Promise.resolve() : new Promise(resolve => waiters.push({ n, resolve }))),
     close: () =>
       new Promise(r => {

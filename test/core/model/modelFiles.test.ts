@@ -51,17 +51,39 @@ describe('local model files', () => {
     }
   });
 
-  test('a cancelled pull leaves no file under a model name, and the next pull gets the whole file', async () => {
-    const body = ggufBytes(6 << 20);
+  test('a cancelled pull leaves no file under a model name, and the next pull resumes it: the parts already whole are not fetched again', async () => {
+    const body = ggufBytes(12 << 20);
     const file = '/someone/tiny-GGUF/resolve/main/slow.gguf';
     const dir = tmp();
-    const first = await hub({ [file]: body }, { chunk: 64 << 10, paceMs: 5 });
+    // The first part stalls after 256 KB; the others come whole. Cancelled once the client has written all that came.
+    const stallAfter = 256 << 10;
+    const first = await hub({ [file]: body }, { chunk: 64 << 10, stallAfter });
+    const fromByte = (range: string) => Number(/bytes=(\d+)-/.exec(range)?.[1] ?? 0);
+    const length = (range: string) => {
+      const [, a, b] = /bytes=(\d+)-(\d+)/.exec(range) ?? [];
+      return a === undefined ? 0 : Number(b) - Number(a) + 1;
+    };
     try {
       const ac = new AbortController();
-      const pulling = pullModel({ uri: 'hf:someone/tiny-GGUF/slow.gguf', dir, hubEndpoint: first.url, signal: ac.signal });
-      await first.sent(2 << 20);
+      let written!: () => void;
+      const allWritten = new Promise<void>(r => (written = r));
+      const pulling = pullModel({
+        uri: 'hf:someone/tiny-GGUF/slow.gguf',
+        dir,
+        hubEndpoint: first.url,
+        signal: ac.signal,
+        onProgress: p => {
+          const later = first.ranges.filter(r => fromByte(r) > 0);
+          const expected = stallAfter + later.reduce((n, r) => n + length(r), 0);
+          if (later.length > 0 && p.downloadedBytes >= expected) written();
+        },
+      });
+      await allWritten;
       ac.abort();
-      await assert.rejects(pulling, (e: unknown) => e instanceof PullError && /cancelled; nothing was added/.test(e.message));
+      await assert.rejects(
+        pulling,
+        (e: unknown) => e instanceof PullError && /cancelled; nothing was added.*the same pull resumes it/.test(e.message),
+      );
       assert.deepEqual(listModelFiles(dir), [], 'a cancelled download is not a model');
     } finally {
       await first.close();
@@ -73,6 +95,13 @@ describe('local model files', () => {
       assert.deepEqual(
         listModelFiles(dir).map(f => f.path),
         [path],
+      );
+      const whole = first.ranges.filter(r => fromByte(r) > 0);
+      assert.ok(whole.length > 0, `the download came in parts: ${first.ranges.join(', ')}`);
+      for (const r of whole) assert.ok(!second.ranges.includes(r), `part ${r} was whole and is not fetched again: ${second.ranges.join(', ')}`);
+      assert.ok(
+        second.ranges.some(r => fromByte(r) === 0 && r !== '-'),
+        `the stalled first part is fetched again: ${second.ranges.join(', ')}`,
       );
     } finally {
       await second.close();

@@ -80,8 +80,9 @@ export async function run({ page, step, wb, workspace, picture }) {
       // The Debug Console (a scenario before may have hidden the panel).
       await wb.command('Debug Console: Focus on Debug Console View');
       await page.locator('.repl', { hasText: '[calculator] 240 / 30' }).waitFor({ timeout: 30_000 });
-      // The Run and Debug view from the activity bar (the results page had the keyboard focus): the call stack.
-      await page.locator('.activitybar [aria-label^="Run and Debug"]').first().click();
+      // The Run and Debug view (open since the session started; the palette's command shows it, where a click on
+      // its activity bar icon would close it): the call stack.
+      await wb.command('View: Show Run and Debug');
       const stack = page.locator('.debug-call-stack .monaco-list-row');
       await stack.filter({ hasText: 'calculator' }).first().waitFor({ timeout: 30_000 });
       console.log('     call stack:', await wb.rowTexts(stack));

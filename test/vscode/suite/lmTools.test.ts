@@ -5,6 +5,9 @@
 // dialog, which an extension test host answers itself (it logs "Dialog requested during smoke test" and confirms).
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'mocha';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { artStudio, disposeAndStopDebugging, open, until, workspaceUri, writeWorkspaceFile } from './helpers';
 
@@ -87,6 +90,25 @@ describe('language model tools (vscode.lm) on the editor and a debug session', f
     assert.match(broken, /broken\.art:\d+:\d+ error /);
     assert.equal(await invoke('art_check', { file: 'clean.art' }), 'clean.art: no problems');
     await assert.rejects(invoke('art_check', { file: 'notes.md' }), /not an ART file/);
+  });
+
+  it('acts only on files of the workspace: a path outside it, or a link in it that leads out, is refused', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'art-lm-outside-'));
+    const link = workspaceUri('lm-outside-link').fsPath;
+    try {
+      writeFileSync(join(outside, 'secret.art'), 'Input: x\nQ1: [EOQ]\nAns: x\n');
+      symlinkSync(outside, link);
+      for (const file of [join(outside, 'secret.art'), 'lm-outside-link/secret.art', vscode.Uri.file(join(outside, 'secret.art')).toString()])
+        await assert.rejects(
+          invoke('art_check', { file }),
+          /outside the workspace folders .*: the ART tools act only on files of the open workspace/,
+          file,
+        );
+      await assert.rejects(invoke('art_evaluate', { data: join(outside, 'data.jsonl'), library: 'clean.art' }), /outside the workspace folders/);
+    } finally {
+      rmSync(link, { force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('steps a debug session: reads the pause, continues, steps back, overrides the output, continues to the end', async () => {

@@ -15,7 +15,8 @@ import { disposeLocalRuntimes, localRuntime } from '../core/model/localRuntime';
 import { prepareRun } from '../core/launch/launch';
 import { artStepConstraint } from '../core/protocols/constraints';
 import type { PauseInfo } from '../core/engine/types';
-import type { CompletionResult } from '../core/model/types';
+import type { CompletionRequest, CompletionResult } from '../core/model/types';
+import { recordingModel } from '../test/support/bench';
 
 const FILE = process.env.ART_LOCAL_MODEL ?? join(homedir(), '.cache/art-studio/models', DEFAULT_LOCAL_MODEL.file);
 const ROOT = resolve(__dirname, '..');
@@ -29,6 +30,9 @@ async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   return [r, performance.now() - t];
 }
 
+/** The tokens of a run's final text: its last request's prompt and what that request generated. */
+const finalTokens = (last: CompletionResult | undefined) => (last?.usage?.promptTokens ?? 0) + (last?.usage?.completionTokens ?? 0);
+
 /**
  * One live ART run, the model loaded first: ms per request, and the tokens evaluated in the run (prompt and generated) ÷ the tokens of
  * its final text (the last request's prompt and what it generated: few-shot prefix, task and program).
@@ -39,13 +43,8 @@ async function artRun(prefixReuse: boolean): Promise<{ msPerRequest: number; rat
   // Every token the model evaluated: the prompts' (those not reused) and the ones it generated.
   const evaluated = () => rt.totals.evaluatedPromptTokens + rt.totals.generatedTokens;
   const before = evaluated();
-  let requests = 0;
-  let finalTokens = 0;
-  const counted = async (r: Promise<CompletionResult>) => {
-    const u = (await r).usage;
-    finalTokens = (u?.promptTokens ?? 0) + (u?.completionTokens ?? 0);
-    return r;
-  };
+  const requests: CompletionRequest[] = [];
+  const results: CompletionResult[] = [];
   const run = await prepareRun({
     program: join(ROOT, 'examples/library.art'),
     task: 'Word Unscramble',
@@ -61,31 +60,16 @@ async function artRun(prefixReuse: boolean): Promise<{ msPerRequest: number; rat
     wrapModel: m => {
       // The baseline evaluates every prompt whole.
       if (m instanceof LocalModel) m.prefixReuse = prefixReuse;
-      return {
-        id: m.id,
-        honoursStop: m.honoursStop,
-        stream: req => {
-          requests++;
-          const s = m.stream(req);
-          return (async function* () {
-            for (;;) {
-              const n = await s.next();
-              if (n.done) return await counted(Promise.resolve(n.value));
-              yield n.value;
-            }
-          })();
-        },
-        complete: req => (requests++, counted(m.complete(req))),
-      };
+      return recordingModel(m, requests, results);
     },
   });
   run.runner.on('paused', (_p: PauseInfo) => run.runner.continue());
   const [, ms] = await timed(() => run.runner.run());
   await run.dispose();
   return {
-    msPerRequest: ms / Math.max(1, requests),
-    ratio: (evaluated() - before) / Math.max(1, finalTokens),
-    requests,
+    msPerRequest: ms / Math.max(1, requests.length),
+    ratio: (evaluated() - before) / Math.max(1, finalTokens(results.at(-1))),
+    requests: requests.length,
   };
 }
 

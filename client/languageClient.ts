@@ -1,8 +1,8 @@
 // Starts the ART language server (dist/server.js) as a child process over stdio and connects it to `.art` and
 // `.agent` documents. Over stdio, not IPC: the server's own transport (server/transport.ts) reads a large document
 // and writes a large answer in slices, where Node's IPC channel parses and serialises each message in one go,
-// holding the server for hundreds of milliseconds on a large library. The server reads its settings itself from
-// the `art` section (workspace/configuration).
+// holding the server's event loop that long on a large library (docs/performance.md). The server reads its
+// settings itself from the `art` section (workspace/configuration).
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, Trace, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';

@@ -190,7 +190,7 @@ export class Analyzer {
     if (hitNow) return hitNow;
     if (rest || (text.length >= SPLIT_EDIT_CHARS && this.incrementals.has(document.uri))) {
       // The rest of a first analysis, or an edit to a large library: the programs it touched are parsed in one turn,
-      // the whole document's diagnostics assembled in the next (each is tens of milliseconds at 50 MB).
+      // the whole document's diagnostics assembled in the next (each a long turn on a large library).
       this.incremental(document.uri).advance(text, rest ?? this.edits.take(document.uri));
       this.lastLength.set(document.uri, text.length);
       if (rest && document instanceof ServerDocument) document.prepareLines(text.length);

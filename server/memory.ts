@@ -1,6 +1,7 @@
-// Memory of a very large first analysis. Receiving a 50 MB document leaves about three times its size of garbage
-// (the message's bytes, their decoded string, the reader's chunks) that V8 frees only at its next full collection,
-// which may come only after the syntax tree has been built beside it: the server's peak was 12x the file. Collecting
+// Memory of a very large first analysis. Receiving a large document leaves several times its size of garbage (the
+// message's bytes, their decoded string, the reader's chunks) that V8 frees only at its next full collection, which
+// may come only after the syntax tree has been built beside it, raising the server's peak (figures:
+// docs/performance.md, figures behind the code). Collecting
 // once, when the text has arrived and before its analysis starts, is cheap (the live heap is then the text itself,
 // one object to mark) and keeps the peak near what the analysis keeps.
 //

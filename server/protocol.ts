@@ -12,10 +12,10 @@ import type { SourceLanguage } from '../core/common/language';
 /**
  * The Node flags the server process is started with, by the VS Code client and by the tests and benchmarks alike
  * (`npm run bench -- scale`; what they saved: docs/performance.md, figures behind the code). A young
- * generation of 4 MB semi-spaces instead of up to 16 (its pages counted in the process's memory, with no gain in
- * speed here), and the old generation allowed to grow 25% past what the last full collection kept before the next
- * one starts, instead of V8's default of up to 100% or more (the garbage of answering a request on a large library
- * otherwise piles up to a hundred megabytes before it is collected).
+ * generation of small semi-spaces (its pages counted in the process's memory, with no gain in speed here), and the
+ * old generation allowed to grow a quarter past what the last full collection kept before the next one starts,
+ * instead of V8's default of doubling or more (the garbage of answering a request on a large library otherwise piles
+ * up before it is collected).
  */
 export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=25'];
 
@@ -39,9 +39,10 @@ export interface ProgramsParams {
 }
 
 /**
- * The units of a document in a compact form: a library of 60,000 programs as objects with two ranges each was
- * 13 MB of JSON and 400,000 objects to build, serialise and parse; as these few arrays it is a quarter of that and
- * almost nothing to allocate. `programsOf` gives the units as ProgramInfo objects.
+ * The units of a document in a compact form: as objects with two ranges each, a large library's programs were
+ * megabytes of JSON and hundreds of thousands of objects to build, serialise and parse; as these few arrays they are
+ * a fraction of that and almost nothing to allocate (docs/performance.md). `programsOf` gives the units as ProgramInfo
+ * objects.
  */
 export interface ProgramsResult {
   uri: string;

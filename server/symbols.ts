@@ -41,8 +41,8 @@ function symbol(
 }
 
 /**
- * Above this many steps in a library the outline lists its programs without their steps: an outline of 60,000
- * programs with 300,000 steps took seconds to build and send, and nobody reads it step by step.
+ * Above this many steps in a library the outline lists its programs without their steps: a whole outline of a large
+ * library took seconds to build and send (docs/performance.md), and nobody reads it step by step.
  */
 export const OUTLINE_MAX_STEPS = 20_000;
 

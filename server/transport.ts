@@ -1,9 +1,9 @@
 // The stdio transport. Reading: each message's body is copied into one buffer of its Content-Length as the chunks
-// arrive (vscode-jsonrpc's reader keeps every chunk until the message is whole, then copies them: a 50 MB document
-// cost 100 MB of buffers, which the C heap kept afterwards), and a large body is decoded in slices with a yield
-// between (decodeInSlices). Messages are delivered in the order they came, with one exception: while a large message
-// about one document is being decoded (a 50 MB didOpen takes hundreds of milliseconds), a request about another
-// document may be delivered ahead of it (see mayOvertake).
+// arrive (vscode-jsonrpc's reader keeps every chunk until the message is whole, then copies them: twice the document
+// in buffers, which the C heap kept afterwards), and a large body is decoded in slices with a yield between
+// (decodeInSlices). Messages are delivered in the order they came, with one exception: while a large message about
+// one document is being decoded, a request about another document may be delivered ahead of it (see mayOvertake).
+// What each of these saved: docs/performance.md, figures behind the code.
 //
 // Writing: the server writes its messages through the writer below, so that a large answer (an outline, the folding
 // ranges or the program list of a library of 60,000 programs: megabytes of JSON) is serialised in slices with a
@@ -11,7 +11,7 @@
 // hover waits behind it. Small messages are written at once, in order; a large response is written once it is
 // serialised, so that answers finished meanwhile go first (responses carry their id, their order does not matter).
 // Its slices are written one after the other in the same tick (never interleaved with another message), not
-// copied into one buffer first: that copy doubled the memory of a 30 MB outline. The bytes written are those
+// copied into one buffer first: that copy doubled the memory of a large answer. The bytes written are those
 // JSON.stringify would give.
 import {
   AbstractMessageReader,
@@ -124,8 +124,8 @@ function clock(sliceMs: number): () => Promise<void> {
  * The message in a body of UTF-8 JSON, as JSON.parse gives it. A large body is decoded a slice at a time with a
  * yield between slices, and its long string values (a document's text) apart from the rest: their JSON is decoded
  * DECODE_SLICE characters at a time (cut where no escape sequence is under way), the small rest with a placeholder
- * in their place is parsed at once, and the strings are put back. JSON.parse of a 50 MB document in one go held the
- * event loop for a quarter of a second and more.
+ * in their place is parsed at once, and the strings are put back: JSON.parse of a large document in one go held the
+ * event loop far past a keystroke's budget (docs/performance.md).
  */
 export async function decodeInSlices(body: Buffer, sliceMs = 8): Promise<Message> {
   return decodeBody({ body }, sliceMs);
@@ -270,7 +270,7 @@ function restore(value: unknown, long: Map<string, string>): unknown {
 
 /**
  * The longest header read before its end (`\r\n\r\n`): an LSP header is a Content-Length and perhaps a
- * Content-Type. Without a bound, a header that never ends was kept whole (72 MB in 30 s).
+ * Content-Type. Without a bound, a header that never ends was kept whole, growing as fast as it was sent.
  */
 export const MAX_HEADER_BYTES = 8192;
 

@@ -2,6 +2,7 @@
 // GGUF model) says what it can do, and every decision that depends on the source (the key, reranking, decoding
 // constraints, the request cache, the notes a run prints, whether a run has a live model at all) asks these
 // capabilities here instead of comparing source names where it is made.
+import { DEFAULT_LOCAL_SEQUENCES } from '../model/defaultModel';
 import type { ConstrainServer } from '../trace/vocabulary';
 import type { RunOptions } from './options';
 
@@ -23,7 +24,7 @@ export interface ModelCapabilities {
   exactGrammar: boolean;
   /** Function calling (ART programs over tool calls). */
   functionCalling: boolean;
-  /** Requests it serves at once (null: as many as the endpoint takes). */
+  /** Requests it decodes at once, more waiting their turn (null: as many as the endpoint takes). */
   concurrency: number | null;
   /** Real token counts in its usage. */
   tokenCounts: boolean;
@@ -31,7 +32,7 @@ export interface ModelCapabilities {
   needsKey: boolean;
 }
 
-/** What each source can do (the endpoint's are what an OpenAI-compatible completions API offers). */
+/** What each source can do (the endpoint's are what an OpenAI-compatible API offers in `api`). */
 export function capabilitiesOf(o: Pick<RunOptions, 'modelSource'> & Partial<Pick<RunOptions, 'api'>>): ModelCapabilities {
   switch (o.modelSource) {
     case 'vscode':
@@ -54,13 +55,15 @@ export function capabilitiesOf(o: Pick<RunOptions, 'modelSource'> & Partial<Pick
         constraints: 'llama.cpp',
         exactGrammar: true,
         functionCalling: false,
-        concurrency: 1,
+        // One context of DEFAULT_LOCAL_SEQUENCES sequences (KV caches): that many requests decode at once.
+        concurrency: DEFAULT_LOCAL_SEQUENCES,
         tokenCounts: true,
         needsKey: false,
       };
     case 'endpoint':
       return {
-        stopSequences: o.api !== 'chat' && o.api !== 'tools',
+        // Every API of it takes `stop`: the completions API and the chat completions API alike (the client sends them).
+        stopSequences: true,
         generatedLogprobs: true,
         promptLogprobs: o.api === undefined || o.api === 'completions',
         constraints: 'probe',

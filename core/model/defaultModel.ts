@@ -6,6 +6,8 @@
 export const DEFAULT_LOCAL_CONTEXT = 8192;
 /** Milliseconds an unused model stays loaded (art.model.idleReleaseMs). */
 export const DEFAULT_IDLE_RELEASE_MS = 5 * 60_000;
+/** KV caches of one context: concurrent requests of an evaluation take one each (measured: docs/performance.md). */
+export const DEFAULT_LOCAL_SEQUENCES = 2;
 
 /** Where a local model comes from and how its file is checked. */
 export interface LocalModelSource {

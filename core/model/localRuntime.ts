@@ -12,14 +12,11 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { freemem } from 'node:os';
 import { basename } from 'node:path';
-import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT } from './defaultModel';
+import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT, DEFAULT_LOCAL_SEQUENCES } from './defaultModel';
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from 'node-llama-cpp';
 
-/** Threads llama.cpp decodes with: its default (4) on a two-core machine is ~100x slower (oversubscription). */
+/** Threads llama.cpp decodes with: its default (4) oversubscribes a two-core machine (the cost: docs/performance.md). */
 const MAX_THREADS = 2;
-
-/** KV caches of one context: concurrent requests of an evaluation take one each (measured: docs/performance.md). */
-export const DEFAULT_LOCAL_SEQUENCES = 2;
 
 /** A local model that cannot be used: one line naming the file and the fix. */
 export class LocalModelError extends Error {

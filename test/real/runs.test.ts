@@ -10,11 +10,12 @@ import { join, resolve } from 'node:path';
 import { prepareRun } from '../../core/launch/launch';
 import type { RunConfig } from '../../core/launch/session';
 import { disposeLocalRuntimes, localRuntime } from '../../core/model/localRuntime';
-import type { CompletionRequest, ModelClient } from '../../core/model/types';
+import type { CompletionRequest } from '../../core/model/types';
 import type { PauseInfo, RunResult } from '../../core/engine/types';
 import { END_REASONS } from '../../core/trace/vocabulary';
 import { runCommand } from '../../core/cli/run';
 import { evalCommand } from '../../core/cli/eval';
+import { recordingModel } from '../support/fakeModels';
 import { localModelPath } from '../support/localModel';
 
 const file = localModelPath();
@@ -23,17 +24,6 @@ const LIBRARY = join(root, 'examples/library.art');
 const dir = mkdtempSync(join(tmpdir(), 'art-real-'));
 const totals = () => ({ ...localRuntime({ file }).totals });
 after(() => disposeLocalRuntimes());
-
-/** A model wrapper that keeps every request's prompt. */
-function recording(prompts: string[]): (m: ModelClient) => ModelClient {
-  return m => ({
-    id: m.id,
-    honoursStop: m.honoursStop,
-    recordedAnswer: m.recordedAnswer?.bind(m),
-    stream: (req: CompletionRequest) => (prompts.push(req.prompt), m.stream(req)),
-    complete: (req: CompletionRequest) => (prompts.push(req.prompt), m.complete(req)),
-  });
-}
 
 const base: Partial<RunConfig> = { modelFile: file, modelSource: 'local', trusted: true, temperature: 0, maxTokens: 48, cwd: root };
 
@@ -81,7 +71,7 @@ describe('real model: an ART program', () => {
   });
 
   test('paused at a tool call, stepped back at no cost, overridden: the next request carries the override; the trace replays with no model', async () => {
-    const prompts: string[] = [];
+    const requests: CompletionRequest[] = [];
     const trace = join(dir, 'override.jsonl');
     const OVERRIDE = '["q", "z", "x"]';
     const seen: { n: number; step?: number; totals: ReturnType<typeof totals>; prompts: number }[] = [];
@@ -95,14 +85,14 @@ describe('real model: an ART program', () => {
         pauseAfterTool: true,
         maxRequests: 6,
         trace,
-        wrapModel: recording(prompts),
+        wrapModel: m => recordingModel(m, requests),
       } as RunConfig,
       (p, n, runner) => {
-        seen.push({ n, step: p.call?.step, totals: totals(), prompts: prompts.length });
+        seen.push({ n, step: p.call?.step, totals: totals(), prompts: requests.length });
         if (n === 1) runner.stepBack();
         else if (n === 2) {
           runner.setToolOutput(OVERRIDE);
-          overriddenAt = prompts.length;
+          overriddenAt = requests.length;
           runner.continue();
         } else runner.continue();
       },
@@ -111,8 +101,8 @@ describe('real model: an ART program', () => {
     assert.ok(seen.length >= 3, `pauses: ${JSON.stringify(seen.map(x => x.step))}`);
     assert.deepEqual(seen[2].totals, seen[1].totals, 'Step Back costs no tokens');
     assert.equal(seen[2].prompts, seen[1].prompts, 'and no request');
-    assert.ok(prompts.length > overriddenAt, 'a request after the override');
-    assert.ok(prompts[overriddenAt].includes(OVERRIDE), 'the next request carries the override');
+    assert.ok(requests.length > overriddenAt, 'a request after the override');
+    assert.ok(requests[overriddenAt].prompt.includes(OVERRIDE), 'the next request carries the override');
     assert.ok(totals().requests > seen[2].totals.requests, 'the local model went on once the run departed');
 
     const before = totals();
@@ -124,7 +114,7 @@ describe('real model: an ART program', () => {
 
 describe('real model: MultiTool-CoT', () => {
   test('an inline trigger pauses the run; an override there goes to the model', async () => {
-    const prompts: string[] = [];
+    const requests: CompletionRequest[] = [];
     let paused: PauseInfo | undefined;
     let overriddenAt = -1;
     const { result } = await runWith(
@@ -134,20 +124,20 @@ describe('real model: MultiTool-CoT', () => {
         mode: 'replay',
         pauseAfterTool: true,
         maxRequests: 4,
-        wrapModel: recording(prompts),
+        wrapModel: m => recordingModel(m, requests),
       } as RunConfig,
       (p, n, runner) => {
         if (n === 0) {
           paused = p;
           runner.setToolOutput('999');
-          overriddenAt = prompts.length;
+          overriddenAt = requests.length;
         }
         runner.continue();
       },
     );
     endedWell(result);
     assert.equal(paused?.call?.tool, 'Calculator');
-    assert.ok(prompts[overriddenAt]?.includes('999'), 'the next request carries the override');
+    assert.ok(requests[overriddenAt]?.prompt.includes('999'), 'the next request carries the override');
   });
 });
 

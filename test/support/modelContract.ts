@@ -1,9 +1,10 @@
 // The contract every ModelClient keeps, as one suite a client joins with one line (test/core/model/contract.test.ts):
 //   modelContract('the endpoint client, completions API', async () => ({ model, capabilities, prompt, ... }))
 // It checks what the runner relies on: the streamed chunks are the result's text; `complete` gives what `stream`
-// gives; a stop sequence ends the text before it (whether the endpoint honours it or the client gives up the stream);
-// usage counts tokens where the source says it has real counts; log-probabilities come when asked for, or are absent
-// where the source says it has none; an abort ends a stream at once and a request aborted beforehand sends nothing;
+// gives; a stop sequence ends the text before it (whether the endpoint honours it or the client gives up the stream),
+// and a source that declares it honours stops is sent them; usage counts tokens where the source says it has real
+// counts; log-probabilities come when asked for, or are absent where the source says it has none; an abort ends a
+// stream at once and a request aborted beforehand sends nothing;
 // a retried request is reported to the retry listeners and still answers. Where a client differs by design, the
 // suite reads the source's declared capabilities (core/launch/modelSources.ts) and checks that the client says so.
 import assert from 'node:assert/strict';
@@ -24,6 +25,11 @@ export interface ContractSubject {
    * listeners. Absent: the client makes no retries of its own, and must then offer no retry listener.
    */
   failNextRequest?: () => void;
+  /**
+   * The stop sequences the source itself was sent with the last request (what went over the wire). Given: a source
+   * that declares it honours stops must have been sent the request's stops, not only have them applied by the client.
+   */
+  sentStops?: () => readonly string[];
   close?: () => Promise<void>;
 }
 
@@ -77,6 +83,11 @@ export function modelContract(name: string, setup: () => Promise<ContractSubject
       const { chunks, result } = await drain(s.model.stream(request({ stop: ['\u0000never\u0000', stop] })));
       assert.equal(result.text, text.slice(0, at), `stop ${JSON.stringify(stop)} in ${JSON.stringify(text)}`);
       assert.equal(chunks.map(c => c.text).join(''), result.text, 'no chunk carried text past the stop');
+      if (s.capabilities.stopSequences && s.sentStops)
+        assert.ok(
+          s.sentStops().includes(stop),
+          `the source declares stops but was sent ${JSON.stringify(s.sentStops())}, not ${JSON.stringify(stop)}`,
+        );
     });
 
     test('usage: real token counts where the source has them', async () => {

@@ -1,8 +1,9 @@
 // Where an agent run stops at a tool call, whatever the chunking: the pause's call names the `:env-input` state
 // (the debug adapter shows that state's line in the spec) while the program so far ends with the tool-input state
 // (the env-input state's text is the tool's output, written only after the pause). Every split of the first
-// response is fed through a fake model, on both ways a stream stops at a call (a stop sequence, or the runner
-// aborting the stream), then the same through the scripted server and the real client with several chunk sizes.
+// response is fed through a fake model (chunkedModel), on both ways a stream stops at a call (a stop sequence the
+// model honours, or the runner aborting the stream of a model that honours none), then the same through the scripted
+// server and the real client with several chunk sizes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,11 +11,11 @@ import { compileAgent } from '../../../core/agent/compile';
 import { parseAgentFile } from '../../../core/agent/parse';
 import { OpenAIModel } from '../../../core/model/openai';
 import { ContinuationScript } from '../../../core/replay/script';
-import { StopScanner } from '../../../core/model/stops';
-import type { CompletionRequest, CompletionResult, ModelClient } from '../../../core/model/types';
+import type { ModelClient } from '../../../core/model/types';
 import { createAgentRunner } from '../../../core/launch/create';
 import type { RunnerEvents } from '../../../core/engine/types';
 import type { ToolLookup } from '../../../core/protocols/types';
+import { chunkedModel } from '../../support/fakeModels';
 import { ScriptedServer } from '../../support/scriptedServer';
 import { fixturePath, fakeTool } from '../../support/runs';
 
@@ -27,37 +28,6 @@ const PAST_CALL = '[Observation] Milhouse is a character.\n[Thought] I can look 
 const SCRIPT = ContinuationScript.parse(`${TO_CALL}[Observation]⟂⟦ Milhouse is a character.⟧\n[Final Thought] Done.\n[Answer] Nixon\n`, HEADER);
 
 const tools: ToolLookup = { get: name => fakeTool(name, input => ({ ok: true, output: `${name} found ${input}` })) };
-
-/**
- * A model that sends `chunks` as they are. With `honoursStop` it stands for an endpoint (or client) that applies
- * the stop sequences: the text ends before the first one, finish reason `stop`. Without, the runner sends no stop
- * sequences and must abort the stream itself at the call.
- */
-function chunkedModel(chunks: string[], honoursStop: boolean): ModelClient {
-  return {
-    id: 'chunked',
-    honoursStop,
-    async *stream(req: CompletionRequest): AsyncGenerator<{ text: string }, CompletionResult, void> {
-      const scanner = new StopScanner(req.stop);
-      let text = '';
-      for (const c of chunks) {
-        if (req.signal?.aborted) throw new Error('aborted');
-        const { release, stopped } = scanner.push(c);
-        if (release) {
-          text += release;
-          yield { text: release };
-        }
-        if (stopped) return { text, finishReason: 'stop' };
-      }
-      const rest = scanner.flush();
-      if (rest) yield { text: rest };
-      return { text: text + rest, finishReason: 'length' };
-    },
-    complete: async () => {
-      throw new Error('not used');
-    },
-  };
-}
 
 type Pause = RunnerEvents['paused'][0];
 
@@ -113,7 +83,7 @@ describe('an agent run stops at its env-input state whatever the chunking', { ti
       [[...(TO_CALL + PAST_CALL)], false],
     );
     for (const [chunks, honoursStop] of cases) {
-      assertAtObservation(await firstPause(chunkedModel(chunks, honoursStop)), `${honoursStop ? 'stop' : 'abort'} ${JSON.stringify(chunks)}`);
+      assertAtObservation(await firstPause(chunkedModel(chunks, { honoursStop })), `${honoursStop ? 'stop' : 'abort'} ${JSON.stringify(chunks)}`);
     }
   });
 

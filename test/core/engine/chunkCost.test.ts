@@ -10,36 +10,15 @@ import { readFileSync } from 'node:fs';
 import { compileAgent } from '../../../core/agent/compile';
 import { parseAgentFile } from '../../../core/agent/parse';
 import { Runner } from '../../../core/engine/runner';
-import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../../../core/model/types';
 import { AgentProtocol } from '../../../core/protocols/agentProtocol';
 import { ArtProtocol } from '../../../core/protocols/artProtocol';
 import type { ArtScanner } from '../../../core/protocols/artScan';
 import { MultiToolProtocol } from '../../../core/protocols/multitoolProtocol';
 import type { RunProtocol } from '../../../core/protocols/runProtocol';
+import { characterModel } from '../../support/fakeModels';
 import { fixturePath } from '../../support/runs';
 
 const NO_TOOLS = { get: () => undefined };
-
-/** A model that writes `target` (the whole generated text) on from where the prompt ends, one character a chunk. */
-function characterModel(protocol: RunProtocol, target: string): ModelClient {
-  return {
-    id: 'one-character',
-    honoursStop: false,
-    async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
-      const written = req.prompt.slice(protocol.prompt.length);
-      assert.ok(target.startsWith(written), 'the run goes on from a prefix of the target');
-      const rest = target.slice(written.length);
-      for (const c of rest) {
-        if (req.signal?.aborted) throw Object.assign(new Error('aborted'), { name: 'AbortError' });
-        yield { text: c };
-      }
-      return { text: rest, finishReason: 'stop' };
-    },
-    async complete(): Promise<CompletionResult> {
-      throw new Error('not used');
-    },
-  };
-}
 
 /** Runs `protocol` on `target` streamed one character a chunk; what detect() was given, and the text events. */
 async function run(protocol: RunProtocol, target: string) {
@@ -51,7 +30,7 @@ async function run(protocol: RunProtocol, target: string) {
     given += (added ?? written).length;
     return detect(written, added);
   };
-  const runner = new Runner(protocol, { model: characterModel(protocol, target), tools: NO_TOOLS, maxTokens: 10 ** 6 });
+  const runner = new Runner(protocol, { model: characterModel(protocol.prompt, target), tools: NO_TOOLS, maxTokens: 10 ** 6 });
   let events = 0;
   let notGrown = 0;
   runner.on('text', e => {

@@ -3,6 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { capabilitiesOf, hasLiveModel } from '../../../core/launch/modelSources';
+import { DEFAULT_LOCAL_SEQUENCES } from '../../../core/model/defaultModel';
 import { mayCallEndpoint } from '../../../core/launch/apiKey';
 import { cliModelSource, replayUnlessEndpoint } from '../../../core/cli/optionFlags';
 
@@ -13,15 +14,18 @@ describe('model sources: capabilities', () => {
       [c.stopSequences, c.generatedLogprobs, c.promptLogprobs, c.constraints, c.exactGrammar, c.needsKey, c.tokenCounts],
       [true, true, true, 'llama.cpp', true, false, true],
     );
+    assert.equal(c.concurrency, DEFAULT_LOCAL_SEQUENCES, 'requests decode at once on the sequences of its one context');
   });
   test("VS Code's models take no stops, log-probabilities or constraints, and no key", () => {
     const c = capabilitiesOf({ modelSource: 'vscode' });
     assert.deepEqual([c.stopSequences, c.generatedLogprobs, c.promptLogprobs, c.constraints, c.needsKey], [false, false, false, null, false]);
   });
-  test("the endpoint's depend on its API: prompt log-probabilities and stops on completions, function calling on tools", () => {
+  test("the endpoint's depend on its API: prompt log-probabilities on completions, function calling on tools; stops on all", () => {
     assert.equal(capabilitiesOf({ modelSource: 'endpoint', api: 'completions' }).promptLogprobs, true);
     assert.equal(capabilitiesOf({ modelSource: 'endpoint', api: 'chat' }).promptLogprobs, false);
-    assert.equal(capabilitiesOf({ modelSource: 'endpoint', api: 'chat' }).stopSequences, false);
+    // The chat completions API takes `stop` as the completions API does, and the client sends it (the contract suite checks).
+    for (const api of ['completions', 'chat', 'tools'] as const)
+      assert.equal(capabilitiesOf({ modelSource: 'endpoint', api }).stopSequences, true, api);
     assert.equal(capabilitiesOf({ modelSource: 'endpoint', api: 'tools' }).functionCalling, true);
     assert.equal(capabilitiesOf({ modelSource: 'endpoint' }).constraints, 'probe');
     assert.equal(capabilitiesOf({ modelSource: 'endpoint' }).needsKey, true);

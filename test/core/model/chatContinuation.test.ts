@@ -3,34 +3,13 @@
 // stop sequences applied here with the backend's stream given up at the first one, the local budget kept.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  ChatContinuationModel,
-  continuationMessages,
-  type ChatBackend,
-  type ChatFunction,
-  type ChatMessage,
-  type ChatPart,
-} from '../../../core/model/chatContinuation';
+import { ChatContinuationModel, continuationMessages, type ChatBackend, type ChatPart } from '../../../core/model/chatContinuation';
 import { artToolProgram } from '../../../core/protocols/artTools';
 import type { CompletionChunk } from '../../../core/model/types';
+import { scriptedChatBackend } from '../../support/fakeModels';
 
-/** A backend that replies with `parts`, recording what it was sent and whether its stream was given up early. */
-function scripted(parts: string[]) {
-  const sent: ChatMessage[][] = [];
-  const state = { delivered: 0, aborted: false };
-  const backend: ChatBackend = {
-    id: 'test:scripted',
-    async *send(messages, opts) {
-      sent.push(messages);
-      opts.signal.addEventListener('abort', () => (state.aborted = true));
-      for (const p of parts) {
-        state.delivered++;
-        yield p;
-      }
-    },
-  };
-  return { backend, sent, state };
-}
+/** A backend that replies with `parts` to every request (the kit's scripted chat model). */
+const scripted = (parts: string[]) => scriptedChatBackend([parts]);
 
 async function collect(model: ChatContinuationModel, prompt: string, stop?: string[], maxTokens?: number) {
   const it = model.stream({ prompt, stop, maxTokens });
@@ -44,11 +23,12 @@ async function collect(model: ChatContinuationModel, prompt: string, stop?: stri
 
 describe('ChatContinuationModel', () => {
   test('asks for the exact continuation in user messages and honours no stop sequence itself', async () => {
-    const { backend, sent } = scripted([' 18\nQ3: [EOQ]\nAns: 18']);
+    const { backend, log } = scripted([' 18\nQ3: [EOQ]\nAns: 18']);
     const model = new ChatContinuationModel(backend);
     assert.equal(model.honoursStop, false);
-    assert.equal(model.id, 'test:scripted');
+    assert.equal(model.id, 'test:scripted-chat');
     const { result } = await collect(model, 'Q2: [code execute]\n#2:');
+    const sent = log.sent.map(s => s.messages);
     assert.deepEqual(sent, [continuationMessages('Q2: [code execute]\n#2:')]);
     assert.deepEqual(
       sent[0].map(m => m.role),
@@ -59,13 +39,13 @@ describe('ChatContinuationModel', () => {
   });
 
   test('stops at the first stop sequence, split across parts, and gives up the stream there', async () => {
-    const { backend, state } = scripted(['Q1: [search] x\n#', '1: made up\nQ2:', ' more', ' and more']);
+    const { backend, log } = scripted(['Q1: [search] x\n#', '1: made up\nQ2:', ' more', ' and more']);
     const { chunks, result } = await collect(new ChatContinuationModel(backend), 'Input: x\n', ['\n#1:']);
     assert.equal(result.text, 'Q1: [search] x');
     assert.equal(chunks.map(c => c.text).join(''), 'Q1: [search] x');
     assert.equal(result.finishReason, 'stop');
-    assert.equal(state.delivered, 2, 'nothing read past the stop');
-    assert.equal(state.aborted, true);
+    assert.equal(log.delivered, 2, 'nothing read past the stop');
+    assert.equal(log.aborted, true);
   });
 
   test('a reply that restates the text or wraps it in a fence becomes the bare continuation, each repair reported', async () => {
@@ -85,6 +65,7 @@ describe('ChatContinuationModel', () => {
   });
 
   test("the caller's abort ends the completion with an abort error", async () => {
+    // One of a kind: the backend itself aborts the caller's signal between two parts, and does not heed it.
     const ctrl = new AbortController();
     const backend: ChatBackend = {
       id: 't',
@@ -103,38 +84,27 @@ describe('ChatContinuationModel', () => {
       { name: 'code execute', description: 'Runs Python.' },
     ]);
     const LIB = 'Input: Ann has 2 pens and buys 5.\nQ1: [calculator] 2 + 5\n#1: 7\nQ2: [EOQ]\nAns: 7\n----\nInput: 21 plus 3?\nQ1:';
-    /** A backend that calls functions, replying with `replies[i]` to its i-th request, recording what it was sent. */
-    function caller(replies: ChatPart[][]) {
-      const sent: { messages: ChatMessage[]; functions?: ChatFunction[] }[] = [];
-      const backend: ChatBackend = {
-        id: 'test:caller',
-        callsFunctions: true,
-        async *send(messages, opts) {
-          sent.push({ messages, functions: opts.functions });
-          yield* replies[sent.length - 1] ?? [];
-        },
-      };
-      return { backend, sent };
-    }
+    /** A backend that calls functions, replying with `replies[i]` to its i-th request. */
+    const caller = (replies: ChatPart[][]) => scriptedChatBackend(replies, { id: 'test:caller', callsFunctions: true });
 
     test('offers the tools as functions and writes a call as the tool step, through the answer marker', async () => {
-      const { backend, sent } = caller([[{ call: { name: 'calculator', arguments: '{"instruction": "21 + 3"}' } }]]);
+      const { backend, log } = caller([[{ call: { name: 'calculator', arguments: '{"instruction": "21 + 3"}' } }]]);
       const { result } = await collect(new ChatContinuationModel(backend, program), LIB, ['\n#1:']);
       assert.equal(result.text, ' [calculator] 21 + 3');
       assert.deepEqual(
-        sent[0].functions?.map(f => f.name),
+        log.sent[0].functions?.map(f => f.name),
         ['calculator', 'code_execute'],
       );
-      assert.deepEqual(sent[0].functions?.[0].parameters.required, ['instruction']);
-      assert.equal(sent[0].messages.at(-1)?.text, LIB, 'before the first call the text so far is the user message');
+      assert.deepEqual(log.sent[0].functions?.[0].parameters.required, ['instruction']);
+      assert.equal(log.sent[0].messages.at(-1)?.text, LIB, 'before the first call the text so far is the user message');
     });
 
     test("a tool step of the model's part goes back as the call and its result; text before a call is kept", async () => {
       const text = `${LIB} [calculator] 21 + 3\n#1: 24\nQ2:`;
-      const { backend, sent } = caller([[' [EOQ]\nAns: 24']]);
+      const { backend, log } = caller([[' [EOQ]\nAns: 24']]);
       const { result } = await collect(new ChatContinuationModel(backend, program), text, ['\n----']);
       assert.equal(result.text, ' [EOQ]\nAns: 24');
-      const [instruction, prompt, call, output, ...rest] = sent[0].messages;
+      const [instruction, prompt, call, output, ...rest] = log.sent[0].messages;
       assert.deepEqual([instruction.role, prompt.role, call.role, output.role], ['user', 'user', 'assistant', 'user']);
       assert.equal(prompt.text.endsWith('Input: 21 plus 3?\nQ1:'), true);
       assert.deepEqual(call.call, { id: 'art000001', name: 'calculator', arguments: '{"instruction":"21 + 3"}' });
@@ -152,9 +122,9 @@ describe('ChatContinuationModel', () => {
     });
 
     test('a backend that does not call functions gets the plain continuation request', async () => {
-      const { backend, sent } = scripted([' [calculator] 21 + 3\n#1:']);
+      const { backend, log } = scripted([' [calculator] 21 + 3\n#1:']);
       await collect(new ChatContinuationModel(backend, program), LIB, ['\n#1:']);
-      assert.deepEqual(sent[0], continuationMessages(LIB));
+      assert.deepEqual(log.sent[0].messages, continuationMessages(LIB));
     });
   });
 });

@@ -15,6 +15,7 @@ import { selectDemonstrations } from '../../../core/prompt/selection';
 import { chooseDemonstrations } from '../../../core/evaluation/taskSelection';
 import { MemoryTrace, parseTrace } from '../../../core/trace/trace';
 import { traceRecordProblem } from '../../../core/trace/schema';
+import { answeringModel } from '../../support/fakeModels';
 import { DUCKS, fakeTool, fixturePath, runWithoutPauses } from '../../support/runs';
 
 const LIB = `Preamble.
@@ -106,17 +107,7 @@ describe('the prompt and the reasons in the trace', () => {
   test('the run record holds the demonstrations with their lines and reasons; the schema accepts it', async () => {
     const demos = selectDemonstrations([lib], { input: 'Kenya' }, { exclude: [2] });
     const trace = new MemoryTrace();
-    const model = {
-      id: 'fake',
-      honoursStop: true,
-      // eslint-disable-next-line require-yield
-      async *stream() {
-        return { text: ' [EOQ]\nAns: Nairobi', finishReason: 'stop' };
-      },
-      async complete() {
-        return { text: '' };
-      },
-    };
+    const model = answeringModel(() => ' [EOQ]\nAns: Nairobi');
     const runner = createArtRunner({ library: lib, program: 2, demonstrations: demos }, { model, tools, trace });
     await runWithoutPauses(runner);
     const run = trace.records.find(r => r.t === 'run');

@@ -2,14 +2,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cleanCode, createLlmTools } from '../../../core/tools/codegen';
 import type { Tool } from '../../../core/tools/types';
-import { PYTHON, ctx, fakeModel } from './helpers';
+import { answeringModel, failingModel, hangingModel } from '../../support/fakeModels';
+import { PYTHON, ctx } from './helpers';
 
 const tools = new Map(createLlmTools({ pythonPath: PYTHON }).map(t => [t.info.name, t] as [string, Tool]));
 const tool = (name: string) => tools.get(name)!;
 
 describe('LLM-backed tools', () => {
   test('code generate: its own prompt holds only the instruction and the previous answer', async () => {
-    const model = fakeModel(() => '```python\nwords = "Savita Saeed".split()\nans = [w[2] for w in words]\nprint(ans)\n```');
+    const model = answeringModel(() => '```python\nwords = "Savita Saeed".split()\nans = [w[2] for w in words]\nprint(ans)\n```');
     const r = await tool('code generate').run(
       {
         instruction: 'What is the third letter of words in the list in #1?',
@@ -28,7 +29,7 @@ describe('LLM-backed tools', () => {
   });
 
   test('generate python code uses the task input as the input of step 1 (answers #0)', async () => {
-    const model = fakeModel(() => 'ans = 16 - 3 - 4\nprint(ans)');
+    const model = answeringModel(() => 'ans = 16 - 3 - 4\nprint(ans)');
     const r = await tool('generate python code').run(
       { instruction: 'Write down the arithmetic as python code', answers: new Map([[0, "Janet's ducks lay 16 eggs per day."]]) },
       ctx({ model }),
@@ -41,7 +42,7 @@ describe('LLM-backed tools', () => {
   });
 
   test('code edit reads the code on the lines after the instruction', async () => {
-    const model = fakeModel(() => 'x = set([1, 1, 2, 3])\nprint(x)\n----\n# another example the model started');
+    const model = answeringModel(() => 'x = set([1, 1, 2, 3])\nprint(x)\n----\n# another example the model started');
     const r = await tool('code edit').run({ instruction: 'Edit the following code to print the value of x\nx = set([1, 1, 2, 3])' }, ctx({ model }));
     assert.ok(r.ok);
     assert.equal(r.output, 'x = set([1, 1, 2, 3])\nprint(x)');
@@ -49,7 +50,7 @@ describe('LLM-backed tools', () => {
   });
 
   test('string index runs the generated code and answers with ans', async () => {
-    const model = fakeModel(() => 'words = ["Savita", "Saeed", "Ramos", "Sato", "Yadav"]\nans = [w[2] for w in words]\nprint(ans)');
+    const model = answeringModel(() => 'words = ["Savita", "Saeed", "Ramos", "Sato", "Yadav"]\nans = [w[2] for w in words]\nprint(ans)');
     const r = await tool('string index').run(
       { instruction: 'What is the third letter of words in the list in #1?', previousAnswer: '["Savita", "Saeed", "Ramos", "Sato", "Yadav"]' },
       ctx({ model }),
@@ -60,14 +61,14 @@ describe('LLM-backed tools', () => {
   });
 
   test('string permutation lists the permutations', async () => {
-    const model = fakeModel(() => 'from itertools import permutations\nans = ["".join(p) for p in permutations("abc")]');
+    const model = answeringModel(() => 'from itertools import permutations\nans = ["".join(p) for p in permutations("abc")]');
     const r = await tool('string permutation').run({ instruction: 'What are the possible permutations of "abc"?' }, ctx({ model }));
     assert.ok(r.ok);
     assert.deepEqual(JSON.parse(r.output.replace(/'/g, '"')), ['abc', 'acb', 'bac', 'bca', 'cab', 'cba']);
   });
 
   test("generated code that fails is an error with the traceback's last line", async () => {
-    const model = fakeModel(() => 'ans = undefined_name[0]');
+    const model = answeringModel(() => 'ans = undefined_name[0]');
     const r = await tool('string edit').run({ instruction: 'Reverse it', previousAnswer: 'abc' }, ctx({ model }));
     assert.equal(r.ok, false);
     assert.equal(!r.ok ? r.error : '', "[string edit] the generated code raised NameError: name 'undefined_name' is not defined");
@@ -79,19 +80,14 @@ describe('LLM-backed tools', () => {
       assert.equal(r.ok, false);
       assert.match(!r.ok ? r.error : '', new RegExp(`^no model configured for \\[${name}\\]`));
     }
-    const broken = fakeModel(() => {
-      throw new Error('429 rate limited');
-    });
-    const r = await tool('code generate').run({ instruction: 'do it' }, ctx({ model: broken }));
+    const r = await tool('code generate').run({ instruction: 'do it' }, ctx({ model: failingModel('429 rate limited') }));
     assert.equal(!r.ok ? r.error : '', '[code generate] the model request failed: 429 rate limited');
-    const empty = await tool('code generate').run({ instruction: 'do it' }, ctx({ model: fakeModel(() => '   ') }));
+    const empty = await tool('code generate').run({ instruction: 'do it' }, ctx({ model: answeringModel(() => '   ') }));
     assert.equal(!empty.ok ? empty.error : '', '[code generate] the model returned no code');
   });
 
   test('a model that never answers is stopped by the timeout', async () => {
-    const hanging = fakeModel(() => ({ text: '' }));
-    hanging.complete = req => new Promise((_, reject) => req.signal?.addEventListener('abort', () => reject(new Error('aborted'))));
-    const r = await tool('code generate').run({ instruction: 'do it' }, ctx({ model: hanging, timeoutMs: 200 }));
+    const r = await tool('code generate').run({ instruction: 'do it' }, ctx({ model: hangingModel(), timeoutMs: 200 }));
     assert.equal(r.ok, false);
     assert.equal(!r.ok && r.timedOut, true);
     assert.equal(!r.ok ? r.error : '', '[code generate] timed out after 200 ms');

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { loadCorpus, splitDocument, splitSentences } from '../../../core/tools/corpus';
 import { QUESTION_SEPARATOR } from '../../../core/tools/rerank';
 import { createSearchTool } from '../../../core/tools/search';
-import { CORPUS_DIR, ctx, fakeModel } from './helpers';
+import { answeringModel } from '../../support/fakeModels';
+import { CORPUS_DIR, ctx } from './helpers';
 
 describe('corpus', () => {
   test('a markdown heading is the title and paragraphs are passages', () => {
@@ -87,7 +88,7 @@ describe('search tool', () => {
     assert.ok(plain.ok);
     assert.doesNotMatch(plain.output, /Mussolini/, 'BM25 alone prefers another passage');
     // One logprob per word of the prompt (an echoing endpoint); question words are likely only after "Mussolini".
-    const model = fakeModel(req => {
+    const model = answeringModel(req => {
       const [passage, q] = req.prompt.split(QUESTION_SEPARATOR);
       const words = (s: string) => s.split(/\s+/).filter(Boolean);
       const qLogprob = passage.includes('Mussolini') ? -0.1 : -3;
@@ -102,7 +103,7 @@ describe('search tool', () => {
 
   test('without logprobs from the endpoint the BM25 order stays', async () => {
     const question = 'Who was Milhouse named after?';
-    const model = fakeModel(() => ({ text: ' ', tokenLogprobs: undefined }));
+    const model = answeringModel(() => ({ text: ' ', tokenLogprobs: undefined }));
     const plain = await createSearchTool({ corpusDir: CORPUS_DIR, maxPassages: 1 }).run({ instruction: question }, ctx());
     const r = await createSearchTool({ corpusDir: CORPUS_DIR, rerank: true, maxPassages: 1 }).run({ instruction: question }, ctx({ model }));
     assert.ok(r.ok && plain.ok);

@@ -164,8 +164,9 @@ function requireTrust(): void {
 
 /**
  * A path the model gave, as a URI: absolute, or relative to the (first) workspace folder; refused unless it lies in a
- * workspace folder, symbolic links followed (the agent may be prompt-injected: it gets the workspace the person opened,
- * not the rest of the disk).
+ * workspace folder, symbolic links followed (the agent may be prompt-injected: it gets the workspace the person
+ * opened, not the rest of the disk). A path naming `..` is refused: the system follows a link before the `..` after
+ * it, so `link/../x` is not the `x` beside the link that a check of the path's text would see.
  */
 function uriOf(file: string): vscode.Uri {
   const folders = vscode.workspace.workspaceFolders ?? [];
@@ -174,15 +175,28 @@ function uriOf(file: string): vscode.Uri {
   else if (file.startsWith('/') || /^[a-zA-Z]:[\\/]/.test(file)) uri = vscode.Uri.file(file);
   else if (folders[0]) uri = vscode.Uri.joinPath(folders[0].uri, file);
   else throw new ToolError(`${file}: a relative path needs an open workspace folder: open one`);
-  const inWorkspace =
-    uri.scheme === 'file'
+  return confined(uri, file);
+}
+
+/** `uri` when it lies in a workspace folder, else a ToolError naming `shown`. */
+function confined(uri: vscode.Uri, shown: string): vscode.Uri {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const inside = uri.path.split('/').includes('..')
+    ? false
+    : uri.scheme === 'file'
       ? folders.some(f => f.uri.scheme === 'file' && isInside(realPath(f.uri.fsPath), realPath(uri.fsPath)))
       : vscode.workspace.getWorkspaceFolder(uri) !== undefined;
-  if (!inWorkspace)
-    throw new ToolError(
-      `${file}: outside the workspace folders (${folders.map(f => f.uri.fsPath).join(', ') || 'none open'}): the ART tools act only on files of the open workspace; give a path inside it`,
-    );
-  return uri;
+  if (inside) return uri;
+  throw new ToolError(
+    `${shown}: outside the workspace folders (${folders.map(f => f.uri.fsPath).join(', ') || 'none open'}): the ART tools act only on files of the open workspace; give a path inside it`,
+  );
+}
+
+/** The task library a tool runs (and writes beside: results, a proposal): the one named, else the active editor's. */
+function libraryOf(given: string | undefined): vscode.Uri {
+  const library = given ? uriOf(given) : vscode.window.activeTextEditor?.document.uri;
+  if (!library?.path.endsWith('.art')) throw new ToolError('give "library" (a task library, .art) or open one in the editor');
+  return given ? library : confined(library, vscode.workspace.asRelativePath(library));
 }
 
 /** The document a tool acts on: the one named, else the active editor's. */
@@ -422,8 +436,7 @@ export function registerLanguageModelTools(deps: LmToolsDeps): vscode.Disposable
         }),
         invoke: async (o: vscode.LanguageModelToolInvocationOptions<EvaluateInput>, token) => {
           requireTrust();
-          const library = o.input.library ? uriOf(o.input.library) : vscode.window.activeTextEditor?.document.uri;
-          if (!library?.path.endsWith('.art')) throw new ToolError('give "library" (a task library, .art) or open one in the editor');
+          const library = libraryOf(o.input.library);
           const outcome = await deps.runner.evaluations.run(library, uriOf(o.input.data), o.input.task, token);
           if (!outcome) throw new ToolError('the evaluation did not run: its notification says why (the model settings, the dataset)');
           const r = outcome.report;
@@ -448,8 +461,7 @@ export function registerLanguageModelTools(deps: LmToolsDeps): vscode.Disposable
         invoke: async (o: vscode.LanguageModelToolInvocationOptions<ImproveInput>, token) => {
           requireTrust();
           const i = o.input;
-          const library = i.library ? uriOf(i.library) : vscode.window.activeTextEditor?.document.uri;
-          if (!library?.path.endsWith('.art')) throw new ToolError('give "library" (a task library, .art) or open one in the editor');
+          const library = libraryOf(i.library);
           if (!i.dev !== !i.test) throw new ToolError('give both "dev" and "test", or neither (then "train" is split in three by "seed")');
           const splits =
             i.dev && i.test ? { train: uriOf(i.train), dev: uriOf(i.dev), test: uriOf(i.test) } : { data: uriOf(i.train), seed: i.seed ?? 0 };

@@ -36,20 +36,23 @@ export interface LocalModelFile {
 /** The GGUF files of `dir` (none when it does not exist), by name. Partial downloads are not listed. */
 export function listModelFiles(dir: string): LocalModelFile[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true })
-    .filter(e => e.isFile() && e.name.toLowerCase().endsWith('.gguf'))
-    .map(e => {
-      const path = join(dir, e.name);
-      const st = statSync(path);
-      return {
-        name: e.name,
-        path,
-        bytes: st.size,
-        modified: st.mtime.toISOString(),
-        ...(e.name === DEFAULT_LOCAL_MODEL.file ? { known: DEFAULT_LOCAL_MODEL.name } : {}),
-      };
-    })
-    .sort((a, b) => a.name.localeCompare(b.name));
+  return (
+    readdirSync(dir, { withFileTypes: true })
+      // A split model (NAME-00001-of-00003.gguf, ...) is loaded from its first part: the others are not listed.
+      .filter(e => e.isFile() && e.name.toLowerCase().endsWith('.gguf') && !/-(?!0*1-of)\d+-of-\d+\.gguf$/i.test(e.name))
+      .map(e => {
+        const path = join(dir, e.name);
+        const st = statSync(path);
+        return {
+          name: e.name,
+          path,
+          bytes: st.size,
+          modified: st.mtime.toISOString(),
+          ...(e.name === DEFAULT_LOCAL_MODEL.file ? { known: DEFAULT_LOCAL_MODEL.name } : {}),
+        };
+      })
+      .sort((a, b) => a.name.localeCompare(b.name))
+  );
 }
 
 /** A file's SHA-256 (hex), streamed. */
@@ -121,12 +124,10 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
       `${uri}: cannot resolve the model (${oneLine(e)}): check the URI (hf:owner/repo/file.gguf, hf:owner/repo:quant or an https URL) and the network; HF_ENDPOINT sets a mirror`,
     );
   }
-  const cancelled = (partial?: string) => {
-    // The downloader named its unfinished progress file as the model: named back, the next pull resumes it.
-    if (partial && existsSync(partial)) {
-      if (statSync(partial).size === downloader.totalSize) rmSync(partial, { force: true });
-      else renameSync(partial, `${partial}.ipull`);
-    }
+  const cancelled = () => {
+    // The downloader named each unfinished progress file as the model (every part of a split model): named back, the
+    // next pull resumes it; a part already whole stays in `.partial/` and the next pull does not fetch it again.
+    for (const f of downloader.filesInfo) if (f.downloadedSize < f.totalSize && existsSync(f.filePath)) renameSync(f.filePath, `${f.filePath}.ipull`);
     return new PullError(`${uri}: cancelled; nothing was added to ${dir} (the part downloaded is kept: the same pull resumes it)`);
   };
   if (opts.signal?.aborted) throw cancelled();
@@ -137,7 +138,7 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
     if (opts.signal?.aborted) throw cancelled();
     throw new PullError(`${uri}: the download failed (${oneLine(e)}): run the same pull again to resume it`);
   }
-  if (opts.signal?.aborted) throw cancelled(partial);
+  if (opts.signal?.aborted) throw cancelled();
   if (isDefault) {
     const digest = await fileSha256(partial);
     if (digest !== DEFAULT_LOCAL_MODEL.sha256) {
@@ -147,9 +148,11 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
       );
     }
   }
-  const path = join(dir, basename(partial));
-  renameSync(partial, path);
-  return path;
+  // Every file of the model beside the others (a split model's parts load from its first), the entry point last.
+  const entry = basename(partial);
+  for (const f of [...downloader.filesInfo].sort((a, b) => Number(a.fileName === entry) - Number(b.fileName === entry)))
+    renameSync(f.filePath, join(dir, f.fileName));
+  return join(dir, entry);
 }
 
 /** `work`, or a rejection as soon as `signal` aborts (the work itself goes on unobserved). */

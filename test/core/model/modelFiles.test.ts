@@ -109,6 +109,28 @@ describe('local model files', () => {
     }
   });
 
+  test('a split model: every part is downloaded and moved beside the models, the listing shows its first part', async () => {
+    const parts = [ggufBytes(1 << 20), ggufBytes(512 << 10)];
+    const h = await hub({
+      '/someone/tiny-GGUF/resolve/main/big-00001-of-00002.gguf': parts[0],
+      '/someone/tiny-GGUF/resolve/main/big-00002-of-00002.gguf': parts[1],
+    });
+    const dir = tmp();
+    try {
+      const path = await pullModel({ uri: 'hf:someone/tiny-GGUF/big-00001-of-00002.gguf', dir, hubEndpoint: h.url });
+      assert.equal(path, join(dir, 'hf_someone_tiny-GGUF_big-00001-of-00002.gguf'));
+      assert.ok(readFileSync(path).equals(parts[0]), 'the first part, whole');
+      assert.ok(readFileSync(join(dir, 'hf_someone_tiny-GGUF_big-00002-of-00002.gguf')).equals(parts[1]), 'the second part beside it, whole');
+      assert.deepEqual(
+        listModelFiles(dir).map(f => f.name),
+        ['hf_someone_tiny-GGUF_big-00001-of-00002.gguf'],
+      );
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('the default model keeps its file name and its digest is checked: a wrong file is refused', async () => {
     const [, owner, repo, name] = /^hf:([^/]+)\/([^/]+)\/(.+)$/.exec(DEFAULT_LOCAL_MODEL.uri)!;
     const h = await hub({ [`/${owner}/${repo}/resolve/main/${name}`]: ggufBytes(1 << 20) });

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'mocha';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { artStudio, disposeAndStopDebugging, open, until, workspaceUri, writeWorkspaceFile } from './helpers';
 
@@ -98,7 +98,9 @@ describe('language model tools (vscode.lm) on the editor and a debug session', f
     try {
       writeFileSync(join(outside, 'secret.art'), 'Input: x\nQ1: [EOQ]\nAns: x\n');
       symlinkSync(outside, link);
-      for (const file of [join(outside, 'secret.art'), 'lm-outside-link/secret.art', vscode.Uri.file(join(outside, 'secret.art')).toString()])
+      // `link/..` is where the link leads, not the workspace: a path naming `..` is refused.
+      const dotdot = `${link}/../${basename(outside)}/secret.art`;
+      for (const file of [join(outside, 'secret.art'), 'lm-outside-link/secret.art', vscode.Uri.file(join(outside, 'secret.art')).toString(), dotdot])
         await assert.rejects(
           invoke('art_check', { file }),
           /outside the workspace folders .*: the ART tools act only on files of the open workspace/,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `art` command line: check, parse, monitor and compare (and run, see run.ts) over the core, for terminals and CI.
 import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
 import { checkFiles, checkSummary, formatDiagnostic, UNREADABLE_FILE } from './check';
 import { compareCommand } from './compare';
 import { constrainCommand } from './constrain';
@@ -86,12 +87,14 @@ export async function main(
         if (!positionals.length) throw new CliError('art check: give at least one .art or .agent file');
         // A file that cannot be read is one line on stderr (and an `unreadable-file` entry in --json); the others
         // are still checked, and the exit code is 2.
-        const { diagnostics, unreadable } = checkFiles(positionals);
+        // Each file once, however often it is named (a.art and ./a.art are one file).
+        const files = positionals.filter((p, i) => positionals.findIndex(q => resolve(q) === resolve(p)) === i);
+        const { diagnostics, unreadable } = checkFiles(files);
         for (const line of unreadable) io.err(line);
         if (values.json) io.out(terminalJson(diagnostics, 2));
         else {
           for (const d of diagnostics) if (d.code !== UNREADABLE_FILE) io.out(formatDiagnostic(d));
-          if (!values.quiet) io.out(checkSummary(positionals.length, diagnostics));
+          if (!values.quiet) io.out(checkSummary(files.length, diagnostics));
         }
         return unreadable.length ? 2 : diagnostics.some(d => d.severity === 'error') ? 1 : 0;
       }

@@ -118,16 +118,25 @@ function registerCheck(server: McpServer, ctx: McpContext): void {
     },
     async args =>
       guarded('check', ctx, undefined, async () => {
-        // Checked at their absolute paths, shown as the client gave them.
+        // Checked once each at their absolute paths, shown as the client first gave them; every name given gets its
+        // file's diagnostics (a.art and ./a.art are one file).
+        const absolute = new Map<string, string>();
         const given = new Map<string, string>();
-        for (const f of args.files) given.set(await pathIn(ctx, f, 'file'), f);
-        const diagnostics = checkFiles([...given.keys()]).diagnostics.map(d => ({ ...d, file: given.get(d.file) ?? d.file }));
-        const summary = checkSummary(args.files.length, diagnostics);
+        for (const f of args.files) {
+          const path = await pathIn(ctx, f, 'file');
+          absolute.set(f, path);
+          if (!given.has(path)) given.set(path, f);
+        }
+        const checked = checkFiles([...given.keys()]).diagnostics;
+        const diagnostics = checked.map(d => ({ ...d, file: given.get(d.file) ?? d.file }));
+        const summary = checkSummary(given.size, diagnostics);
         // Nothing read, nothing checked: an error naming each file and the fix, not a report of problems.
         if (unreadFiles(diagnostics) >= given.size) throw new CliError([...diagnostics.map(d => `${d.file}: ${d.message}`), summary].join('\n'));
         const files = args.files.map(file => ({
           file,
-          diagnostics: diagnostics.filter(d => d.file === file).map(({ range, severity, code, message }) => ({ range, severity, code, message })),
+          diagnostics: checked
+            .filter(d => d.file === absolute.get(file))
+            .map(({ range, severity, code, message }) => ({ range, severity, code, message })),
         }));
         return toolResult([...diagnostics.map(formatDiagnostic), summary].join('\n'), {
           files,

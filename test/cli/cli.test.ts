@@ -95,6 +95,15 @@ describe('art check', () => {
     assert.deepEqual(ds[2].range, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } });
   });
 
+  test('a file named twice is checked once; none read is never "no problems"', async () => {
+    const clean = fixturePath('programs/arithmetic.art');
+    const twice = await art('check', clean, clean.replace(/\/([^/]+)$/, '/./$1'));
+    assert.equal(twice.stdout.trim(), 'checked 1 file: no problems');
+    const missing = await art('check', '/nonexistent/a.art', '/nonexistent/./a.art');
+    assert.equal(missing.code, 2);
+    assert.equal(missing.stdout.trim(), 'nothing checked: 1 file could not be read');
+  });
+
   test('--json: LSP-shaped, 0-based ranges', async () => {
     const f = write('bad.agent', '(define a\n  (:states (Q (:text "[Q]")))\n  (:behavior (next Q X)))\n');
     const r = await art('check', '--json', f);

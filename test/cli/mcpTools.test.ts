@@ -120,6 +120,18 @@ describe('art mcp tools (in process)', () => {
     assert.match(text(r), /missing\.art: no such file: check the path/);
     assert.match(text(r), /nothing checked: 1 file could not be read/);
     assert.doesNotMatch(text(r), /no problems/);
+    const twice = await call(c, 'check', { files: ['missing.art', './missing.art'] });
+    assert.equal(twice.isError, true, 'a file named twice is still one file not read');
+    assert.match(text(twice), /nothing checked: 1 file could not be read/);
+    const typo = join(work, 'alias-typo.art');
+    writeFileSync(typo, readFileSync(join(ROOT, LIBRARY), 'utf8').replace('[code execute]', '[code exectue]'));
+    const aliases = data(await call(c, 'check', { files: [typo, `${work}/./alias-typo.art`, 'missing.art'] }));
+    assert.match(aliases.summary, /^checked 1 of 2 files: 1 warning; 1 could not be read$/);
+    assert.deepEqual(
+      aliases.files.map((f: { diagnostics: { code: string }[] }) => f.diagnostics.map(d => d.code)),
+      [['tool-name-typo'], ['tool-name-typo'], ['unreadable-file']],
+      "each name gets its file's diagnostics",
+    );
   });
 
   test('run: replays Elementary Math to 210 with the program written and its calls', async () => {

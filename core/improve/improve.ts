@@ -115,7 +115,6 @@ export interface ImproveEnd {
 
 export class ImproveError extends Error {}
 
-/** The proposed library's path when none is given: `LIBRARY.improved.art` beside it. */
 /**
  * Why the proposed library may not be written at `out`, or null: only over nothing, an empty file, or an earlier
  * proposal (its first line art improve's header), never over a file of the user's (a caller of `art mcp` may be
@@ -124,10 +123,11 @@ export class ImproveError extends Error {}
 export function proposalTargetProblem(out: string): string | null {
   return writeTargetProblem(out, (_json, line) => line.startsWith(HEADER_PREFIX), {
     notOwn: `not a library art improve proposed (its first line is not "${HEADER_PREFIX} …"), so it is not written over`,
-    give: 'give a new file for the proposed library (--out)',
+    give: 'move it away, or name another file for the proposed library (art improve --out, MCP improve\'s "out")',
   });
 }
 
+/** The proposed library's path when none is given: `LIBRARY.improved.art` beside it. */
 export function defaultImprovedPath(library: string): string {
   return join(dirname(library), `${basename(library, extname(library))}.improved.art`);
 }

@@ -7,7 +7,7 @@ import { LaunchError } from './options';
 import type { PreparedRun, RunConfig } from './session';
 
 /** What a command tool or MCP server answers while a prompt is built (nothing is started for it). */
-export const PROMPT_STARTS_NOTHING = 'Building a prompt starts no command tool or MCP server';
+export const PROMPT_STARTS_NOTHING = "Building a prompt runs none of the tool file's tools (commands, HTTP tools, MCP servers)";
 
 /** The prompt of a prepared run (what its first request sends), its demonstrations and why each was chosen. */
 export function promptReportOf(run: PreparedRun, sample?: { index: number; of: number }): PromptReport {

@@ -93,7 +93,7 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
   const notStarted = opts.trusted && opts.userToolsRefused !== undefined ? (loaded.config?.tools ?? []) : [];
   if (notStarted.length)
     problems.push(
-      `${fileName}: its ${notStarted.length} tool(s) and MCP server(s) (${notStarted.map(t => (t.kind === 'mcp' ? `MCP server ${t.command.join(' ')}` : t.name)).join(', ')}) do not run: ${opts.userToolsRefused}`,
+      `${fileName}: its ${notStarted.length} ${notStarted.length === 1 ? 'entry' : 'entries'} (${notStarted.map(t => (t.kind === 'mcp' ? `MCP server ${t.command.join(' ')}` : t.name)).join(', ')}) do not run: ${opts.userToolsRefused}`,
     );
   if (loaded.config) {
     for (const [index, entry] of loaded.config.tools.entries()) {

@@ -135,7 +135,7 @@ describe('art improve', () => {
     writeFileSync(join(dir, 'notes.md'), '# my notes\n');
     const other = await runCli([...base, '--out', 'notes.md'], { cwd: dir });
     assert.equal(other.code, 2);
-    assert.match(other.stderr, /notes\.md: not a library art improve proposed .*so it is not written over: give a new file/);
+    assert.match(other.stderr, /notes\.md: not a library art improve proposed .*so it is not written over: move it away, or name another file/);
     assert.equal(readFileSync(join(dir, 'notes.md'), 'utf8'), '# my notes\n', 'the file is untouched');
     const small = await runCli([...base, '--budget', '10'], { cwd: dir });
     assert.match(small.stderr, /^art improve: --budget 10 is below the least this needs, \d+ requests/);

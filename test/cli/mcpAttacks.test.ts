@@ -323,7 +323,7 @@ describe('art mcp attacked: commands (item 3)', () => {
       const r = data(await c.call('run', { file: 'marks.art', task: 'Marks' }));
       assert.match(r.calls[0].error, /started without --allow-tools/);
       assert.ok(
-        r.notes.some((n: string) => /tool\(s\) and MCP server\(s\) \(mark, slow, post\) do not run/.test(n)),
+        r.notes.some((n: string) => /its 3 entries \(mark, slow, post\) do not run/.test(n)),
         r.notes.join('\n'),
       );
       await c.call('test', { files: ['marks.art'], tools: 'all' });

@@ -34,6 +34,11 @@ interface FakeOptions {
    * ends its text, as every client does; the runner sends none to a model that does not honour them.
    */
   honoursStop?: boolean;
+  /**
+   * An endpoint that ignores the stop sequences it is sent (some do): the text goes on past them, and what the caller
+   * does with it is tested (a tool's own cut).
+   */
+  ignoresStops?: boolean;
 }
 
 const aborted = (signal: AbortSignal | undefined) =>
@@ -67,7 +72,8 @@ async function* streamPieces(
   return { finishReason: 'stop', ...extra, text: text + rest };
 }
 
-function fake(id: string, opts: FakeOptions, stream: (req: CompletionRequest) => AsyncGenerator<CompletionChunk, CompletionResult, void>): FakeModel {
+function fake(id: string, opts: FakeOptions, habit: (req: CompletionRequest) => AsyncGenerator<CompletionChunk, CompletionResult, void>): FakeModel {
+  const stream = (req: CompletionRequest) => habit(opts.ignoresStops ? { ...req, stop: undefined } : req);
   const requests: CompletionRequest[] = [];
   const model: FakeModel = {
     id: opts.id ?? id,

@@ -24,8 +24,8 @@ const fastRetry = { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5 };
 after(() => ScriptedServer.closeAll());
 
 /** The endpoint client of `api` against a scripted server that writes REPLY after PROMPT; the stops each request sent. */
-async function endpoint(api: 'completions' | 'chat' | 'tools') {
-  const server = await new ScriptedServer({ tokenDelayMs: 0 }).setScripts(ContinuationScript.parse(REPLY, PROMPT)).start();
+async function endpoint(api: 'completions' | 'chat' | 'tools', honourStop = true) {
+  const server = await new ScriptedServer({ tokenDelayMs: 0, honourStop }).setScripts(ContinuationScript.parse(REPLY, PROMPT)).start();
   const opts: OpenAIModelOptions = { baseURL: server.baseURL, model: 'm', api, retry: fastRetry };
   if (api === 'tools') opts.toolProgram = artToolProgram([{ name: 'calculator', description: 'arithmetic' }]);
   return {
@@ -39,6 +39,20 @@ async function endpoint(api: 'completions' | 'chat' | 'tools') {
 for (const api of ['completions', 'chat', 'tools'] as const)
   modelContract(`the endpoint client, ${api} API`, async () => {
     const { server, model, capabilities, sentStops } = await endpoint(api);
+    return {
+      model,
+      capabilities,
+      sentStops,
+      prompt: PROMPT,
+      failNextRequest: () => server.injectFaults({ status: 503 }),
+      close: () => server.close(),
+    };
+  });
+
+// An endpoint that ignores the stop sequences it is sent (some chat servers do): the client itself ends the text.
+for (const api of ['completions', 'chat'] as const)
+  modelContract(`the endpoint client, ${api} API, against a server that ignores stops`, async () => {
+    const { server, model, capabilities, sentStops } = await endpoint(api, false);
     return {
       model,
       capabilities,

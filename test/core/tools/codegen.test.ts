@@ -42,7 +42,8 @@ describe('LLM-backed tools', () => {
   });
 
   test('code edit reads the code on the lines after the instruction', async () => {
-    const model = answeringModel(() => 'x = set([1, 1, 2, 3])\nprint(x)\n----\n# another example the model started');
+    // An endpoint that ignores the stop sequence: the tool cuts at the next example itself.
+    const model = answeringModel(() => 'x = set([1, 1, 2, 3])\nprint(x)\n----\n# another example the model started', { ignoresStops: true });
     const r = await tool('code edit').run({ instruction: 'Edit the following code to print the value of x\nx = set([1, 1, 2, 3])' }, ctx({ model }));
     assert.ok(r.ok);
     assert.equal(r.output, 'x = set([1, 1, 2, 3])\nprint(x)');

@@ -185,6 +185,16 @@ export function record(runner: Runner): { name: keyof RunnerEvents; payload: any
   return events;
 }
 
+/** Runs `r` to its end, continuing at every pause; each pause as `reason:error` (the tool's error, if any). */
+export async function runContinuing(r: Runner): Promise<{ result: RunResult; pauses: string[] }> {
+  const pauses: string[] = [];
+  r.on('paused', ({ reason, call }) => {
+    pauses.push(`${reason}:${call?.error}`);
+    r.continue();
+  });
+  return { result: await r.run(), pauses };
+}
+
 /**
  * Runs `r` to its end in a test that continues no pause. A pause there (a tool error pauses even with
  * `pauseAfterTool: false`) would wait for a `continue` that never comes while the scripted server keeps the test

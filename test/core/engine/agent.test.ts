@@ -11,7 +11,7 @@ import { ContinuationScript } from '../../../core/replay/script';
 import { createAgentRunner, createMultiToolRunner } from '../../../core/launch/create';
 import { MemoryTrace } from '../../../core/trace/trace';
 import { replayTrace } from '../../../core/replay/traceReplay';
-import { failingTool, fixturePath, record, runWithoutPauses, scriptedSuite } from '../../support/runs';
+import { failingTool, fixturePath, record, runContinuing, runWithoutPauses, scriptedSuite } from '../../support/runs';
 
 const react = compileAgent(parseAgentFile(readFileSync(fixturePath('agents/react.agent'), 'utf8')).agents[0]);
 const QUESTION = 'Musician and satirist Allie Goertz wrote a song about the "The Simpsons" character Milhouse, who Matt Groening named after who?';
@@ -192,12 +192,7 @@ describe('agent specs and inline triggers against the scripted server', { timeou
     server.setScripts(MULTITOOL_SCRIPT);
     const failing = failingTool(tools, 'calculator', 'calculator offline');
     const r = createMultiToolRunner({ prompt: MULTITOOL_PROMPT, endMarkers: ['\n\nQ:'] }, { model: model(), tools: failing, pauseAfterTool: false });
-    const errors: string[] = [];
-    r.on('paused', ({ reason, call }) => {
-      errors.push(`${reason}:${call?.error}`);
-      r.continue();
-    });
-    const result = await r.run();
+    const { result, pauses: errors } = await runContinuing(r);
     assert.equal(result.reason, 'finished', result.error);
     assert.deepEqual(errors, ['tool-error:calculator offline', 'tool-error:calculator offline']);
     assert.ok(result.snapshot.calls.every(c => c.fallback));

@@ -14,7 +14,7 @@ import { createArtRunner } from '../../../core/launch/create';
 import { MemoryTrace } from '../../../core/trace/trace';
 import { replayTrace } from '../../../core/replay/traceReplay';
 import type { RunnerOptions } from '../../../core/engine/runnerOptions';
-import { failingTool, fixturePath, runWithoutPauses, scriptedSuite } from '../../support/runs';
+import { failingTool, fixturePath, runContinuing, runWithoutPauses, scriptedSuite } from '../../support/runs';
 
 const LIBRARY = parseArt(readFileSync(fixturePath('programs/inline-triggers.art'), 'utf8'));
 /** The program run: Ana's pens (3 * 4 = 12, change 8). */
@@ -153,12 +153,7 @@ describe('inline triggers inside ART answers against the scripted server', { tim
     server.setScripts(SCRIPT);
     const failing = failingTool(tools, 'calculator', 'calculator offline');
     const r = runner(true, { tools: failing });
-    const errors: string[] = [];
-    r.on('paused', ({ reason, call }) => {
-      errors.push(`${reason}:${call?.error}`);
-      r.continue();
-    });
-    const result = await r.run();
+    const { result, pauses: errors } = await runContinuing(r);
     assert.equal(result.reason, 'finished', result.error);
     assert.deepEqual(errors, ['tool-error:calculator offline', 'tool-error:calculator offline']);
     assert.ok(result.snapshot.calls.every(c => c.fallback && c.appended === '>>'));

@@ -34,26 +34,11 @@ describe('prepareRun: an agent spec in replay mode', () => {
   });
 
   test('the same question given as the input replays too; another question is refused in one line', async () => {
-    const same = await prepareRun({
-      program: EXAMPLE,
-      mode: 'replay',
-      cwd: ROOT,
-      trusted: true,
-      pauseAfterTool: false,
-      pauseOnToolError: false,
-      input: QUESTION,
-    });
-    await same.dispose();
+    const replayWith = (input: string) =>
+      prepareRun({ program: EXAMPLE, mode: 'replay', cwd: ROOT, trusted: true, pauseAfterTool: false, pauseOnToolError: false, input });
+    await (await replayWith(QUESTION)).dispose();
     await assert.rejects(
-      prepareRun({
-        program: EXAMPLE,
-        mode: 'replay',
-        cwd: ROOT,
-        trusted: true,
-        pauseAfterTool: false,
-        pauseOnToolError: false,
-        input: 'Who wrote Hamlet?',
-      }),
+      replayWith('Who wrote Hamlet?'),
       (e: Error) => e instanceof LaunchError && /react\.transcript\.txt answers the question ".*": leave the input empty/.test(e.message),
     );
   });

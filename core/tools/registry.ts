@@ -5,6 +5,7 @@
 // with an error, MCP servers are not started, and only names known without running anything are listed.
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { plural } from '../common/counts';
 import { normalizeName } from '../art/ast';
 import { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from '../art/knownTools';
 import { createCalculatorTool } from './calculator';
@@ -93,7 +94,7 @@ export async function createToolRegistry(opts: ToolRegistryOptions): Promise<Too
   const notStarted = opts.trusted && opts.userToolsRefused !== undefined ? (loaded.config?.tools ?? []) : [];
   if (notStarted.length)
     problems.push(
-      `${fileName}: its ${notStarted.length} ${notStarted.length === 1 ? 'entry' : 'entries'} (${notStarted.map(t => (t.kind === 'mcp' ? `MCP server ${t.command.join(' ')}` : t.name)).join(', ')}) do not run: ${opts.userToolsRefused}`,
+      `${fileName}: its ${plural(notStarted.length, 'entry', 'entries')} (${notStarted.map(t => (t.kind === 'mcp' ? `MCP server ${t.command.join(' ')}` : t.name)).join(', ')}) ${notStarted.length === 1 ? 'does' : 'do'} not run: ${opts.userToolsRefused}`,
     );
   if (loaded.config) {
     for (const [index, entry] of loaded.config.tools.entries()) {

@@ -3,6 +3,7 @@
 // `npm run test:corpus` and the full test line) reads it; every other test uses the project's own test/fixtures.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setupError } from './provision';
 
 export const CORPUS = process.env.ART_CORPUS ?? resolve(__dirname, '../../../shared/corpus');
 
@@ -21,7 +22,5 @@ export function corpusMissing(): string | undefined {
 export function requireCorpus(): void {
   const missing = corpusMissing();
   if (!missing) return;
-  const e = new Error(missing);
-  e.stack = missing;
-  throw e;
+  throw setupError(missing);
 }

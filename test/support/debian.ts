@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { setupError } from './provision';
 
 const onPath = (cmd: string) => (process.env.PATH ?? '').split(delimiter).some(d => d && existsSync(join(d, cmd)));
 const pythonImports = (module: string) => spawnSync('/usr/bin/python3', ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0;
@@ -31,8 +32,7 @@ export function hasDebianPackage(pkg: DebianPackage): boolean {
 export function requireDebianPackage(...pkgs: DebianPackage[]): void {
   const missing = pkgs.filter(p => !hasDebianPackage(p));
   if (!missing.length) return;
-  const msg = `this test needs the Debian package${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: run \`npm run setup\` (or sudo apt-get install ${missing.join(' ')})`;
-  const e = new Error(msg);
-  e.stack = msg;
-  throw e;
+  throw setupError(
+    `this test needs the Debian package${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: run \`npm run setup\` (or sudo apt-get install ${missing.join(' ')})`,
+  );
 }

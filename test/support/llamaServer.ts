@@ -3,44 +3,22 @@
 // (outside the checkout; `npm run setup` builds it, so a suite never compiles in the middle of a run). Each test file
 // starts its own server on 127.0.0.1 on a free port, waits until its health route says the model is loaded, and stops
 // it in `after` (a server still running when the test process exits is killed with it).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { localModelPath } from './localModel';
+import { provisionedPath } from './provision';
 import { until } from './until';
 import { RecordingProxy } from './recordingProxy';
-
-/** The checkout's root, found upwards from here (test/support under tsx). */
-const root = (() => {
-  for (let d = __dirname; ; d = dirname(d)) {
-    if (existsSync(join(d, 'scripts/llama-server.mjs'))) return d;
-    if (dirname(d) === d) throw new Error(`scripts/llama-server.mjs not found above ${__dirname}`);
-  }
-})();
 
 /** The name the server answers to (`--alias`), sent as the request's model. */
 export const LLAMA_MODEL = 'gemma-3-270m';
 
-let known: string | undefined;
-
 /** The path of the built llama-server; throws one line naming the fix when it cannot be built. */
 export function llamaServerPath(): string {
-  if (known) return known;
-  const r = spawnSync(process.execPath, [join(root, 'scripts/llama-server.mjs')], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const path = r.stdout.trim().split('\n').at(-1);
-  if (r.status !== 0 || !path) {
-    const msg = `this test needs llama-server: \`node scripts/llama-server.mjs\` failed (exit ${r.status ?? r.signal}); run it (or \`npm run setup\`) to see why`;
-    const e = new Error(msg);
-    e.stack = msg;
-    throw e;
-  }
-  return (known = path);
+  return provisionedPath('scripts/llama-server.mjs', [], 'llama-server', 'run it (or `npm run setup`) to see why');
 }
 
 export interface LlamaServer {

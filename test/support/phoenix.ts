@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './telemetry';
+import { setupError } from './provision';
 
 export const PHOENIX_VENV =
   process.env.ART_PHOENIX_VENV ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'art-studio', 'phoenix-venv');
@@ -24,9 +25,7 @@ export function phoenixMissing(): string | undefined {
 export function requirePhoenix(): void {
   const missing = phoenixMissing();
   if (!missing) return;
-  const e = new Error(missing);
-  e.stack = missing;
-  throw e;
+  throw setupError(missing);
 }
 
 /** A span as Phoenix's REST API returns it. */

@@ -9,6 +9,7 @@ import { ChatContinuationModel } from '../../../core/model/chatContinuation';
 import { RequestLimiter } from '../../../core/model/limiter';
 import { LocalModel } from '../../../core/model/localModel';
 import { OpenAIModel, type OpenAIModelOptions } from '../../../core/model/openai';
+import type { ModelClient } from '../../../core/model/types';
 import { CachedModel } from '../../../core/replay/cachedModel';
 import { ContinuationScript } from '../../../core/replay/script';
 import { artToolProgram } from '../../../core/protocols/artTools';
@@ -63,38 +64,23 @@ modelContract('the chat continuation over a scripted backend (VS Code language m
   prompt: PROMPT,
 }));
 
-modelContract('the request cache over the endpoint (requests it has not recorded)', async () => {
-  const { server, model, capabilities } = await endpoint('completions');
-  return {
-    model: new CachedModel(model, []),
-    capabilities,
-    prompt: PROMPT,
-    failNextRequest: () => server.injectFaults({ status: 503 }),
-    close: () => server.close(),
-  };
-});
-
-modelContract('the redacting wrapper over the endpoint', async () => {
-  const { server, model, capabilities } = await endpoint('completions');
-  return {
-    model: redactedModel(model, ['sk-contract-secret-1234']),
-    capabilities,
-    prompt: PROMPT,
-    failNextRequest: () => server.injectFaults({ status: 503 }),
-    close: () => server.close(),
-  };
-});
-
-modelContract('the limiting wrapper over the endpoint', async () => {
-  const { server, model, capabilities } = await endpoint('completions');
-  return {
-    model: new RequestLimiter(2).wrap(model),
-    capabilities,
-    prompt: PROMPT,
-    failNextRequest: () => server.injectFaults({ status: 503 }),
-    close: () => server.close(),
-  };
-});
+// The wrappers the runs put over the endpoint client keep its contract.
+const WRAPPERS: [string, (m: OpenAIModel) => ModelClient][] = [
+  ['the request cache over the endpoint (requests it has not recorded)', m => new CachedModel(m, [])],
+  ['the redacting wrapper over the endpoint', m => redactedModel(m, ['sk-contract-secret-1234'])],
+  ['the limiting wrapper over the endpoint', m => new RequestLimiter(2).wrap(m)],
+];
+for (const [name, wrap] of WRAPPERS)
+  modelContract(name, async () => {
+    const { server, model, capabilities } = await endpoint('completions');
+    return {
+      model: wrap(model),
+      capabilities,
+      prompt: PROMPT,
+      failNextRequest: () => server.injectFaults({ status: 503 }),
+      close: () => server.close(),
+    };
+  });
 
 modelContract('the local model (Gemma 3 270M, a few short requests)', async () => ({
   model: new LocalModel({ file: localModelPath(), contextSize: 256 }),

@@ -28,16 +28,21 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
     new OpenAIModel({ baseURL: server.baseURL, model: 'scripted', retry: { initialDelayMs: 5, maxDelayMs: 50 }, ...extra });
   const runner = (opts: Partial<RunnerOptions> = {}) =>
     createArtRunner({ library, program: DUCKS }, { model: model(), tools, pauseAfterTool: false, ...opts });
+  /** The ducks program run to its end with no pause, traced, its events recorded: it finishes answering 18. */
+  const ducksToTheEnd = async (signal: AbortSignal) => {
+    const trace = new MemoryTrace();
+    const r = runner({ trace });
+    const events = record(r);
+    const result = await runWithoutPauses(r, signal);
+    assert.equal(result.reason, 'finished', result.error);
+    assert.equal(result.answer, '18');
+    return { trace, events, result };
+  };
   /** Requests that continue the program (not the code generator's own prompt). */
   const programRequests = () => server.requests.filter(r => !r.prompt.endsWith('Python code:\n'));
 
   test('generate python code, then code execute (Python really runs), with stop sequences: no token past a call', async t => {
-    const trace = new MemoryTrace();
-    const r = runner({ trace });
-    const events = record(r);
-    const result = await runWithoutPauses(r, t.signal);
-    assert.equal(result.reason, 'finished', result.error);
-    assert.equal(result.answer, '18');
+    const { trace, events, result } = await ducksToTheEnd(t.signal);
     const [gen, exec] = result.snapshot.calls;
     assert.equal(gen.tool, 'generate python code');
     assert.match(gen.output!, /ans = sold_eggs \* dollars_per_egg/);
@@ -157,12 +162,7 @@ describe('ART runner against the scripted server', { timeout: 180_000 }, () => {
 
   test('a 429 then success: the run retries after the Retry-After and reports the retry', async t => {
     server.injectFaults({ status: 429, retryAfterMs: 20 });
-    const trace = new MemoryTrace();
-    const r = runner({ trace });
-    const events = record(r);
-    const result = await runWithoutPauses(r, t.signal);
-    assert.equal(result.reason, 'finished', result.error);
-    assert.equal(result.answer, '18');
+    const { trace, events } = await ducksToTheEnd(t.signal);
     assert.equal(server.requests[0].status, 429);
     const retry = events.find(e => e.name === 'retry');
     assert.ok(retry && retry.payload.delayMs === 20 && /429/.test(retry.payload.reason));

@@ -85,9 +85,13 @@ async function llama(): Promise<Llama> {
 
 const runtimes = new Map<string, LocalRuntime>();
 
+/** The sequences (KV caches) of a runtime's context: as given, else DEFAULT_LOCAL_SEQUENCES; at least one. */
+const sequencesOf = (o: LocalRuntimeOptions) => Math.max(1, o.sequences ?? DEFAULT_LOCAL_SEQUENCES);
+
 /** The process's runtime of `file` (loaded on first use, shared by every caller with the same settings). */
 export function localRuntime(o: LocalRuntimeOptions): LocalRuntime {
-  const key = `${o.file}\0${o.contextSize ?? ''}\0${o.sequences ?? ''}`;
+  // The default number of sequences and the same number given are one runtime (one copy of the model in memory).
+  const key = `${o.file}\0${o.contextSize ?? ''}\0${sequencesOf(o)}`;
   let r = runtimes.get(key);
   if (!r) runtimes.set(key, (r = new LocalRuntime(o, () => runtimes.delete(key))));
   return r;
@@ -208,7 +212,7 @@ export class LocalRuntime {
     try {
       context = await model.createContext({
         contextSize,
-        sequences: Math.max(1, o.sequences ?? DEFAULT_LOCAL_SEQUENCES),
+        sequences: sequencesOf(o),
         threads: Math.min(MAX_THREADS, ll.cpuMathCores || MAX_THREADS),
         flashAttention: false,
         // Gemma 3 and others attend through a sliding window: a cache of the whole window lets a request keep any prefix.

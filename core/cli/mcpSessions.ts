@@ -113,7 +113,7 @@ export class DebugSessions {
           log: line => notes.push(line),
         };
         const stepping = new SteppingSession(await prepareRun(config), config, {
-          idleMs: this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000,
+          idleMs: this.idleMs,
           onIdle: () => this.expire(id),
         });
         return { id, stepping, key, notes, stop: () => stepping.stop() };
@@ -158,12 +158,15 @@ export class DebugSessions {
     return this.sessions.stopAll();
   }
 
+  /** How long a session nobody drives lives: `art mcp --session-idle-s`, else DEFAULT_SESSION_IDLE_S. */
+  private get idleMs(): number {
+    return this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000;
+  }
+
   private expire(id: string): void {
     const s = this.sessions.get(id);
     if (!s) return;
-    this.ctx.log(
-      `art mcp: session ${id} was idle for ${(this.ctx.start?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000) / 1000} s: stopped (art mcp --session-idle-s)`,
-    );
+    this.ctx.log(`art mcp: session ${id} was idle for ${this.idleMs / 1000} s: stopped (art mcp --session-idle-s)`);
     void this.stop(id).catch(() => {});
   }
 

@@ -41,11 +41,6 @@ export class SteppingSession {
     return this.current;
   }
 
-  /** The run's end; undefined before `begin`. */
-  get ended(): Promise<RunResult> | undefined {
-    return this.end;
-  }
-
   /** Starts the run (once): resolves with its end (runner.run() never rejects). */
   begin(): Promise<RunResult> {
     return (this.end ??= this.current.runner.run());
@@ -172,8 +167,9 @@ export class SteppingSessions<S extends { stop(): Promise<unknown> }> {
     if (this.byId.size + this.starting >= this.max) throw full();
     this.starting++;
     try {
-      const session = await make(String(this.count + 1));
+      // The id is taken before `make` runs: parallel starts each get their own.
       const id = String(++this.count);
+      const session = await make(id);
       this.byId.set(id, session);
       return { id, session };
     } finally {

@@ -382,6 +382,9 @@ describe('art mcp attacked: resources (item 4)', () => {
       assert.equal(opened.length, MAX_SESSIONS);
       assert.match(text(all.find(r => r.isError)!), new RegExp(`${MAX_SESSIONS} sessions are open`));
       assert.equal(c.sessions.size, MAX_SESSIONS);
+      // Each started in parallel has its own id, the one its answer names.
+      const ids = opened.map(r => data(r).session);
+      assert.equal(new Set(ids).size, MAX_SESSIONS, ids.join(', '));
     } finally {
       await c.close();
     }

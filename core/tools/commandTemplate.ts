@@ -18,6 +18,11 @@ export const PLACEHOLDER = /\{(input|instruction|previousAnswer)\}/g;
 const HAS_PLACEHOLDER = /\{(?:input|instruction|previousAnswer)\}/;
 const STARTS_WITH_PLACEHOLDER = /^\{(?:input|instruction|previousAnswer)\}/;
 
+/** Whether a command tool gets its input on standard input: as its `stdin` says, else when no argument holds a placeholder. */
+export function readsStdin(command: readonly string[], stdin: boolean | undefined): boolean {
+  return stdin ?? !command.some(a => HAS_PLACEHOLDER.test(a));
+}
+
 const SHELLS = new Set(['sh', 'ash', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'yash', 'fish', 'csh', 'tcsh']);
 
 /**

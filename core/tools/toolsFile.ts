@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { normalizeName } from '../art/ast';
 import type { ToolInfo } from '../art/knownTools';
 import { readTextFile, TextFileError } from '../common/textFile';
-import { codeFromText, optionArguments } from './commandTemplate';
+import { codeFromText, optionArguments, readsStdin } from './commandTemplate';
 
 export const TOOLS_FILE_NAME = '.art-tools.json';
 
@@ -158,7 +158,7 @@ export function describeTool(entry: ToolEntry, name: string): ToolInfo {
   const input = INPUT_DOC[('input' in entry && entry.input) || 'instruction'];
   switch (entry.kind) {
     case 'command': {
-      const stdin = entry.stdin ?? !entry.command.some(a => /\{(?:input|instruction|previousAnswer)\}/.test(a));
+      const stdin = readsStdin(entry.command, entry.stdin);
       const what = `Runs \`${entry.command.join(' ')}\`${stdin ? ' with the input on standard input' : ''}; the answer is what it prints.`;
       return { name, origin: 'user', description: entry.description ?? what, input };
     }
@@ -271,8 +271,7 @@ export function parseToolsFile(text: string, shown: string): LoadedToolsFile {
         place(['tools', i, 'url'], 'error', message);
       }
     }
-    const asCode =
-      t.kind === 'command' ? codeFromText(t.command, t.stdin ?? !t.command.some(a => /\{(?:input|instruction|previousAnswer)\}/.test(a))) : undefined;
+    const asCode = t.kind === 'command' ? codeFromText(t.command, readsStdin(t.command, t.stdin)) : undefined;
     if (asCode) {
       const message = `tools[${i}].command: ${asCode} (fix: pass each placeholder as an argument of its own, ["python3", "tool.py", "{input}"], or give the input on standard input${asCode.startsWith('xargs') ? ' to a program that reads it there' : ''})`;
       warnings.push(`${shown}: ${message}`);

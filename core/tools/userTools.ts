@@ -8,7 +8,7 @@ import { capText, deadline, errorMessage, fail, ok, stoppedResult } from './comm
 import { detectContainment } from './containment';
 import { MAX_HTTP_BODY_BYTES, readBodyCapped } from './httpBody';
 import { runProcess } from './process';
-import { optionGuard, PLACEHOLDER } from './commandTemplate';
+import { optionGuard, PLACEHOLDER, readsStdin } from './commandTemplate';
 import { describeTool, type CommandToolConfig, type HttpToolConfig } from './toolsFile';
 import type { Tool, ToolContext, ToolInput, ToolResult } from './types';
 
@@ -39,8 +39,7 @@ export function userInfo(name: string, description: string | undefined, inputDoc
 }
 
 export function createCommandTool(cfg: CommandToolConfig, opts: { workspaceRoot: string; fileName: string }): Tool {
-  const usesPlaceholder = cfg.command.some(a => a.match(PLACEHOLDER));
-  const viaStdin = cfg.stdin ?? !usesPlaceholder;
+  const viaStdin = readsStdin(cfg.command, cfg.stdin);
   const info = describeTool({ ...cfg, kind: 'command' }, cfg.name);
   return {
     info,

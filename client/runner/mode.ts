@@ -15,6 +15,7 @@ import { basename } from 'node:path';
 /** What the item needs of the runner bundle (loaded when the choice is opened): the local model files. */
 type LocalModels = Pick<typeof import('../runnerServices'), 'listModelFiles' | 'modelsFolder' | 'pullModel' | 'DEFAULT_LOCAL_MODEL'>;
 import { probeApi } from '../../core/model/probe';
+import type { RunOptions } from '../../core/launch/options';
 
 export const SWITCH_MODE_COMMAND = 'art.switchRunMode';
 export const CHOOSE_MODE_COMMAND = 'art.chooseRunMode';
@@ -292,7 +293,7 @@ export interface EndpointDeps {
 }
 
 type ApiChoice = RunOptionsApi | 'detect';
-type RunOptionsApi = 'completions' | 'chat' | 'tools';
+type RunOptionsApi = RunOptions['api'];
 
 /**
  * "ART: Set a Model Endpoint": asks for the base URL, the model name and the API (or takes them) and writes them where

@@ -37,6 +37,7 @@ import {
   toolsSentence,
   guarded,
   keysOf,
+  keyVariable,
   mcpKey,
   mcpLabel,
   existingFile,
@@ -117,7 +118,7 @@ function registerCheck(server: McpServer, ctx: McpContext): void {
       },
     },
     async args =>
-      guarded('check', ctx, undefined, async () => {
+      guarded('check', ctx, false, async () => {
         // Checked once each at their absolute paths, shown as the client first gave them; every name given gets its
         // file's diagnostics (a.art and ./a.art are one file).
         const absolute = new Map<string, string>();
@@ -179,7 +180,7 @@ function registerRun(server: McpServer, ctx: McpContext): void {
       },
     },
     async (args, extra) =>
-      guarded('run', ctx, args, async () => {
+      guarded('run', ctx, true, async () => {
         const raw: Record<string, unknown> = { ...(await confinedRunOptions(ctx, args)), program: await existingFile(ctx, args.file) };
         replayUnlessEndpoint(raw);
         const o = parseRunOptions(raw, mcpLabel('file'));
@@ -232,7 +233,7 @@ function registerRun(server: McpServer, ctx: McpContext): void {
             ...(run.tracePath ? { trace: run.tracePath } : {}),
             notes: [...run.toolProblems, ...notes],
           },
-          [key, ...keysOf(ctx, args)],
+          [key, ...keysOf(ctx)],
         );
       }),
   );
@@ -286,7 +287,7 @@ function registerTest(server: McpServer, ctx: McpContext): void {
       },
     },
     async (args, extra) =>
-      guarded('test', ctx, args, async () => {
+      guarded('test', ctx, true, async () => {
         const paths: string[] = [];
         for (const f of args.files) paths.push(await pathIn(ctx, f, 'file'));
         // `tools` here says which steps are compared, not a tool file (user tools come from the workspace's).
@@ -321,11 +322,7 @@ function registerTest(server: McpServer, ctx: McpContext): void {
           answer: t.answer,
           ...(t.error !== undefined ? { error: t.error } : {}),
         }));
-        return toolResult(
-          lines.join('\n'),
-          { programs, passed: report.passed, failed: report.failed, summary, notes: report.notes },
-          keysOf(ctx, args),
-        );
+        return toolResult(lines.join('\n'), { programs, passed: report.passed, failed: report.failed, summary, notes: report.notes }, keysOf(ctx));
       }),
   );
 }
@@ -373,7 +370,7 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
       },
     },
     async (args, extra) =>
-      guarded('evaluate', ctx, args, async () => {
+      guarded('evaluate', ctx, true, async () => {
         const library = await existingFile(ctx, args.library, '"library"');
         if (!library.toLowerCase().endsWith('.art')) throw new CliError(`${args.library}: give a task library (.art) as "library"`);
         const data = await existingFile(ctx, args.data, '"data"');
@@ -445,7 +442,7 @@ function registerEvaluate(server: McpServer, ctx: McpContext): void {
             rateLimited: end.rateLimited,
             notes,
           },
-          keysOf(ctx, args),
+          keysOf(ctx),
         );
       }),
   );
@@ -471,7 +468,7 @@ function registerShowPrompt(server: McpServer, ctx: McpContext): void {
       },
     },
     async args =>
-      guarded('show_prompt', ctx, args, async () => {
+      guarded('show_prompt', ctx, true, async () => {
         const raw: Record<string, unknown> = { ...(await confinedRunOptions(ctx, args)), program: await existingFile(ctx, args.file) };
         replayUnlessEndpoint(raw);
         const o = parseRunOptions(raw, mcpLabel('file'));
@@ -483,7 +480,7 @@ function registerShowPrompt(server: McpServer, ctx: McpContext): void {
           ...rest,
           demonstrations: (demonstrations ?? []).map(d => ({ ...d, why: describeWhy(d.why) })),
         };
-        return toolResult(formatPromptReport(report), JSON.parse(JSON.stringify(structured)) as Record<string, unknown>, [key, ...keysOf(ctx, args)]);
+        return toolResult(formatPromptReport(report), JSON.parse(JSON.stringify(structured)) as Record<string, unknown>, [key, ...keysOf(ctx)]);
       }),
   );
 }
@@ -503,7 +500,7 @@ function registerConstrain(server: McpServer, ctx: McpContext): void {
       outputSchema: { agent: z.string(), state: z.string().nullable(), regex: z.string(), gbnf: z.string() },
     },
     async args =>
-      guarded('constrain', ctx, undefined, async () => {
+      guarded('constrain', ctx, false, async () => {
         const c = constraintOf(await pathIn(ctx, args.spec, '"spec"'), { agent: args.agent, state: args.state });
         return toolResult(`regex:\n${c.regex}\n\ngbnf:\n${c.gbnf}`, { ...c });
       }),
@@ -540,7 +537,7 @@ function registerConstrain(server: McpServer, ctx: McpContext): void {
       },
     },
     async args =>
-      guarded('compare', ctx, undefined, async () => {
+      guarded('compare', ctx, false, async () => {
         const r = compareFiles(await pathIn(ctx, args.a, '"a"'), await pathIn(ctx, args.b, '"b"'), args.metric ?? 'exact');
         return toolResult(r.warning ? `warning: ${r.warning}\n${r.text}` : r.text, { ...r.json });
       }),
@@ -568,7 +565,7 @@ export async function mcpCommand(argv: string[], io: McpIo): Promise<number> {
   // The client going away closes stdin: the transport does not notice that by itself.
   process.stdin.once('end', () => void transport.close());
   io.err(
-    `art mcp: serving on stdio (working directory ${ctx.cwd}; the tool file's tools ${start.allowTools ? 'allowed' : 'not started: --allow-tools'}; the key in ${start.apiKeyEnv ?? 'OPENAI_API_KEY'} goes to ${[start.baseURL, ...(start.keyOrigins ?? [])].filter(Boolean).join(', ') || 'no endpoint: --base-url, --key-origin'})`,
+    `art mcp: serving on stdio (working directory ${ctx.cwd}; the tool file's tools ${start.allowTools ? 'allowed' : 'not started: --allow-tools'}; the key in ${keyVariable(ctx)} goes to ${[start.baseURL, ...(start.keyOrigins ?? [])].filter(Boolean).join(', ') || 'no endpoint: --base-url, --key-origin'})`,
   );
   await closed;
   await close();

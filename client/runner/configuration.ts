@@ -1,6 +1,7 @@
 // Debug configurations of type `art`: F5 on an `.art` or `.agent` file works with no launch.json (the program at
 // the cursor runs), settings fill what a configuration leaves out, and nothing starts in an untrusted workspace.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { makeOwnedFolder } from '../../core/common/ownedFiles';
 import { dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
@@ -105,7 +106,7 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
         prepareRunsFolder(runs, s.runsGitignore);
         config.trace = runFiles(runs, newRunId(program)).trace;
       } else if (this.deps.traceDir) {
-        mkdirSync(this.deps.traceDir.fsPath, { recursive: true });
+        makeOwnedFolder(this.deps.traceDir.fsPath);
         config.trace = join(this.deps.traceDir.fsPath, `${newRunId(program)}.jsonl`);
       }
     }

@@ -10,6 +10,7 @@ import { monitorCommand } from './monitor';
 import { parseTree } from './parseTree';
 import type { RetryPolicy } from '../model/retry';
 import { terminalJson, visibleControls } from '../common/terminalText';
+import { isOwnedFileError } from '../common/ownedFiles';
 
 const USAGE = `usage: art <command> [options]
 
@@ -187,6 +188,11 @@ export async function main(
     if (isCliError(e)) {
       io.err(e.message);
       return e.exitCode;
+    }
+    // A write refused (a link where ART writes, core/common/ownedFiles.ts): one line naming it and the fix.
+    if (isOwnedFileError(e)) {
+      io.err(`art ${command}: ${e.message}`);
+      return 1;
     }
     // Option errors from parseArgs are user errors too: one line, exit 2.
     if (e instanceof TypeError && (e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {

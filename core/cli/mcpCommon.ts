@@ -11,6 +11,8 @@ import { LaunchError } from '../launch/options';
 import { RUN_OPTIONS, cliOptions, type RunOptionName } from '../launch/options';
 import { CliError, isCliError } from './files';
 import { confinedPath } from './mcpPaths';
+import { isOwnedFileError } from '../common/ownedFiles';
+import { companionsOf } from '../launch/companions';
 import { originOf } from '../launch/apiKey';
 
 /** What `art mcp`'s flags fix for the whole server: no tool argument can change them. */
@@ -60,6 +62,8 @@ export async function existingFile(ctx: McpContext, p: string, what = 'file'): P
   const path = await pathIn(ctx, p, what);
   if (!existsSync(path))
     throw new CliError(`${p}: no such file: check the path (relative paths start at ${ctx.cwd}, the server's working directory)`);
+  // The files read beside it by name (a spec's NAME.preamble.txt) are confined as the file is.
+  for (const c of companionsOf(path)) await pathIn(ctx, c, 'companion file');
   return path;
 }
 
@@ -247,7 +251,7 @@ export function redact<T>(value: T, secrets: readonly string[]): T {
 
 /** The errors a user can fix (a file, an option, a dataset): their message is the result; others are the server's. */
 export function userError(e: unknown): string | undefined {
-  if (isCliError(e) || e instanceof LaunchError || e instanceof EvalDataError) return (e as Error).message;
+  if (isCliError(e) || e instanceof LaunchError || e instanceof EvalDataError || isOwnedFileError(e)) return (e as Error).message;
   return undefined;
 }
 

@@ -3,6 +3,7 @@
 // string limit fails with ERR_STRING_TOO_LONG, and a binary file would be "checked" as garbage text.
 import { isAscii } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { linkProblem } from './ownedFiles';
 
 /** Larger files are refused before they are read (V8's longest string is about 512 MB; a library is kilobytes). */
 export const MAX_TEXT_FILE_BYTES = 100 * 1024 * 1024;
@@ -114,8 +115,8 @@ function kindOf(st: Stats): string {
 
 /**
  * Why a command may not write at `path`, or null: only over nothing, an empty file, or a file of its own kind
- * (`own` says it of the first line, parsed as JSON (undefined when that is no JSON) and as text), never over a device
- * or a FIFO.
+ * (`own` says it of the first line, parsed as JSON (undefined when that is no JSON) and as text), never over a device,
+ * a FIFO or through a symbolic link (core/common/ownedFiles.ts, which opens it, refuses one too).
  * `notOwn` ("not a trace (...), so it is not replaced") and `give` ("give a new file for the trace") end the line.
  */
 export function writeTargetProblem(
@@ -123,6 +124,8 @@ export function writeTargetProblem(
   own: (first: unknown, line: string) => boolean,
   words: { notOwn: string; give: string },
 ): string | null {
+  const link = linkProblem(path);
+  if (link) return link;
   let head;
   try {
     head = existingFileHead(path);

@@ -6,21 +6,9 @@
 // result does not glue onto it (which lost that result and ran its example again on every resume). A file or folder
 // that cannot be written is found before any example runs, and said in one line naming the path and the fix.
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  ftruncateSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, linkSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeOwnedFolder, openOwnedFile, OwnedFileError, writeOwnedFile } from '../common/ownedFiles';
 import { Redactor } from '../common/redact';
 import { EvalDataError, readResults, type EvalResult } from './eval';
 import type { ResultsHeader } from './header';
@@ -109,9 +97,13 @@ export class ResultsFile {
    */
   static open(path: string, log: (line: string) => void): ResultsFile {
     const cannot = (what: string, e: unknown) =>
-      new EvalDataError(`${what}: cannot write the results (${errorCode(e)}): make the file and its folder writable, or write the results elsewhere`);
+      e instanceof OwnedFileError && e.kind === 'link'
+        ? new EvalDataError(e.message)
+        : new EvalDataError(
+            `${what}: cannot write the results (${e instanceof OwnedFileError ? (e.code ?? e.message) : errorCode(e)}): make the file and its folder writable, or write the results elsewhere`,
+          );
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      makeOwnedFolder(dirname(path));
     } catch (e) {
       throw cannot(dirname(path), e);
     }
@@ -123,14 +115,15 @@ export class ResultsFile {
       nonce: randomBytes(8).toString('hex'),
     };
     takeLock(path, lock, holder, log, e => {
-      const code = errorCode(e);
+      if (e instanceof OwnedFileError && e.kind === 'link') return new EvalDataError(e.message);
+      const code = e instanceof OwnedFileError ? (e.code ?? e.message) : errorCode(e);
       return new EvalDataError(
         `${dirname(path)}: cannot create the lock file of the results there (${code}): make the folder writable, or write the results elsewhere`,
       );
     });
     let fd: number;
     try {
-      fd = openSync(path, 'a+');
+      fd = openOwnedFile(path, 'update');
     } catch (e) {
       releaseLock(lock, holder);
       throw cannot(path, e);
@@ -179,7 +172,7 @@ export class ResultsFile {
 function takeLock(path: string, lock: string, holder: LockHolder, log: (line: string) => void, cannot: (e: unknown) => Error): void {
   const mine = `${lock}.${holder.pid}.${holder.nonce}`;
   try {
-    writeFileSync(mine, `${JSON.stringify(holder)}\n`, { flag: 'wx' });
+    writeOwnedFile(mine, `${JSON.stringify(holder)}\n`, 'new');
   } catch (e) {
     throw cannot(e);
   }

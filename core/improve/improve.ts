@@ -10,10 +10,11 @@
 // evaluates (the library's text, the data, the options): an identical evaluation is run once, and running the same
 // command again after a stop resumes each one where it was, so it reuses every request already made. The budget is
 // counted in requests from the results (the same on a resumed run as on an uninterrupted one) and caps what is sent.
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArt } from '../art/parse';
 import { readTextFile, writeTargetProblem } from '../common/textFile';
+import { makeOwnedFolder, OwnedFileError, writeOwnedFile } from '../common/ownedFiles';
 import { prng, shuffled } from '../common/random';
 import { compareResults, formatP, type Comparison } from '../evaluation/compare';
 import { EvalDataError, readDataset, readResults, type EvalExample, type EvalResult } from '../evaluation/eval';
@@ -140,12 +141,19 @@ export function defaultWorkFolder(out: string): string {
   return join(dirname(out), '.art', 'improve', basename(out, extname(out)));
 }
 
-/** Makes the work folder; under `.art/improve/`, a .gitignore there keeps the evaluations out of git (once). */
+/**
+ * Makes the work folder; under `.art/improve/`, a .gitignore there keeps the evaluations out of git (once). No link
+ * is followed in it, nor to it below `.art` (core/common/ownedFiles.ts): a planted `train.jsonl -> ~/.bashrc` is refused.
+ */
 function prepareWork(work: string): void {
-  mkdirSync(work, { recursive: true });
+  makeOwnedFolder(work);
   const parent = dirname(work);
-  const gi = join(parent, '.gitignore');
-  if (basename(parent) === 'improve' && !existsSync(gi)) writeFileSync(gi, '# art improve: the evaluations of its proposals\n*\n');
+  if (basename(parent) !== 'improve') return;
+  try {
+    writeOwnedFile(join(parent, '.gitignore'), '# art improve: the evaluations of its proposals\n*\n', 'new');
+  } catch (e) {
+    if (!(e instanceof OwnedFileError && e.kind === 'exists')) throw e;
+  }
 }
 
 const side = (s: Comparison['a']): ImproveSide => ({ n: s.n, correct: s.correct, accuracy: s.accuracy });
@@ -187,7 +195,7 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
   const work = resolve(c.work ?? defaultWorkFolder(out));
   prepareWork(work);
   const trainFile = join(work, 'train.jsonl');
-  writeFileSync(trainFile, checked.train.map(e => readLine(c.train, e)).join(''));
+  writeOwnedFile(trainFile, checked.train.map(e => readLine(c.train, e)).join(''), 'replace');
   const dataHash = (path: string) => contentHash(readFileSync(path, 'utf8'));
   const optionsKey = JSON.stringify(Object.entries(c.options).sort(([a], [b]) => a.localeCompare(b)));
 
@@ -214,10 +222,8 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
   ): Promise<{ end: EvaluationEnd; path: string } | null> => {
     const hash = contentHash(text);
     const library = text === original ? c.library : join(work, 'sets', hash, basename(c.library));
-    if (library !== c.library && !existsSync(library)) {
-      mkdirSync(dirname(library), { recursive: true });
-      writeFileSync(library, text);
-    }
+    // Written each time (named by its content, so the same text): a link planted at its name is refused, not read.
+    if (library !== c.library) writeOwnedFile(library, text, 'replace');
     const key = contentHash(JSON.stringify([hash, dataHash(data), optionsKey, extra, tag]));
     const path = join(work, `${phase}-${key}.results.jsonl`);
     const before = readResults(path);
@@ -343,7 +349,7 @@ export async function improve(c: ImproveConfig): Promise<ImproveEnd> {
     'these header lines are not part of what was measured: remove them (Accept does) to keep the library as tested',
   ];
   const text = withHeader(best.text, header);
-  writeFileSync(out, text);
+  writeOwnedFile(out, text, 'replace');
   const removed = best.set.dropped.map(i => doc.programs[i].description?.taskName ?? doc.programs[i].input?.text.trim() ?? `program ${i + 1}`);
   return {
     plan,

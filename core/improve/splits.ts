@@ -3,7 +3,7 @@
 // whose input is in two splits would leak one into the other, so a training example whose input is also a dev or test
 // example (or an existing demonstration's, for dev and test) is left out of the bootstrap, and one dataset can be
 // split in three by a seeded shuffle.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { makeOwnedFolder, writeOwnedFile } from '../common/ownedFiles';
 import { join } from 'node:path';
 import { prng, shuffled } from '../common/random';
 import { normaliseAnswer, readDataset, type EvalExample } from '../evaluation/eval';
@@ -80,8 +80,8 @@ export function writeSplits(
   folder: string,
 ): { paths: { train: string; dev: string; test: string }; sizes: [number, number, number] } {
   const s = splitExamples(readDataset(data), seed);
-  mkdirSync(folder, { recursive: true });
+  makeOwnedFolder(folder);
   const paths = { train: join(folder, 'train.jsonl'), dev: join(folder, 'dev.jsonl'), test: join(folder, 'test.jsonl') };
-  for (const k of ['train', 'dev', 'test'] as const) writeFileSync(paths[k], datasetText(s[k]));
+  for (const k of ['train', 'dev', 'test'] as const) writeOwnedFile(paths[k], datasetText(s[k]), 'replace');
   return { paths, sizes: [s.train.length, s.dev.length, s.test.length] };
 }

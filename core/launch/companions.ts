@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { COT_EXTENSION, languageOf } from '../common/language';
 import { readTextFile, TextFileError } from '../common/textFile';
+import { linkProblem } from '../common/ownedFiles';
 import { LaunchError } from './options';
 
 export function isCotPrompt(path: string): boolean {
@@ -31,6 +32,18 @@ export const transcriptBeside = (specPath: string) => beside(specPath, '.transcr
 
 /** `arithmetic.cot.txt` → `arithmetic.answer.txt`: the model's recorded chain of thought that replay mode replays. */
 export const answerBeside = (promptPath: string) => beside(promptPath, '.answer.txt');
+
+/**
+ * The companions a runnable file has beside it, found by name (a spec's preamble and transcript, a prompt's answer),
+ * those there (a link counts, dangling or not). A shell that confines the paths it is given (`art mcp`, the editor's
+ * language model tools) confines these too, with the same rule: a companion linked out of the folders is refused
+ * like an explicit path outside them, never read.
+ */
+export function companionsOf(path: string): string[] {
+  const language = languageOf(path);
+  const names = language === 'agent' ? [preambleBeside(path), transcriptBeside(path)] : language === 'multitool' ? [answerBeside(path)] : [];
+  return names.filter(c => existsSync(c) || linkProblem(c) !== null);
+}
 
 /** The path when the file exists, else undefined. */
 export function existing(path: string): string | undefined {

@@ -9,7 +9,7 @@
 //
 // The tree is written to the run history: the chosen path as the run's trace (its records, as the run wrote them on
 // the way to each node) and each other explored node as a branch of it, with its own trace beside the run's.
-import { mkdirSync } from 'node:fs';
+import { makeOwnedFolder } from '../common/ownedFiles';
 import { basename, dirname, join } from 'node:path';
 import type { CompletionChunk, CompletionRequest, CompletionResult, ModelClient } from '../model/types';
 import type { Runner } from '../engine/runner';
@@ -408,7 +408,7 @@ export function writeSearchTraces(search: StepSearch, r: SearchResult, tracePath
   const leaves = exploredLeaves(search, r);
   const branchesAt = new Map<SearchNode, TraceRecord[]>();
   const files: string[] = [tracePath];
-  if (leaves.length) mkdirSync(join(dirname(tracePath), dir), { recursive: true });
+  if (leaves.length) makeOwnedFolder(join(dirname(tracePath), dir));
   for (const leaf of leaves) {
     const name = `${dir}/node-${leaf.id}.jsonl`;
     const file = join(dirname(tracePath), name);

@@ -3,7 +3,8 @@
 // run and point it branched from, if any). The shells write the summary when a run ends (they know the program);
 // one missing or stale is derived from the trace. Records are read generically: a kind this version does not know
 // (a newer writer's) is kept as it is and never makes a trace unreadable here.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { linkProblem, makeOwnedFolder, OwnedFileError, writeOwnedFile } from '../common/ownedFiles';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Usage } from '../model/types';
 import type { EndReason, RunKind } from './vocabulary';
@@ -196,9 +197,14 @@ const GITIGNORE_MARK = '# ART Studio run history';
  */
 export function prepareRunsFolder(folder: string, ignore: boolean): void {
   const made = !existsSync(folder);
-  mkdirSync(folder, { recursive: true });
+  makeOwnedFolder(folder);
   const gi = join(folder, '.gitignore');
-  if (ignore && made) writeFileSync(gi, `${GITIGNORE_MARK} (setting art.runs.gitignore)\n*\n`);
+  if (!ignore || !made) return;
+  try {
+    writeOwnedFile(gi, `${GITIGNORE_MARK} (setting art.runs.gitignore)\n*\n`, 'new');
+  } catch (e) {
+    if (!(e instanceof OwnedFileError && e.kind === 'exists')) throw e; // another run made it meanwhile
+  }
 }
 
 /**
@@ -206,6 +212,8 @@ export function prepareRunsFolder(folder: string, ignore: boolean): void {
  * that holds runs already, an empty one, or none yet. Any other folder (a repository, a home) is refused.
  */
 export function runsFolderProblem(folder: string): string | null {
+  const link = linkProblem(folder);
+  if (link) return link;
   let names: string[];
   try {
     if (!statSync(folder).isDirectory()) return `${folder}: not a folder: give a runs folder`;
@@ -239,7 +247,7 @@ export function writeSummary(folder: string, id: string, known: Partial<Pick<Run
   const files = runFiles(folder, id);
   const { records } = readRecords(readFileSync(files.trace, 'utf8'));
   const s = summarize(id, records, { ...known, parent: parentOf(folder, known.program, records) });
-  writeFileSync(files.summary, `${JSON.stringify(s, null, 2)}\n`);
+  writeOwnedFile(files.summary, `${JSON.stringify(s, null, 2)}\n`, 'replace');
   return s;
 }
 

@@ -3,7 +3,8 @@
 // reader (core/replay/traceReplay.ts runs a trace again). No keys are ever given to the runner, an endpoint's
 // output reaches it redacted (core/launch/redactedModel.ts), and the writer redacts every form of any secret it is told of
 // (core/common/redact.ts) from each line as a second guard.
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
+import { openOwnedFile } from '../common/ownedFiles';
 import { readTextFile, TextFileError, writeTargetProblem } from '../common/textFile';
 import { traceRecordProblem, type TraceRecord, type TraceSink } from './schema';
 import { readJsonLines } from '../common/jsonLines';
@@ -26,7 +27,8 @@ export class TraceWriter implements TraceSink {
   ) {
     const problem = traceTargetProblem(path);
     if (problem) throw new Error(problem);
-    this.fd = openSync(path, 'w');
+    // No link is followed to the file (nor, under .art, to its folder): core/common/ownedFiles.ts.
+    this.fd = openOwnedFile(path, 'replace', { device: true });
     this.redactor = new Redactor(secrets);
   }
 

@@ -1,6 +1,6 @@
 // `art model pull [URI]` and `art model list`: local model files in the models folder outside any workspace
-// (core/model/modelFiles.ts). A pull shows its progress (a bar on a terminal, a line per 10% in a pipe) and Ctrl-C
-// cancels it, leaving no file under a model's name.
+// (core/model/modelFiles.ts). A pull shows its progress (a bar on a terminal, a line per 10% in a pipe); Ctrl-C, SIGTERM
+// and SIGHUP end it at once, leaving no file under a model's name (what came is kept for the same pull to resume).
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { DEFAULT_LOCAL_MODEL } from '../model/defaultModel';
@@ -69,14 +69,17 @@ export async function modelCommand(argv: string[], io: ModelIo): Promise<number>
         pullModel({
           uri,
           dir,
-          hubEndpoint: (io.env ?? process.env).HF_ENDPOINT,
+          env: io.env ?? process.env,
           signal: ac.signal,
+          log: line => io.err(line),
           onProgress: p => {
             if (!p.totalBytes) return;
             if (bar) {
               if (!started) bar.start(p.totalBytes, 0, { got: mb(0), size: mb(p.totalBytes) });
               started = true;
-              bar.update(p.downloadedBytes, { got: mb(p.downloadedBytes) });
+              // A split model's total grows as each part announces its size.
+              if (bar.getTotal() !== p.totalBytes) bar.setTotal(p.totalBytes);
+              bar.update(p.downloadedBytes, { got: mb(p.downloadedBytes), size: mb(p.totalBytes) });
               return;
             }
             const tenth = Math.floor((10 * p.downloadedBytes) / p.totalBytes);

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/cli';
+import { runCli, spawnCli } from '../support/cli';
 import { ggufBytes, modelHub } from '../support/modelHub';
+import { until } from '../support/until';
 
 describe('art model', () => {
   test('pull downloads into --dir with progress lines in a pipe, prints the path; list shows it', async () => {
@@ -52,6 +53,45 @@ describe('art model', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    test(`${signal} ends a pull at once (dist/cli.js), and the same pull resumes what came`, async () => {
+      const body = ggufBytes(4 << 20);
+      const file = '/someone/tiny-GGUF/resolve/main/slow.gguf';
+      const stallAfter = 256 << 10;
+      // The hub sends 256 KB, then holds the connection open: the pull waits on it until the signal.
+      const hub = await modelHub({ [file]: body }, { chunk: 64 << 10, stallAfter });
+      const dir = mkdtempSync(join(tmpdir(), 'art-model-cli-'));
+      const child = spawnCli(['model', 'pull', 'hf:someone/tiny-GGUF/slow.gguf', '--dir', dir], { env: { HF_ENDPOINT: hub.url } });
+      let stderr = '';
+      child.stderr.on('data', d => (stderr += d));
+      try {
+        await hub.sent(stallAfter);
+        await until(() => /\d+% of 4\.2 MB/.test(stderr), { what: 'the pull to report its progress' });
+        child.kill(signal);
+        await until(() => child.exitCode !== null || child.signalCode !== null, { what: `art model pull to end after ${signal}` });
+        assert.equal(child.exitCode, 130, stderr);
+        assert.match(
+          stderr.trim().split('\n').at(-1)!,
+          /^art model pull: hf:someone\/tiny-GGUF\/slow\.gguf: cancelled; nothing was added .*resumes it/,
+        );
+        const listed = await runCli(['model', 'list', '--dir', dir, '--json']);
+        assert.deepEqual(JSON.parse(listed.stdout).models, []);
+      } finally {
+        child.kill('SIGKILL');
+        await hub.close();
+      }
+      const second = await modelHub({ [file]: body });
+      try {
+        const pulled = await runCli(['model', 'pull', 'hf:someone/tiny-GGUF/slow.gguf', '--dir', dir], { env: { HF_ENDPOINT: second.url } });
+        assert.equal(pulled.code, 0, pulled.stderr);
+        assert.ok(readFileSync(pulled.stdout.trim()).equals(body));
+        assert.deepEqual(second.ranges, [`bytes=${stallAfter}-`], 'the bytes that came before the signal are not fetched again');
+      } finally {
+        await second.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
 
   test('an unknown subcommand names the two there are', async () => {
     const r = await runCli(['model', 'fetch']);

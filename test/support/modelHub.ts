@@ -1,7 +1,7 @@
 // A local server that answers as the model hub does (`/<owner>/<repo>/resolve/main/<file>`, HEAD and byte ranges),
 // for the tests of getting local models (`art model pull`, *Download a Local Model…*): the hub is not reachable here,
 // and node-llama-cpp's resolver takes another hub endpoint (HF_ENDPOINT).
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A GGUF-looking file of `bytes` bytes (the magic, then a counter pattern): the downloader does not parse it. */
@@ -81,4 +81,50 @@ export async function modelHub(files: Record<string, Buffer>, opts: { paceMs?: n
         server.close(() => r());
       }),
   };
+}
+
+/** One request a hostile hub saw: its method, path and Authorization header. */
+export interface SeenRequest {
+  method: string;
+  path: string;
+  authorization?: string;
+}
+
+export interface HostileHub {
+  url: string;
+  requests: SeenRequest[];
+  close: () => Promise<void>;
+}
+
+/**
+ * A hub mirror that answers each path as its route says (a redirect elsewhere, a 401 asking for the token, a body
+ * without a length, a manifest naming 5,000 parts, a connection cut): 404 for any other path. Records every request
+ * with its Authorization header, so a test sees where a token went.
+ */
+export async function hostileHub(routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void>): Promise<HostileHub> {
+  const requests: SeenRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    requests.push({ method: req.method ?? '', path, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+    const route = routes[path] ?? Object.entries(routes).find(([p]) => p.endsWith('*') && path.startsWith(p.slice(0, -1)))?.[1];
+    if (route) route(req, res);
+    else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Entry not found"}');
+  });
+  await new Promise<void>(r => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    requests,
+    close: () =>
+      new Promise(r => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** Answers with `body` whole, its length announced (HEAD: the headers alone). */
+export function serveWhole(res: ServerResponse, body: Buffer, headers: Record<string, string> = {}, req?: IncomingMessage): void {
+  res.writeHead(200, { 'content-length': body.length, 'content-type': 'application/octet-stream', ...headers });
+  res.end(req?.method === 'HEAD' ? undefined : body);
 }

@@ -39,6 +39,49 @@ export function secretBody(secret: string): string {
   return secret.replace(/^(?:[A-Za-z][A-Za-z0-9]{0,5}[-_])+/, '');
 }
 
+/**
+ * A secret and, when it is an Authorization value (`Bearer TOKEN`, `Basic BASE64`), its credential alone: the token
+ * without `Bearer `, the password inside Basic's `user:password`. A text that holds the token without its scheme (a
+ * model repeating it, a log) must not show it either.
+ */
+function withCredential(secret: string | undefined): string[] {
+  if (!secret) return [];
+  const m = /^\s*([A-Za-z][\w.+-]*)\s+(\S+)\s*$/.exec(secret);
+  if (!m) return [secret];
+  const out = [secret, m[2]];
+  if (m[1].toLowerCase() === 'basic') {
+    const decoded = Buffer.from(m[2], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon >= 0 && /^[\x20-\x7e]+$/.test(decoded)) out.push(decoded.slice(colon + 1));
+  }
+  return out;
+}
+
+/** A URL fit to show: no user info, no query (a key can sit there), no trailing slash. */
+export function publicURL(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** What a URL holds that may be a credential: its user, its password, the values of its query (decoded). */
+export function urlSecrets(url: string): string[] {
+  try {
+    const u = new URL(url);
+    return [...new Set([decodeURIComponent(u.username), decodeURIComponent(u.password), ...[...u.searchParams.values()]].filter(Boolean))];
+  } catch {
+    return [];
+  }
+}
+
+/** `text` with `url` shown as publicURL shows it, and its credentials redacted wherever else they are. */
+export function redactUrl(text: string, url: string): string {
+  return new Redactor(urlSecrets(url)).redact(text.split(url).join(publicURL(url)));
+}
+
 export class Redactor {
   private readonly pattern: RegExp | null;
   /** The forms written out in full (each secret, its body). */
@@ -51,7 +94,7 @@ export class Redactor {
   /** Secrets shorter than 4 characters are left alone (they would redact ordinary text). */
   constructor(secrets: readonly (string | undefined)[]) {
     const forms: string[] = [];
-    for (const s of new Set(secrets)) {
+    for (const s of new Set(secrets.flatMap(withCredential))) {
       if (!s || s.length < 4) continue;
       const body = secretBody(s);
       // The whole secret before its body, so that `sk-...` is one `***`, not `sk-***`.

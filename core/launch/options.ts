@@ -4,6 +4,7 @@
 // written into package.json; client/runner/configuration.ts fills a launch configuration's missing options from
 // them). RunConfig (launch.ts) and the adapter's launch arguments are typed from it, and every shell validates
 // through parseRunOptions, so a bad value gives one line naming the option and what it expects.
+import { publicURL, urlSecrets } from '../common/redact';
 import { z } from 'zod';
 import { CONSTRAIN_MODES } from '../protocols/constraints';
 import { SELECT_STRATEGIES } from '../prompt/selection';
@@ -587,7 +588,9 @@ export function parseRunOptions(raw: object, label: (name: RunOptionName) => str
   const name = r.error.issues[0].path[0] as RunOptionName;
   const value = picked[name];
   if (value === undefined) throw new LaunchError(`${label(name)} is missing: ${RUN_OPTIONS[name].description}`);
-  throw new LaunchError(`${label(name)}: expected ${expectation(name)}, not ${JSON.stringify(value)}`);
+  // A URL's user, password and query (a key may sit there) are not echoed.
+  const shown = typeof value === 'string' && urlSecrets(value).length ? publicURL(value) : value;
+  throw new LaunchError(`${label(name)}: expected ${expectation(name)}, not ${JSON.stringify(shown)}`);
 }
 
 export const launchLabel = (name: RunOptionName) => `launch attribute "${name}"`;

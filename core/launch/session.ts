@@ -7,6 +7,7 @@ import type { CachedModel } from '../replay/cachedModel';
 import { OpenAIModel } from '../model/openai';
 import { ChatContinuationModel, NO_LOGPROBS_NOTE, type ChatBackend } from '../model/chatContinuation';
 import { redactedModel } from './redactedModel';
+import { redactUrl } from '../common/redact';
 import { LocalModel } from '../model/localModel';
 import { capabilitiesOf, hasLiveModel as liveRule } from './modelSources';
 import type { ModelClient } from '../model/types';
@@ -184,7 +185,7 @@ async function openTelemetry(o: RunOptions, c: RunConfig): Promise<Telemetry | u
       c.log,
     );
   } catch (e) {
-    c.log?.(`telemetry: ${url}: ${(e as Error).message} (no spans are sent; give an http:// or https:// OTLP endpoint)`);
+    c.log?.(redactUrl(`telemetry: ${url}: ${(e as Error).message} (no spans are sent; give an http:// or https:// OTLP endpoint)`, url));
     return undefined;
   }
 }

@@ -25,8 +25,18 @@ const TRACES_PATH = '/v1/traces';
  * A URL whose path already ends in `/v1/traces` is the traces URL itself.
  */
 export function tracesUrl(endpoint: string): string {
-  const trimmed = endpoint.replace(/\/+$/, '');
-  return trimmed.endsWith(TRACES_PATH) ? trimmed : `${trimmed}${TRACES_PATH}`;
+  let u: URL;
+  try {
+    u = new URL(endpoint);
+  } catch {
+    const trimmed = endpoint.replace(/\/+$/, '');
+    return trimmed.endsWith(TRACES_PATH) ? trimmed : `${trimmed}${TRACES_PATH}`;
+  }
+  // The path gets /v1/traces, not the query after it (a collector's key may sit in the query).
+  const path = u.pathname.replace(/\/+$/, '');
+  if (!path.endsWith(TRACES_PATH)) u.pathname = `${path}${TRACES_PATH}`;
+  else u.pathname = path;
+  return u.href;
 }
 
 /**

@@ -10,7 +10,7 @@ import { BatchSpanProcessor, NodeTracerProvider, type ReadableSpan, type SpanExp
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Duplex } from 'node:stream';
-import { Redactor } from '../common/redact';
+import { Redactor, redactUrl, urlSecrets } from '../common/redact';
 import type { TraceRecord, TraceSink } from '../trace/schema';
 import { telemetryFromEnv, type TelemetryTarget } from './config';
 import { evaluationAttributes, exampleAttributes, runSpans, type ExampleOutcome, type RunInfo, type SpanOptions, type SpanPlan } from './spans';
@@ -129,7 +129,8 @@ export class Telemetry {
 
   constructor(readonly target: TelemetryTarget) {
     // The SDK adds the headers of OTEL_EXPORTER_OTLP_HEADERS itself: their values are secrets too.
-    this.headerValues = [...Object.values(target.headers), ...Object.values(telemetryFromEnv(process.env).headers)];
+    // So are the user, password and query of the collector's URL, which no line shows either.
+    this.headerValues = [...Object.values(target.headers), ...Object.values(telemetryFromEnv(process.env).headers), ...urlSecrets(target.url)];
     const hide = (this.hide = new Redactor(this.headerValues));
     const exporter = (this.exporter = new ReportingExporter(
       new OTLPTraceExporter({
@@ -140,7 +141,10 @@ export class Telemetry {
       }),
       e =>
         hide.redact(
-          `telemetry: cannot send spans to ${target.url} (${whyFailed(e)}): they are dropped, the runs go on (check the collector, --otlp or art.telemetry.endpoint)`,
+          redactUrl(
+            `telemetry: cannot send spans to ${target.url} (${whyFailed(e)}): they are dropped, the runs go on (check the collector, --otlp or art.telemetry.endpoint)`,
+            target.url,
+          ),
         ),
       this.report,
     ));
@@ -279,7 +283,10 @@ export class Telemetry {
     this.exporter.failing = true; // told once: the export still going on fails quietly
     this.report.log?.(
       this.hide.redact(
-        `telemetry: ${this.target.url} took no spans within ${wait} ms: the last ones are dropped (is the collector running and reachable?)`,
+        redactUrl(
+          `telemetry: ${this.target.url} took no spans within ${wait} ms: the last ones are dropped (is the collector running and reachable?)`,
+          this.target.url,
+        ),
       ),
     );
   }

@@ -23,6 +23,8 @@ const KEY = 'sk-test-Otlp8fK2mWp4Lx9Rb7Tn3V12345';
 const COLLECTOR_SECRET = 'collector-secret-9f8e7d6c5b4a';
 const eggs = arithmeticExamples().find(e => e.id === 'eggs')!;
 const { input: KEYED_INPUT, script: withKey } = eggsWithKey(KEY);
+/** The eggs example with the collector's token in its input, without its `Bearer ` prefix. */
+const { input: TOKEN_INPUT, script: withToken } = eggsWithKey(COLLECTOR_SECRET);
 
 const byName = (spans: ReceivedSpan[], prefix: string) => spans.filter(s => s.name.startsWith(prefix));
 const telemetryLines = (stderr: string) => stderr.split('\n').filter(l => l.includes('telemetry:'));
@@ -32,7 +34,7 @@ describe('OpenTelemetry export', () => {
   let receiver: OtlpReceiver;
   before(async () => {
     server = await new ScriptedServer({ tokenDelayMs: 0 }).start();
-    server.setScripts(...arithmeticScripts(), withKey);
+    server.setScripts(...arithmeticScripts(), withKey, withToken);
     receiver = await new OtlpReceiver().start();
   });
   after(async () => {
@@ -197,6 +199,37 @@ describe('OpenTelemetry export', () => {
     const [run] = byName(receiver.spans, 'invoke_agent ');
     assert.ok(run, receiver.spans.map(s => s.name).join(', '));
     assert.equal(byName(receiver.spans, 'execute_tool calculator')[0]?.parentSpanId, run.spanId);
+  });
+
+  test('the token of an Authorization header is kept out of the spans without its "Bearer " prefix too (issue 37)', async () => {
+    fresh();
+    const r = await art([...runArgs(TOKEN_INPUT), '--otlp-content'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.baseURL,
+      OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${COLLECTOR_SECRET}`,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const [run] = byName(receiver.spans, 'invoke_agent ');
+    assert.match(String(run.attributes['input.value']), /\(my key is \*\*\*\)/);
+    const bodies = Buffer.concat(receiver.requests.map(q => q.body)).toString('latin1');
+    assert.ok(!bodies.includes(COLLECTOR_SECRET), 'the token was exported');
+  });
+
+  test('no credential of the OTLP URL (user:password@, a secret in the query) is printed (issue 37)', async () => {
+    fresh();
+    receiver.mode = 'error-500';
+    const secrets = ['pa55-word-in-url', 'query-secret-123'];
+    const withCredentials = (base: string) => `${base.replace('://', '://team:pa55-word-in-url@')}/v1/traces?api_key=query-secret-123`;
+    const failing = await art([...runArgs(), '--otlp', withCredentials(receiver.baseURL)]);
+    assert.equal(telemetryLines(failing.stderr).length, 1, failing.stderr);
+    assert.match(telemetryLines(failing.stderr)[0], /cannot send spans to http:\/\/127\.0\.0\.1:\d+\/v1\/traces \(HTTP 500/);
+    // An endpoint of the variables no exporter takes is one line; --otlp with one is refused as the option's value.
+    const unusable = await art(runArgs(), { OTEL_EXPORTER_OTLP_ENDPOINT: withCredentials('ftp://collector.example') });
+    assert.equal(telemetryLines(unusable.stderr).length, 1, unusable.stderr);
+    assert.match(telemetryLines(unusable.stderr)[0], /telemetry: .*ftp:\/\/collector\.example\/v1\/traces /);
+    const refused = await art([...runArgs(), '--otlp', withCredentials('ftp://collector.example')]);
+    assert.equal(refused.code, 2, refused.stderr);
+    for (const r of [failing, unusable, refused])
+      for (const s of secrets) assert.ok(!`${r.stdout}${r.stderr}`.includes(s), `${s} was printed: ${r.stderr}`);
   });
 
   test('without configuration nothing is sent: the receiver listening gets no request', async () => {

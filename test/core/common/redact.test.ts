@@ -2,7 +2,7 @@
 // prefix, masked) is redacted from a text, and from a text that arrives in pieces however it is cut.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Redactor, secretBody } from '../../../core/common/redact';
+import { publicURL, Redactor, redactUrl, secretBody, urlSecrets } from '../../../core/common/redact';
 
 const KEY = 'sk-test-Zq8fK2mWp4Lx9Rb7Tn3V1234567890';
 const FORMS = [KEY, KEY.slice(3), secretBody(KEY), 'sk-tes...7890', 'sk-test-Zq8f…4567890', 'Zq8fK2****7890'];
@@ -50,4 +50,21 @@ test('text that cannot begin a key is let out at once; only a possible start is 
   assert.equal(s.push('a'), 'sk-tea');
   assert.equal(s.end(), '');
   assert.equal(new Redactor([]).stream().push('sk-te'), 'sk-te');
+});
+
+test('a credential after its scheme is a secret of its own: a Bearer token without "Bearer ", a Basic password', () => {
+  const token = 'collector-token-9f8e7d6c5b4a';
+  const r = new Redactor([`Bearer ${token}`, `Basic ${Buffer.from('team:pa55-word-of-basic').toString('base64')}`]);
+  assert.equal(r.redact(`the model says ${token}; Bearer ${token}`), 'the model says ***; ***');
+  assert.equal(r.redact('and pa55-word-of-basic'), 'and ***');
+});
+
+test("a URL's user, password and query values are secrets; a URL is shown without them", () => {
+  const url = 'https://team:pa55-word-in-url@collector.example:4318/v1/traces?api_key=query-secret-123&x=1';
+  assert.equal(publicURL(url), 'https://collector.example:4318/v1/traces');
+  assert.deepEqual(urlSecrets(url), ['team', 'pa55-word-in-url', 'query-secret-123', '1']);
+  assert.equal(
+    redactUrl(`telemetry: cannot send spans to ${url} (Invalid URL ${url.slice(8)}, key query-secret-123)`, url),
+    'telemetry: cannot send spans to https://collector.example:4318/v1/traces (Invalid URL ***:***@collector.example:4318/v1/traces?api_key=***&x=1, key ***)',
+  );
 });

@@ -116,17 +116,66 @@ export function makeHeader(o: {
 export function resultsTargetProblem(path: string): string | null {
   const isResult = (v: unknown) =>
     !!v && typeof v === 'object' && typeof (v as EvalResult).id === 'string' && typeof (v as EvalResult).exact === 'boolean';
+  try {
+    readHeader(path);
+  } catch (e) {
+    if (e instanceof EvalDataError) return e.message; // a header that is not whole: said before anything runs
+    throw e;
+  }
   return writeTargetProblem(path, first => isHeader(first) || isResult(first), {
     notOwn: 'not a results file (its first line is neither a results header nor a result), so nothing is appended to it',
     give: 'give a new results file (.results.jsonl)',
   });
 }
 
+/** Whether `v` says it is a results header (its kind): whether it is a whole one, headerProblem says. */
 export function isHeader(v: unknown): v is ResultsHeader {
   return !!v && typeof v === 'object' && (v as ResultsHeader).kind === HEADER_KIND;
 }
 
-/** A results file's header (its first line), or null when it has none (a file from before headers, or none yet). */
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isFileVersion = (v: unknown) => isObject(v) && typeof v.path === 'string' && typeof v.sha256 === 'string';
+const isStringOrNone = (v: unknown) => v === undefined || v === null || typeof v === 'string';
+
+/**
+ * What a first line that says it is a results header lacks of the fields its readers use (the library's and the
+ * data's path and hash, the date, the model and endpoint, the options), or null when it has them. Fields it does not
+ * know are left alone (a newer version may add some).
+ */
+export function headerProblem(h: ResultsHeader): string | null {
+  const v = h as unknown as Record<string, unknown>;
+  if (!isFileVersion(v.library)) return '"library" is not a file with its "path" and "sha256"';
+  const git = (v.library as Record<string, unknown>).git;
+  if (git !== undefined && !(isObject(git) && typeof git.commit === 'string' && typeof git.dirty === 'boolean'))
+    return '"library.git" is not a commit and whether the tree was dirty';
+  if (!isFileVersion(v.data)) return '"data" is not a file with its "path" and "sha256"';
+  if (v.tools !== undefined && !isFileVersion(v.tools)) return '"tools" is not a file with its "path" and "sha256"';
+  if (typeof v.date !== 'string') return '"date" is not a date';
+  if (!isStringOrNone(v.model) || !isStringOrNone(v.endpoint)) return '"model" or "endpoint" is not a string';
+  const o = v.options;
+  if (!isObject(o) || typeof o.api !== 'string' || typeof o.select !== 'string' || typeof o.samples !== 'number' || typeof o.constrain !== 'string')
+    return '"options" does not say the api, select, samples and constrain';
+  return null;
+}
+
+/**
+ * The header of the results file `path` from its first line's value, or null when that is no header; a line that says
+ * it is one but is not whole is an EvalDataError naming the file, what it lacks and the fix.
+ */
+function headerOf(path: string, v: unknown): ResultsHeader | null {
+  if (!isHeader(v)) return null;
+  const problem = headerProblem(v);
+  if (problem)
+    throw new EvalDataError(
+      `${path}:1: a results header ("kind": "${HEADER_KIND}") whose ${problem}: the file was edited or not written by art eval: give a results file written by art eval (or remove its first line)`,
+    );
+  return v;
+}
+
+/**
+ * A results file's header (its first line), or null when it has none (a file from before headers, or none yet, or
+ * one that cannot be read); an EvalDataError when its first line is a header that is not whole (headerOf).
+ */
 export function readHeader(path: string): ResultsHeader | null {
   let first: string;
   try {
@@ -136,12 +185,13 @@ export function readHeader(path: string): ResultsHeader | null {
   } catch {
     return null;
   }
+  let v: unknown;
   try {
-    const v: unknown = JSON.parse(first);
-    return isHeader(v) ? v : null;
+    v = JSON.parse(first);
   } catch {
     return null;
   }
+  return headerOf(path, v);
 }
 
 /**
@@ -167,7 +217,7 @@ export function loadResultsFile(path: string): { header: ResultsHeader | null; r
     } catch {
       return;
     }
-    if (i === 0 && isHeader(v)) header = v;
+    if (i === 0 && isHeader(v)) header = headerOf(path, v);
     else if (v && typeof v === 'object' && typeof (v as EvalResult).id === 'string' && typeof (v as EvalResult).exact === 'boolean')
       byId.set((v as EvalResult).id, v as EvalResult);
   });

@@ -239,29 +239,42 @@ function releaseLock(lock: string, holder: LockHolder): void {
 }
 
 /**
+ * The longest line a results file may end with: a result is a few kilobytes (a program and its answer), so a last
+ * line longer than this is no result (a file of something else, or a damaged one), and the window read from the end
+ * to find where it begins stays bounded however long it is.
+ */
+export const MAX_RESULT_LINE_BYTES = 16 * 1024 * 1024;
+
+/** `buffer.length` bytes of `fd` from `position` (fewer at the end of the file); the count read. */
+function readAt(fd: number, buffer: Buffer, position: number): number {
+  let at = 0;
+  while (at < buffer.length) {
+    const n = readSync(fd, buffer, at, buffer.length - at, position + at);
+    if (n === 0) break;
+    at += n;
+  }
+  return at;
+}
+
+/**
  * A last line without its newline: a complete result gets the newline, anything else is cut off (said once), so
- * that what is appended next starts a line of its own.
+ * that what is appended next starts a line of its own. Reads one window of at most MAX_RESULT_LINE_BYTES from the end:
+ * a last line longer than that is an EvalDataError, and the file is left as it is.
  */
 function repairTail(path: string, fd: number, log: (line: string) => void): void {
   const size = fstatSync(fd).size;
   if (size === 0) return;
-  // Read back from the end to the last newline (a result line is a few kilobytes; a longer fragment is read whole).
-  let tail = Buffer.alloc(0);
-  let start = size;
-  while (start > 0) {
-    const n = Math.min(65536, start);
-    const chunk = Buffer.alloc(n);
-    readSync(fd, chunk, 0, n, start - n);
-    tail = Buffer.concat([chunk, tail]);
-    start -= n;
-    const nl = tail.lastIndexOf(0x0a, tail.length - 1);
-    if (nl >= 0) {
-      tail = tail.subarray(nl + 1);
-      start += nl + 1;
-      break;
-    }
-  }
-  if (tail.length === 0) return; // ends with a newline
+  const last = Buffer.alloc(1);
+  if (readAt(fd, last, size - 1) === 1 && last[0] === 0x0a) return; // ends with a newline
+  const window = Buffer.alloc(Math.min(size, MAX_RESULT_LINE_BYTES + 1));
+  const got = readAt(fd, window, size - window.length);
+  const nl = window.subarray(0, got).lastIndexOf(0x0a);
+  if (nl < 0 && window.length < size)
+    throw new EvalDataError(
+      `${path}: its last line is longer than ${MAX_RESULT_LINE_BYTES / (1024 * 1024)} MB and has no end, so it is no result art eval wrote: give another results file (or remove that line)`,
+    );
+  const start = size - window.length + nl + 1;
+  const tail = window.subarray(nl + 1, got);
   const text = tail.toString('utf8');
   let complete: boolean;
   try {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listModelFiles, pullModel, PullError } from '../../../core/model/modelFiles';
 import { DEFAULT_LOCAL_MODEL } from '../../../core/model/defaultModel';
-import { ggufBytes, hostileHub, serveWhole } from '../../support/modelHub';
+import { ggufBytes, hostileHub, serveWhole, type HostileHub } from '../../support/modelHub';
 
 const TOKEN = 'hf_attackTestToken0000000000000000';
 const tmp = () => mkdtempSync(join(tmpdir(), 'art-pull-attack-'));
@@ -32,6 +32,18 @@ after(() => {
   if (saved === undefined) delete process.env.HF_TOKEN;
   else process.env.HF_TOKEN = saved;
 });
+
+/** Runs `work` against a mirror answering `routes`, with a models folder of its own; both are gone after. */
+async function withMirror(routes: Parameters<typeof hostileHub>[0], work: (hub: HostileHub, dir: string) => Promise<void>): Promise<void> {
+  const hub = await hostileHub(routes);
+  const dir = tmp();
+  try {
+    await work(hub, dir);
+  } finally {
+    await hub.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 describe('art model pull against a hostile mirror: the token', () => {
   /** Asks for the token (401) until it is given, then answers as `then` says. */
@@ -108,24 +120,22 @@ describe('art model pull against a hostile mirror: the token', () => {
 
 describe('art model pull against a hostile mirror: bounds', () => {
   test('a manifest naming a split model of 5,000 parts is refused in one line, before any part is asked for', async () => {
-    const hub = await hostileHub({
-      '/v2/o/r/manifests/Q4_K_M': (_req, res) =>
-        void res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ ggufFile: { rfilename: 'm-Q4_K_M-00001-of-05000.gguf' } })),
-    });
-    const dir = tmp();
-    try {
-      await assert.rejects(pullModel({ uri: 'hf:o/r:Q4_K_M', dir, hubEndpoint: hub.url }), oneLine(/5000 parts/));
-      assert.deepEqual(
-        hub.requests.filter(r => r.path.includes('/resolve/')),
-        [],
-        'parts were asked for',
-      );
-    } finally {
-      await hub.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await withMirror(
+      {
+        '/v2/o/r/manifests/Q4_K_M': (_req, res) =>
+          void res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ ggufFile: { rfilename: 'm-Q4_K_M-00001-of-05000.gguf' } })),
+      },
+      async (hub, dir) => {
+        await assert.rejects(pullModel({ uri: 'hf:o/r:Q4_K_M', dir, hubEndpoint: hub.url }), oneLine(/5000 parts/));
+        assert.deepEqual(
+          hub.requests.filter(r => r.path.includes('/resolve/')),
+          [],
+          'parts were asked for',
+        );
+      },
+    );
   });
 
   test('a body without a length stops at the cap; one cut short is never a model; one with no framing is refused', async () => {
@@ -173,77 +183,64 @@ describe('art model pull against a hostile mirror: bounds', () => {
 describe('art model pull against a hostile mirror: names and progress files', () => {
   test('a Content-Disposition name never replaces the default model; a name already in the folder is refused', async () => {
     const body = ggufBytes(256 << 10);
-    const hub = await hostileHub({
-      '/files/other.gguf': (req, res) => serveWhole(res, body, { 'content-disposition': `attachment; filename="${DEFAULT_LOCAL_MODEL.file}"` }, req),
-    });
-    const dir = tmp();
-    const mine = join(dir, DEFAULT_LOCAL_MODEL.file);
-    writeFileSync(mine, 'the default model, as the user has it');
-    try {
-      const path = await pullModel({ uri: `${hub.url}files/other.gguf`, dir, hubEndpoint: hub.url });
-      assert.equal(path, join(dir, 'other.gguf'));
-      assert.equal(readFileSync(mine, 'utf8'), 'the default model, as the user has it');
-      writeFileSync(path, 'an older other.gguf');
-      await assert.rejects(pullModel({ uri: `${hub.url}files/other.gguf`, dir, hubEndpoint: hub.url }), oneLine(/exists already/));
-      assert.equal(readFileSync(path, 'utf8'), 'an older other.gguf');
-    } finally {
-      await hub.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await withMirror(
+      {
+        '/files/other.gguf': (req, res) =>
+          serveWhole(res, body, { 'content-disposition': `attachment; filename="${DEFAULT_LOCAL_MODEL.file}"` }, req),
+      },
+      async (hub, dir) => {
+        const mine = join(dir, DEFAULT_LOCAL_MODEL.file);
+        writeFileSync(mine, 'the default model, as the user has it');
+        const path = await pullModel({ uri: `${hub.url}files/other.gguf`, dir, hubEndpoint: hub.url });
+        assert.equal(path, join(dir, 'other.gguf'));
+        assert.equal(readFileSync(mine, 'utf8'), 'the default model, as the user has it');
+        writeFileSync(path, 'an older other.gguf');
+        await assert.rejects(pullModel({ uri: `${hub.url}files/other.gguf`, dir, hubEndpoint: hub.url }), oneLine(/exists already/));
+        assert.equal(readFileSync(path, 'utf8'), 'an older other.gguf');
+      },
+    );
   });
 
   test('a planted progress file that is a link is refused and the file it points to is unchanged', async () => {
     const body = ggufBytes(256 << 10);
-    const hub = await hostileHub({ '/o/r/resolve/main/m.gguf': (req, res) => serveWhole(res, body, {}, req) });
-    const dir = tmp();
-    const victim = join(tmp(), 'victim');
-    writeFileSync(victim, 'precious\n');
-    mkdirSync(join(dir, '.partial'));
-    symlinkSync(victim, join(dir, '.partial/m.gguf.ipull'));
-    try {
+    await withMirror({ '/o/r/resolve/main/m.gguf': (req, res) => serveWhole(res, body, {}, req) }, async (hub, dir) => {
+      const victim = join(tmp(), 'victim');
+      writeFileSync(victim, 'precious\n');
+      mkdirSync(join(dir, '.partial'));
+      symlinkSync(victim, join(dir, '.partial/m.gguf.ipull'));
       await assert.rejects(pullModel({ uri: 'hf:o/r/m.gguf', dir, hubEndpoint: hub.url }), oneLine(/symbolic link/));
       assert.equal(readFileSync(victim, 'utf8'), 'precious\n');
       assert.deepEqual(listModelFiles(dir), []);
-    } finally {
-      await hub.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   test('a planted progress file that does not match (sparse, 1.6 GB) is not resumed: the pull starts over', async () => {
     const body = ggufBytes(256 << 10);
-    const hub = await hostileHub({ '/o/r/resolve/main/m.gguf': (req, res) => serveWhole(res, body, {}, req) });
-    const dir = tmp();
-    mkdirSync(join(dir, '.partial'));
-    writeFileSync(join(dir, '.partial/m.gguf.ipull'), '');
-    truncateSync(join(dir, '.partial/m.gguf.ipull'), 1_600_000_000);
-    try {
+    await withMirror({ '/o/r/resolve/main/m.gguf': (req, res) => serveWhole(res, body, {}, req) }, async (hub, dir) => {
+      mkdirSync(join(dir, '.partial'));
+      writeFileSync(join(dir, '.partial/m.gguf.ipull'), '');
+      truncateSync(join(dir, '.partial/m.gguf.ipull'), 1_600_000_000);
       const path = await pullModel({ uri: 'hf:o/r/m.gguf', dir, hubEndpoint: hub.url });
       assert.ok(readFileSync(path).equals(body));
       assert.deepEqual(readdirSync(join(dir, '.partial')), [], 'the planted file is gone');
-    } finally {
-      await hub.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   test('a served name that is not a plain .gguf file name (".partial") is one line', async () => {
-    const hub = await hostileHub({
-      '/v2/o/r/manifests/latest': (_req, res) =>
-        void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ggufFile: { rfilename: '.partial' } })),
-      '/o/r/resolve/main/.partial': (req, res) => serveWhole(res, ggufBytes(1024), {}, req),
-    });
-    const dir = tmp();
-    try {
-      await assert.rejects(pullModel({ uri: 'hf:o/r', dir, hubEndpoint: hub.url }), oneLine(/not a plain \.gguf file name/));
-      await assert.rejects(
-        pullModel({ uri: `${hub.url}o/r/resolve/main/.partial`, dir, hubEndpoint: hub.url }),
-        oneLine(/not a plain \.gguf file name/),
-      );
-      assert.ok(!existsSync(join(dir, '.partial')) || readdirSync(join(dir, '.partial')).length === 0);
-    } finally {
-      await hub.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await withMirror(
+      {
+        '/v2/o/r/manifests/latest': (_req, res) =>
+          void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ggufFile: { rfilename: '.partial' } })),
+        '/o/r/resolve/main/.partial': (req, res) => serveWhole(res, ggufBytes(1024), {}, req),
+      },
+      async (hub, dir) => {
+        await assert.rejects(pullModel({ uri: 'hf:o/r', dir, hubEndpoint: hub.url }), oneLine(/not a plain \.gguf file name/));
+        await assert.rejects(
+          pullModel({ uri: `${hub.url}o/r/resolve/main/.partial`, dir, hubEndpoint: hub.url }),
+          oneLine(/not a plain \.gguf file name/),
+        );
+        assert.ok(!existsSync(join(dir, '.partial')) || readdirSync(join(dir, '.partial')).length === 0);
+      },
+    );
   });
 });

@@ -17,10 +17,12 @@ export class GgufError extends Error {
   }
 }
 
-/** An array value: its elements are not kept, only what they are and how many. */
+/** An array value: what its elements are and how many; a short array of numbers keeps them (per-layer hyper-parameters). */
 export interface GgufArray {
   readonly array: GgufValueType;
   readonly length: number;
+  /** The elements of a numeric array of at most MAX_KEPT_ELEMENTS (a per-layer head count); none for the others. */
+  readonly values?: readonly number[];
 }
 
 export type GgufValue = number | bigint | boolean | string | GgufArray;
@@ -46,6 +48,8 @@ const MIN_KV_BYTES = 8 + 4 + 1;
 const MIN_TENSOR_INFO_BYTES = 8 + 4 + 8 + 4 + 8;
 /** A key longer than this is not a key. */
 const MAX_KEY_BYTES = 1 << 16;
+/** A numeric array this short keeps its elements (LLAMA_MAX_LAYERS is 512: per-layer values fit). */
+const MAX_KEPT_ELEMENTS = 1024;
 /** Nested arrays deeper than this are refused (GGUF writers nest at most once). */
 const MAX_ARRAY_DEPTH = 2;
 const WINDOW = 1 << 20;
@@ -82,15 +86,16 @@ class Reader {
     return this.take(4, field).readUInt32LE(0);
   }
 
-  /** A u64 that must fit a safe integer and `max`. */
-  count(field: string, max: number): number {
+  /** A u64 that must fit a safe integer and `max` (`limit` says what `max` is). */
+  count(field: string, max: number, limit = `a file of ${this.size} bytes can hold`): number {
     const v = this.take(8, field).readBigUInt64LE(0);
-    if (v > BigInt(max)) throw new GgufError(field, `${field} is ${v}, more than a file of ${this.size} bytes can hold`);
+    if (v > BigInt(max)) throw new GgufError(field, `${field} is ${v}, more than ${limit}`);
     return Number(v);
   }
 
   string(field: string, max = this.size): string {
-    const n = this.count(`${field} length`, Math.min(max, this.size - this.pos - 8));
+    const left = this.size - this.pos - 8;
+    const n = max < left ? this.count(`${field} length`, max, `the ${max} bytes allowed`) : this.count(`${field} length`, left);
     if (n <= WINDOW) return this.take(n, field).toString('utf8');
     const out: Buffer[] = [];
     for (let left = n; left > 0; left -= WINDOW) out.push(Buffer.from(this.take(Math.min(WINDOW, left), field)));
@@ -140,6 +145,11 @@ function readValue(r: Reader, type: GgufValueType, field: string, depth: number)
       const fixed = FIXED[element];
       // Each element takes at least a byte (a string its 8-byte length): the length is bounded by what is left.
       const length = r.count(`${field} length`, Math.floor((r.size - r.pos - 8) / (fixed ?? (element === 'string' ? 8 : 12))));
+      if (fixed !== undefined && element !== 'bool' && length <= MAX_KEPT_ELEMENTS) {
+        const values: number[] = [];
+        for (let i = 0; i < length; i++) values.push(Number(readValue(r, element, field, depth + 1)));
+        return { array: element, length, values };
+      }
       if (fixed !== undefined) r.skip(fixed * length, field);
       else for (let i = 0; i < length; i++) skipValue(r, element, field, depth + 1);
       return { array: element, length };
@@ -154,25 +164,89 @@ function skipValue(r: Reader, type: GgufValueType, field: string, depth: number)
 
 /** Reads a GGUF file's header (not its tensor infos). Throws a GgufError on a file that is not GGUF or lies. */
 export function readGgufHeader(file: string): GgufHeader {
+  return withReader(file, readHeader);
+}
+
+/** One tensor of the file, as its info describes it (the data is not read). */
+export interface GgufTensorInfo {
+  readonly name: string;
+  /** Elements along each dimension, innermost first (ggml's ne), each at most 2^53. */
+  readonly dims: readonly number[];
+  /** The ggml type number (ggml_type). */
+  readonly type: number;
+  /** Where its data starts, from the start of the data section. */
+  readonly offset: number;
+}
+
+export interface GgufFile extends GgufHeader {
+  readonly tensors: readonly GgufTensorInfo[];
+  /** `general.alignment`, else 32: tensor data offsets are multiples of it. */
+  readonly alignment: number;
+  /** Where the data section starts in the file (the end of the tensor infos, aligned). */
+  readonly dataStart: number;
+}
+
+/** ggml's GGML_MAX_DIMS and GGML_MAX_NAME (a tensor name is shorter). */
+const MAX_DIMS = 4;
+const MAX_TENSOR_NAME = 64;
+
+/**
+ * Reads a GGUF file's header and its tensor infos (names, shapes, types, offsets), every count and length bounded as
+ * in the header. Says nothing yet of whether the shapes and offsets agree with each other (core/model/ggufCheck.ts).
+ */
+export function readGgufFile(file: string): GgufFile {
+  return withReader(file, r => {
+    const header = readHeader(r);
+    r.pos = header.metadataEnd;
+    const tensors: GgufTensorInfo[] = [];
+    for (let i = 0; i < header.tensorCount; i++) {
+      const field = `tensor ${i}`;
+      const name = r.string(`${field} name`, MAX_TENSOR_NAME - 1);
+      const at = name ? `tensor ${name}` : field;
+      const n = r.u32(`${at} dimension count`);
+      if (n < 1 || n > MAX_DIMS) throw new GgufError(`${at} dimension count`, `${at} has ${n} dimensions; ggml tensors have 1 to ${MAX_DIMS}`);
+      const dims: number[] = [];
+      for (let d = 0; d < n; d++) dims.push(r.count(`${at} dimension ${d}`, Number.MAX_SAFE_INTEGER));
+      const type = r.u32(`${at} type`);
+      const offset = r.count(`${at} offset`, Number.MAX_SAFE_INTEGER);
+      tensors.push({ name, dims, type, offset });
+    }
+    const alignment = alignmentOf(header.metadata.get('general.alignment'));
+    return { ...header, tensors, alignment, dataStart: Math.ceil(r.pos / alignment) * alignment };
+  });
+}
+
+function alignmentOf(v: GgufValue | undefined): number {
+  if (v === undefined) return 32;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || (v & (v - 1)) !== 0)
+    throw new GgufError('general.alignment', `general.alignment is ${JSON.stringify(typeof v === 'bigint' ? String(v) : v)}, not a power of 2`);
+  return v;
+}
+
+function withReader<T>(file: string, read: (r: Reader) => T): T {
   const fd = openSync(file, 'r');
   try {
-    const r = new Reader(fd, fstatSync(fd).size);
-    if (r.size < 4 || r.take(4, 'magic').toString('latin1') !== 'GGUF') throw new GgufError('magic', 'the file does not start with "GGUF"');
-    const version = r.u32('version');
-    if (version < 2 || version > 3) throw new GgufError('version', `GGUF version ${version} is not one llama.cpp reads (2 or 3)`);
-    const tensorCount = r.count('tensor count', Math.floor(r.size / MIN_TENSOR_INFO_BYTES));
-    const kvCount = r.count('metadata count', Math.floor((r.size - r.pos - 8) / MIN_KV_BYTES));
-    const metadata = new Map<string, GgufValue>();
-    for (let i = 0; i < kvCount; i++) {
-      const key = r.string(`metadata key ${i}`, MAX_KEY_BYTES);
-      metadata.set(key, readValue(r, valueType(r, key), key, 0));
-    }
-    if (tensorCount * MIN_TENSOR_INFO_BYTES > r.size - r.pos)
-      throw new GgufError('tensor count', `tensor count is ${tensorCount}, more than the ${r.size - r.pos} bytes after the metadata can describe`);
-    return { version, tensorCount, metadata, metadataEnd: r.pos, fileBytes: r.size };
+    return read(new Reader(fd, fstatSync(fd).size));
   } finally {
     closeSync(fd);
   }
+}
+
+function readHeader(r: Reader): GgufHeader {
+  if (r.size < 4 || r.take(4, 'magic').toString('latin1') !== 'GGUF') throw new GgufError('magic', 'the file does not start with "GGUF"');
+  const version = r.u32('version');
+  if (version < 2 || version > 3) throw new GgufError('version', `GGUF version ${version} is not one llama.cpp reads (2 or 3)`);
+  const tensorCount = r.count('tensor count', Math.floor(r.size / MIN_TENSOR_INFO_BYTES));
+  const kvCount = r.count('metadata count', Math.floor((r.size - r.pos - 8) / MIN_KV_BYTES));
+  const metadata = new Map<string, GgufValue>();
+  for (let i = 0; i < kvCount; i++) {
+    const key = r.string(`metadata key ${i}`, MAX_KEY_BYTES);
+    if (metadata.has(key)) throw new GgufError(key, `the key ${key} appears twice`);
+    metadata.set(key, readValue(r, valueType(r, key), key, 0));
+  }
+  if (tensorCount * MIN_TENSOR_INFO_BYTES > r.size - r.pos)
+    throw new GgufError('tensor count', `tensor count is ${tensorCount}, more than the ${r.size - r.pos} bytes after the metadata can describe`);
+  return { version, tensorCount, metadata, metadataEnd: r.pos, fileBytes: r.size };
 }
 
 /** llama.cpp's names of `general.file_type` (llama_ftype), as model files are named. */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GgufError, readGgufHeader, summarizeGguf } from '../../../core/model/gguf';
+import { GgufError, readGgufFile, readGgufHeader, summarizeGguf } from '../../../core/model/gguf';
 
 const u32 = (n: number) => {
   const b = Buffer.alloc(4);
@@ -21,6 +21,10 @@ const str = (s: string) => Buffer.concat([u64(Buffer.byteLength(s)), Buffer.from
 const kvString = (k: string, v: string) => Buffer.concat([str(k), u32(8), str(v)]);
 const kvU32 = (k: string, v: number) => Buffer.concat([str(k), u32(4), u32(v)]);
 const kvStrings = (k: string, vs: string[]) => Buffer.concat([str(k), u32(9), u32(8), u64(vs.length), ...vs.map(str)]);
+const kvU32s = (k: string, vs: number[]) => Buffer.concat([str(k), u32(9), u32(4), u64(vs.length), ...vs.map(u32)]);
+/** A tensor info: name, dimensions, ggml type, data offset. */
+const tensor = (name: string, dims: (number | bigint)[], type: number, offset: number | bigint) =>
+  Buffer.concat([str(name), u32(dims.length), ...dims.map(u64), u32(type), u64(offset)]);
 const header = (tensors: number | bigint, kvs: Buffer[]) => Buffer.concat([Buffer.from('GGUF'), u32(3), u64(tensors), u64(kvs.length), ...kvs]);
 
 function withFile<T>(bytes: Buffer, f: (file: string) => T): T {
@@ -92,4 +96,45 @@ test('a value of a type GGUF does not define, a bad magic and an unknown version
 test('a header cut short is truncated at the field it ends in', () => {
   const whole = header(0, [kvString('general.architecture', 'gemma3'), kvU32('general.file_type', 15)]);
   fails(whole.subarray(0, whole.length - 2), /^general\.file_type$/);
+});
+
+test('the tensor infos: names, dimensions, types and offsets, the data section aligned after them', () => {
+  const infos = [tensor('token_embd.weight', [8, 4], 0, 0), tensor('blk.0.attn_q.weight', [8, 8], 1, 128)];
+  const bytes = Buffer.concat([header(2, [kvString('general.architecture', 'llama'), kvU32s('llama.attention.head_count', [2])]), ...infos]);
+  withFile(Buffer.concat([bytes, Buffer.alloc(512)]), file => {
+    const f = readGgufFile(file);
+    assert.deepEqual(f.tensors, [
+      { name: 'token_embd.weight', dims: [8, 4], type: 0, offset: 0 },
+      { name: 'blk.0.attn_q.weight', dims: [8, 8], type: 1, offset: 128 },
+    ]);
+    assert.equal(f.alignment, 32);
+    assert.equal(f.dataStart, Math.ceil(bytes.length / 32) * 32);
+    assert.deepEqual(
+      f.metadata.get('llama.attention.head_count'),
+      { array: 'u32', length: 1, values: [2] },
+      'a short numeric array keeps its values',
+    );
+  });
+});
+
+test('a tensor info that lies is one error naming the tensor and the field', () => {
+  const kv = [kvString('general.architecture', 'llama')];
+  const file = (t: Buffer, extra: Buffer[] = []) => Buffer.concat([header(1, [...kv, ...extra]), t, Buffer.alloc(64)]);
+  const readFails = (bytes: Buffer, field: RegExp) =>
+    withFile(bytes, f =>
+      assert.throws(
+        () => readGgufFile(f),
+        (e: unknown) => e instanceof GgufError && field.test(e.field),
+      ),
+    );
+  readFails(file(tensor('t', [1, 1, 1, 1, 1], 0, 0)), /^tensor t dimension count$/);
+  readFails(file(tensor('t', [], 0, 0)), /^tensor t dimension count$/);
+  readFails(file(tensor('x'.repeat(64), [1], 0, 0)), /^tensor 0 name length$/);
+  readFails(file(tensor('t', [2n ** 60n], 0, 0)), /^tensor t dimension 0$/);
+  readFails(file(tensor('t', [1], 0, 2n ** 60n)), /^tensor t offset$/);
+  readFails(file(tensor('t', [1], 0, 0), [kvU32('general.alignment', 24)]), /^general\.alignment$/);
+});
+
+test('a key given twice is refused', () => {
+  fails(header(0, [kvU32('llama.block_count', 2), kvU32('llama.block_count', 600)]), /^llama\.block_count$/);
 });

@@ -9,6 +9,10 @@ export const DEFAULT_IDLE_RELEASE_MS = 5 * 60_000;
 /** KV caches of one context: concurrent requests of an evaluation take one each (measured: docs/performance.md). */
 export const DEFAULT_LOCAL_SEQUENCES = 2;
 
+/** Where llama.cpp runs a local model: "auto" the GPU its binary has (Metal, CUDA, Vulkan) when one is usable, else the CPU. */
+export const GPU_CHOICES = ['auto', 'cpu'] as const;
+export type GpuChoice = (typeof GPU_CHOICES)[number];
+
 export type { LocalModelSource } from './catalog';
 
 /** The model a new user meets when none is given (`npm start`, `art model pull` with no name). */

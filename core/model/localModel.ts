@@ -58,7 +58,7 @@ export class LocalModel implements ModelClient {
   async *stream(req: CompletionRequest): AsyncGenerator<CompletionChunk, CompletionResult, void> {
     const signal = req.signal;
     if (signal?.aborted) throw abortError(signal);
-    const { model, context } = await this.runtime.load();
+    const { model, context } = await this.runtime.load(signal);
     const tokens = tokenize(model, req.prompt);
     const maxTokens = Math.max(0, req.maxTokens ?? DEFAULT_MAX_TOKENS);
     if (tokens.length + (maxTokens > 0 ? 1 : 0) > context.contextSize)

@@ -12,7 +12,7 @@ import { DEFAULT_WORD_LIST } from '../tools/lookup';
 import { TOOLS_FILE_NAME } from '../tools/toolsFile';
 import { DEFAULT_MAX_TOKENS } from '../model/types';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../model/bounds';
-import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT } from '../model/defaultModel';
+import { DEFAULT_IDLE_RELEASE_MS, DEFAULT_LOCAL_CONTEXT, GPU_CHOICES } from '../model/defaultModel';
 import { DEFAULT_NO_PROGRESS_LIMIT } from '../engine/progress';
 import { DEFAULT_LIMITS, DEFAULT_PYTHON } from '../tools/sandbox';
 import { withoutUndefined } from '../common/text';
@@ -178,6 +178,20 @@ export const RUN_OPTIONS = {
       key: 'model.idleReleaseMs',
       scope: 'machine-overridable',
       description: 'Local model: milliseconds unused after which the loaded model is released from memory (the next run loads it again).',
+    },
+  }),
+  gpu: option(z.enum(GPU_CHOICES).default('auto'), {
+    description:
+      'Local model: where llama.cpp runs it: "auto" uses the GPU its binary has when one is usable (Metal on Apple silicon; CUDA or Vulkan only with a GPU build of node-llama-cpp) and the CPU otherwise, which the loading line says; "cpu" never looks for a GPU.',
+    manifest: {
+      enumDescriptions: ["The GPU of llama.cpp's binary when one is usable, else the CPU.", 'The CPU only.'],
+    },
+    cli: { flag: 'gpu', arg: 'auto|cpu' },
+    setting: {
+      key: 'model.gpu',
+      scope: 'machine-overridable',
+      description:
+        'Local model: "auto" runs it on the GPU of llama.cpp\'s binary when one is usable (Metal on Apple silicon), else on the CPU; "cpu" never uses a GPU.',
     },
   }),
   seed: option(count(0).optional(), {

@@ -337,6 +337,7 @@ function localModel(launch: Launch): LocalModel {
     file: isAbsolute(o.modelFile) ? o.modelFile : resolve(launch.root, o.modelFile),
     contextSize: o.contextSize || undefined,
     idleReleaseMs: o.idleReleaseMs,
+    gpu: o.gpu,
     seed: (o.seed ?? 0) + (launch.config.sample?.index ?? 0) * 1_000_003,
     log: launch.config.log,
   });

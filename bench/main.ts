@@ -5,6 +5,7 @@ import { benchArt } from './art';
 import { benchEval, serveEndpoint } from './eval';
 import { benchLocal } from './local';
 import { benchLsp } from './lsp';
+import { benchModelLoad } from './modelLoad';
 import { benchOtel } from './otel';
 import { benchReplay } from './replay';
 import { benchRunner } from './runner';
@@ -17,6 +18,7 @@ const areas: Record<string, Bench> = {
   eval: benchEval,
   local: benchLocal,
   lsp: benchLsp,
+  'model-load': benchModelLoad,
   otel: benchOtel,
   replay: benchReplay,
   runner: benchRunner,

@@ -198,7 +198,7 @@ function runProbe(file: string, o: ProbeOptions, kill: AbortSignal): Promise<Pro
   const child = spawn(
     process.execPath,
     [
-      '--max-old-space-size=512',
+      '--max-old-space-size=1024',
       '--input-type=module',
       '-e',
       PROBE_SOURCE,

@@ -10,11 +10,29 @@ import { localModelPath } from './localModel';
 /** The GGUF value types the edits write. */
 type Edit = { u32: number } | { string: string };
 
+/** A GGUF string: its u64 length, then its bytes. */
+function ggufString(text: string): Buffer {
+  const b = Buffer.alloc(8 + Buffer.byteLength(text));
+  b.writeBigUInt64LE(BigInt(Buffer.byteLength(text)));
+  b.write(text, 8);
+  return b;
+}
+
+/** The real model's first `bytes` bytes. */
+function realHead(bytes: number): Buffer {
+  const head = Buffer.alloc(bytes);
+  const fd = openSync(localModelPath(), 'r');
+  try {
+    readSync(fd, head, 0, bytes, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return head;
+}
+
 /** Where a key's value starts in the header of `head` (its u64 length, the key, the u32 type, then the value). */
 function valueAt(head: Buffer, key: string): { at: number; type: number } {
-  const k = Buffer.alloc(8 + Buffer.byteLength(key));
-  k.writeBigUInt64LE(BigInt(Buffer.byteLength(key)));
-  k.write(key, 8);
+  const k = ggufString(key);
   const at = head.indexOf(k);
   if (at < 0) throw new Error(`the model's header has no key ${key}`);
   return { at: at + k.length + 4, type: head.readUInt32LE(at + k.length) };
@@ -27,14 +45,7 @@ function valueAt(head: Buffer, key: string): { at: number; type: number } {
  */
 export function craftedModel(dir: string, name: string, edits: Record<string, Edit> = {}, bytes: { at: number; data: Buffer }[] = []): string {
   const real = localModelPath();
-  const { dataStart } = readGgufFile(real);
-  const head = Buffer.alloc(dataStart);
-  const from = openSync(real, 'r');
-  try {
-    readSync(from, head, 0, dataStart, 0);
-  } finally {
-    closeSync(from);
-  }
+  const head = realHead(readGgufFile(real).dataStart);
   for (const [key, edit] of Object.entries(edits)) {
     const { at, type } = valueAt(head, key);
     if ('u32' in edit) {
@@ -60,18 +71,7 @@ export function craftedModel(dir: string, name: string, edits: Record<string, Ed
 
 /** Where the token `token` (a string of the vocabulary) starts in the real model's header: its u64 length, then its bytes. */
 export function tokenOffset(token: string): number {
-  const real = localModelPath();
-  const head = Buffer.alloc(1 << 20);
-  const fd = openSync(real, 'r');
-  try {
-    readSync(fd, head, 0, head.length, 0);
-  } finally {
-    closeSync(fd);
-  }
-  const k = Buffer.alloc(8 + Buffer.byteLength(token));
-  k.writeBigUInt64LE(BigInt(Buffer.byteLength(token)));
-  k.write(token, 8);
-  const at = head.indexOf(k);
+  const at = realHead(1 << 20).indexOf(ggufString(token));
   if (at < 0) throw new Error(`no token ${token} in the model's first MiB`);
   return at;
 }

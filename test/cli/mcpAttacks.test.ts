@@ -18,7 +18,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createArtMcpServer } from '../../core/cli/mcp';
-import { MAX_SESSIONS, type DebugSessions } from '../../core/cli/mcpSessions';
+import { MAX_SESSIONS, type HeadlessSessions } from '../../core/agentTools/sessions';
 import type { McpStart } from '../../core/cli/mcpCommon';
 import { ContinuationScript } from '../../core/replay/script';
 import { ScriptedServer } from '../support/scriptedServer';
@@ -80,7 +80,7 @@ const data = (r: Result): any => {
 
 interface Connected {
   client: Client;
-  sessions: DebugSessions;
+  sessions: HeadlessSessions;
   start: McpStart;
   call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<Result>;
   close(): Promise<void>;

@@ -22,6 +22,11 @@ export interface AgentLimitSpec {
   description: string;
   /** The inputs it caps, each with the factor from the flag's unit to the input's (seconds to milliseconds: 1000). */
   caps: Partial<Record<RunOptionName | ToolCountInput, number>>;
+  /**
+   * Any value a caller gives becomes the cap, below it too: a local model is loaded once per context size, so callers
+   * that each asked for another size would each hold a copy of the model; given the cap, they share one.
+   */
+  pin?: boolean;
 }
 
 /** Inputs of the tools that are not run options but are capped: the examples an evaluation runs at once. */
@@ -33,15 +38,16 @@ export const AGENT_LIMITS = {
     arg: 'N',
     default: DEFAULT_LOCAL_CONTEXT,
     min: 16,
-    description: "the most tokens of context a caller's contextSize gives a local model (each size is a model loaded of its own)",
+    description: 'the context (tokens) a local model gets when a tool sets contextSize, at any size',
     caps: { contextSize: 1 },
+    pin: true,
   },
   idleRelease: {
     flag: 'max-idle-release-s',
     arg: 'S',
     default: DEFAULT_IDLE_RELEASE_MS / 1000,
     min: 0,
-    description: "the longest a caller's idleReleaseMs keeps a local model loaded unused, in seconds",
+    description: "the longest a tool's idleReleaseMs keeps a local model loaded unused",
     caps: { idleReleaseMs: 1000 },
   },
   pythonMemory: {
@@ -49,7 +55,7 @@ export const AGENT_LIMITS = {
     arg: 'MB',
     default: DEFAULT_LIMITS.memoryBytes / 2 ** 20,
     min: 16,
-    description: "the most memory a caller's pythonMemoryMb gives the Python sandbox, in MiB",
+    description: "the most memory (MiB) a tool's pythonMemoryMb gives the Python sandbox",
     caps: { pythonMemoryMb: 1 },
   },
   timeout: {
@@ -57,8 +63,7 @@ export const AGENT_LIMITS = {
     arg: 'S',
     default: DEFAULT_REQUEST_TIMEOUT_MS / 1000,
     min: 1,
-    description:
-      'the longest time limit or wait a caller may give, in seconds (pythonTimeoutMs, pythonCpuSeconds, toolTimeoutMs, requestTimeoutMs, replayDelayMs)',
+    description: 'the longest limit or wait a tool gives: Python, tools, requests, replay delay',
     caps: { pythonTimeoutMs: 1000, pythonCpuSeconds: 1, toolTimeoutMs: 1000, requestTimeoutMs: 1000, replayDelayMs: 1000 },
   },
   concurrency: {
@@ -66,7 +71,7 @@ export const AGENT_LIMITS = {
     arg: 'N',
     default: 4,
     min: 1,
-    description: "the most programs one call runs at once (a caller's concurrency of an evaluation, its samples)",
+    description: 'the most programs one call runs at once (concurrency, samples)',
     caps: { concurrency: 1, samples: 1 },
   },
   runs: {
@@ -74,8 +79,7 @@ export const AGENT_LIMITS = {
     arg: 'N',
     default: 2,
     min: 1,
-    description:
-      "the calls that run programs at once, server-wide (run, test, evaluate, improve, a stepping session's start and steps): a call beyond it waits for one to end",
+    description: 'calls that run programs at once, server-wide; more wait their turn',
     caps: {},
   },
 } satisfies Record<string, AgentLimitSpec>;
@@ -98,10 +102,10 @@ export function cappedInputs(): Set<string> {
 }
 
 /** The cap of one input, in the input's unit, with the flag that sets it; undefined when nothing caps it. */
-function capOf(input: string, limits: AgentLimits): { max: number; flag: string } | undefined {
+function capOf(input: string, limits: AgentLimits): { max: number; flag: string; pin: boolean } | undefined {
   for (const [name, spec] of limitEntries()) {
     const factor = spec.caps[input as keyof typeof spec.caps];
-    if (factor !== undefined) return { max: limits[name] * factor, flag: spec.flag };
+    if (factor !== undefined) return { max: limits[name] * factor, flag: spec.flag, pin: spec.pin === true };
   }
   return undefined;
 }
@@ -121,9 +125,13 @@ export function capInputs(
   for (const [input, v] of Object.entries(given)) {
     if (typeof v !== 'number') continue;
     const cap = capOf(input, limits);
-    if (!cap || v <= cap.max) continue;
+    if (!cap || v === cap.max || (v < cap.max && !cap.pin)) continue;
     values[input] = cap.max;
-    notes.push(`"${input}" ${v} is over what a caller may ask for: ${cap.max} is used (${setBy(cap.flag)})`);
+    notes.push(
+      v > cap.max
+        ? `"${input}" ${v} is over what a caller may ask for: ${cap.max} is used (${setBy(cap.flag)})`
+        : `"${input}" ${v}: every caller that sets it gets ${cap.max}, so that they share one loaded model (${setBy(cap.flag)})`,
+    );
   }
   return { values, notes };
 }

@@ -101,7 +101,10 @@ export function capSentence(input: string): string {
   for (const spec of Object.values(AGENT_LIMITS)) {
     const factor = (spec.caps as Record<string, number>)[input];
     if (factor === undefined) continue;
-    return `A caller gets at most ${spec.default * factor} (art mcp: --${spec.flag}); more is lowered to it, and the notes say so.`;
+    const cap = spec.default * factor;
+    return 'pin' in spec && spec.pin
+      ? `A caller that sets it gets ${cap} whatever it asks for (art mcp: --${spec.flag}), and the notes say so.`
+      : `A caller gets at most ${cap} (art mcp: --${spec.flag}); more is lowered to it, and the notes say so.`;
   }
   return '';
 }

@@ -97,6 +97,8 @@ export function editorHost(d: EditorHostDeps): ToolHost {
     userToolsRefused: undefined,
     trusted: vscode.workspace.isTrusted,
     limits,
+    runs: { folder: d.settings(scopeOf()).runsFolder, gitignore: d.settings(scopeOf()).runsGitignore },
+    concurrency: d.settings(scopeOf()).evaluationConcurrency,
     slots: d.slots,
     signal: d.signal,
     progress: message => d.progress(message),

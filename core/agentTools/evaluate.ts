@@ -9,10 +9,10 @@ import { parseRunOptions } from '../launch/options';
 import { CliError } from '../common/sourceFiles';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { NOT_FOR_EVAL, capSentence, runOptionShape } from './runOptions';
-import { existingFile, fileOrActive, filePath, givenOrActive } from './shapes';
-import { defineTool } from './tool';
+import { existingFile, fileOrActive, filePath, givenOrActive, withNotes } from './shapes';
+import { defineTool, type ToolHost } from './tool';
 
-/** Examples run at once when the caller gives none (and the cap, art mcp's --max-concurrency, is not lower). */
+/** Examples run at once when neither the caller nor the user gives a number (and art mcp's --max-concurrency is not lower). */
 export const DEFAULT_CONCURRENCY = 4;
 
 /**
@@ -27,10 +27,12 @@ export const concurrencyInput = () =>
     .int()
     .min(1)
     .optional()
-    .describe(`Examples run at once, and the bound on requests in flight (default ${DEFAULT_CONCURRENCY}). ${capSentence('concurrency')}`);
+    .describe(
+      `Examples run at once, and the bound on requests in flight (default ${DEFAULT_CONCURRENCY}; the editor: art.evaluation.concurrency). ${capSentence('concurrency')}`,
+    );
 
-/** The examples a call runs at once: the caller's (already capped), else the default, never over the cap. */
-export const concurrencyOf = (given: unknown, cap: number): number => Math.min(typeof given === 'number' ? given : DEFAULT_CONCURRENCY, cap);
+/** The examples a call runs at once: the caller's (already capped), else the shell's default. */
+export const concurrencyOf = (given: unknown, host: ToolHost): number => (typeof given === 'number' ? given : host.concurrency);
 
 export const evaluate = defineTool({
   name: 'evaluate',
@@ -43,7 +45,10 @@ export const evaluate = defineTool({
     library: fileOrActive('The task library (.art) whose demonstrations are used'),
     data: filePath('The dataset (JSONL)'),
     out: z.string().optional().describe('The results file, appended to and resumed from (default: DATA.LIBRARY.results.jsonl beside the data).'),
-    runs: z.string().optional().describe(`The run history each example's trace goes into (default ${DEFAULT_RUNS_FOLDER}).`),
+    runs: z
+      .string()
+      .optional()
+      .describe(`The run history each example's trace goes into (default ${DEFAULT_RUNS_FOLDER}; the editor: art.runs.folder).`),
     concurrency: concurrencyInput(),
     selectExamples: z.int().min(1).optional().describe('With select "best-cluster": the labelled examples each file is tried on (default 3).'),
     ...runOptionShape(NOT_FOR_EVAL),
@@ -87,7 +92,7 @@ export const evaluate = defineTool({
     const data = await existingFile(host, input.data, '"data"');
     const { raw, args, notes } = await host.runOptions(input, library);
     const { program: _program, mode: _mode, ...options } = raw;
-    const runsFolder = await host.path(input.runs ?? DEFAULT_RUNS_FOLDER, '"runs"');
+    const runsFolder = await host.path(input.runs ?? host.runs.folder, '"runs"');
     const out = await host.path(input.out ?? defaultResultsPath(data, library), '"out"');
     let total = 0;
     let finished = 0;
@@ -110,9 +115,9 @@ export const evaluate = defineTool({
       telemetryEnv: host.telemetryEnv,
       trusted: host.trusted,
       userToolsRefused: host.userToolsRefused,
-      concurrency: concurrencyOf(args.concurrency, host.limits.concurrency),
+      concurrency: concurrencyOf(args.concurrency, host),
       selectExamples: input.selectExamples ?? 3,
-      runs: { folder: runsFolder, gitignore: true },
+      runs: { folder: runsFolder, gitignore: host.runs.gitignore },
       signal: host.signal,
       log: line => notes.push(line),
       onStart: s => {
@@ -138,7 +143,7 @@ export const evaluate = defineTool({
     }
     const summary = summarise(end.results);
     await host.views?.showEvaluation(end.resultsPath);
-    const text = `${formatSummary(summary)}\nresults: ${end.resultsPath}${end.stopped ? `\nstopped with ${end.results.length} of ${end.total} examples done: call evaluate again with the same arguments to resume` : ''}`;
+    const text = `${withNotes(notes, formatSummary(summary))}\nresults: ${end.resultsPath}${end.stopped ? `\nstopped with ${end.results.length} of ${end.total} examples done: call evaluate again with the same arguments to resume` : ''}`;
     return {
       text,
       structured: {

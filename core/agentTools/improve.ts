@@ -169,7 +169,7 @@ export const improve = defineTool({
         chatModel: await host.chatModel(o, `ART Studio improves ${given} with this model.`),
         trusted: host.trusted,
         userToolsRefused: host.userToolsRefused,
-        concurrency: concurrencyOf(args.concurrency, host.limits.concurrency),
+        concurrency: concurrencyOf(args.concurrency, host),
         budget: input.budget ?? 1000,
         seed,
         signal: host.signal,

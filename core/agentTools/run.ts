@@ -7,7 +7,7 @@ import { HEADLESS, parseRunOptions } from '../launch/options';
 import { mayCallEndpoint } from '../launch/apiKey';
 import { END_REASONS } from '../trace/vocabulary';
 import { NOT_FOR_RUN_TOOL, runOptionShape } from './runOptions';
-import { existingFile, fileOrActive, givenOrActive } from './shapes';
+import { existingFile, fileOrActive, givenOrActive, withNotes } from './shapes';
 import { defineTool } from './tool';
 
 /** Each kind of repair to a chat reply, said once (every one is in the trace): `art run`'s lines, the tools' notes. */
@@ -99,8 +99,9 @@ export const run = defineTool({
       result.reason === 'finished'
         ? `Answer: ${result.answer ?? '(none)'}`
         : `the run ended (${result.reason})${result.error ? `: ${result.error}` : ''}${result.answer ? `; answer so far: ${result.answer}` : ''}`;
+    const allNotes = [...run.toolProblems, ...notes];
     return {
-      text: `${s.text}${s.text.endsWith('\n') ? '' : '\n'}\n${end}`,
+      text: withNotes(allNotes, `${s.text}${s.text.endsWith('\n') ? '' : '\n'}\n${end}`),
       structured: {
         status: result.reason,
         answer: result.answer,
@@ -110,7 +111,7 @@ export const run = defineTool({
         calls,
         requests: s.requests,
         ...(run.tracePath ? { trace: run.tracePath } : {}),
-        notes: [...run.toolProblems, ...notes],
+        notes: allNotes,
       },
     };
   },

@@ -112,4 +112,7 @@ export const sessionArg = {
 };
 
 /** A session tool's answer: the text of where it stands, and the same as structured content. */
-export const stopAnswer = (view: SessionView) => ({ text: describeView(view), structured: view as unknown as Record<string, unknown> });
+export const stopAnswer = (view: SessionView) => ({
+  text: [...('notes' in view && view.notes ? view.notes.map(n => `note: ${n}`) : []), describeView(view)].join('\n'),
+  structured: view as unknown as Record<string, unknown>,
+});

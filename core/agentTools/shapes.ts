@@ -32,6 +32,11 @@ export function givenOrActive(host: ToolHost, given: string | undefined, field: 
   return active;
 }
 
+/** An answer's text with the call's notes before it (a value lowered to its cap, a key not sent, the sandbox's level). */
+export function withNotes(notes: readonly string[], text: string): string {
+  return [...notes.map(n => `note: ${n}`), text].join('\n');
+}
+
 /** A path as the answer shows it: relative to where relative paths start when it lies there, else as it is. */
 export function shownPath(host: ToolHost, path: string): string {
   const r = relative(host.cwd, path);

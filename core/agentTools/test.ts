@@ -11,7 +11,7 @@ import { describeFailure, testLibrary, type ProgramTest } from '../evaluation/li
 import { HEADLESS, parseRunOptions, type RunOptionName, type RunOptions } from '../launch/options';
 import { CliError, languageOf, readSource } from '../common/sourceFiles';
 import { NOT_FOR_TEST, runOptionShape } from './runOptions';
-import { filePath, shownPath } from './shapes';
+import { filePath, shownPath, withNotes } from './shapes';
 import { defineTool } from './tool';
 
 /** One demonstration program tested, with the library it is in (as given). */
@@ -192,11 +192,7 @@ export const test = defineTool({
     });
     report.notes.unshift(...notes);
     const summary = `${report.passed} passed, ${report.failed} failed`;
-    const lines = [
-      ...report.notes.map(n => `note: ${n}`),
-      ...report.programs.flatMap(t => [programLine(t, host.cwd), ...(t.passed ? [] : describeFailure(t))]),
-      summary,
-    ];
+    const lines = [...report.programs.flatMap(t => [programLine(t, host.cwd), ...(t.passed ? [] : describeFailure(t))]), summary];
     const programs = report.programs.map(t => ({
       file: names[paths.indexOf(t.file)] ?? t.file,
       line: t.line + 1,
@@ -207,6 +203,9 @@ export const test = defineTool({
       answer: t.answer,
       ...(t.error !== undefined ? { error: t.error } : {}),
     }));
-    return { text: lines.join('\n'), structured: { programs, passed: report.passed, failed: report.failed, summary, notes: report.notes } };
+    return {
+      text: withNotes(report.notes, lines.join('\n')),
+      structured: { programs, passed: report.passed, failed: report.failed, summary, notes: report.notes },
+    };
   },
 });

@@ -97,6 +97,10 @@ export interface ToolHost {
   readonly telemetryEnv?: NodeJS.ProcessEnv;
   /** The caps in force (limits.ts). */
   readonly limits: AgentLimits;
+  /** Where an evaluation's runs go when the call names no folder, and whether ART writes a .gitignore into one it makes. */
+  readonly runs: { folder: string; gitignore: boolean };
+  /** Examples an evaluation runs at once when the call gives no `concurrency` (art mcp: 4, at most its cap; the editor's setting). */
+  readonly concurrency: number;
   /** The places for calls that run programs, shared by every call of the shell. */
   readonly slots: RunSlots;
   /** The call was cancelled. */

@@ -13,6 +13,8 @@ import { capInputs, defaultLimits, type AgentLimits, type RunSlots } from '../ag
 import { PATH_OPTIONS, runOptionsOf } from '../agentTools/runOptions';
 import type { HeadlessSessions } from '../agentTools/sessions';
 import type { ToolHost } from '../agentTools/tool';
+import { DEFAULT_CONCURRENCY } from '../agentTools/evaluate';
+import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { CliError } from './files';
 import { confinedPath } from './mcpPaths';
 import { replayUnlessEndpoint } from './optionFlags';
@@ -90,6 +92,8 @@ export function mcpHost(ctx: McpContext, extra: McpExtra, sessions: HeadlessSess
     trusted: true,
     telemetryEnv: ctx.env,
     limits: limitsOf(ctx),
+    runs: { folder: DEFAULT_RUNS_FOLDER, gitignore: true },
+    concurrency: Math.min(DEFAULT_CONCURRENCY, limitsOf(ctx).concurrency),
     slots,
     signal: extra.signal,
     progress: (message, done, total) => {

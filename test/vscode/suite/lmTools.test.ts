@@ -159,11 +159,21 @@ describe('language model tools (vscode.lm) on the editor and a debug session', f
   it('art_debug_start starts a debug session the person sees; art_debug_stop ends it', async () => {
     const ended = new Promise<void>(resolve => subscriptions.push(vscode.debug.onDidTerminateDebugSession(() => resolve())));
     const first = await invoke('art_debug_start', { file, task: 0, mode: 'replay' });
-    assert.match(first, /^session lm-ducks\.art \(agent\) paused: .*generate python code.* \(step 1\)\ntool: generate python code\n/);
+    assert.match(first, /^(note: .*\n)*session lm-ducks\.art \(agent\) paused: .*generate python code.* \(step 1\)\ntool: generate python code\n/m);
     assert.equal(vscode.debug.activeDebugSession?.name, 'lm-ducks.art (agent)', 'the person sees the session');
     assert.match(await invoke('art_debug_state'), /^session lm-ducks\.art \(agent\) paused: /);
     assert.match(await invoke('art_debug_stop'), /^session lm-ducks\.art \(agent\) ended: stopped\n/);
     await ended;
+  });
+
+  it("art_run runs a program to its end; a caller's run options are capped as art mcp's are", async () => {
+    const out = await invoke('art_run', { file, task: 0, mode: 'replay', pythonMemoryMb: 4096, contextSize: 30000 });
+    assert.match(
+      out,
+      /^note: "pythonMemoryMb" 4096 is over what a caller may ask for: 512 is used \(the editor's cap; art mcp sets it with --max-python-memory-mb\)$/m,
+    );
+    assert.match(out, /^note: "contextSize" 30000 is over what a caller may ask for: 8192 is used /m);
+    assert.match(out, /\nAnswer: 18$/);
   });
 
   it('art_test replays the programs of a library and compares each step', async () => {

@@ -75,8 +75,12 @@ export function activate(context: vscode.ExtensionContext): ArtStudioApi {
 
   // The runner: the inline `art` debug adapter, its configurations, CodeLenses, trace view and commands.
   const runner = activateRunner(context, { client: languageClient, log, settings: readSettings });
-  // The language model tools of the editor's agent mode (client/lm/tools.ts), acting on the same runner.
-  context.subscriptions.push(registerLanguageModelTools({ runner, log }));
+  // The language model tools of the editor's agent mode (client/lm/tools.ts): the agent tools package.json declares
+  // (generated from core/agentTools/), acting on the same runner.
+  const names = (
+    (context.extension.packageJSON as { contributes?: { languageModelTools?: { name: string }[] } }).contributes?.languageModelTools ?? []
+  ).map(t => t.name);
+  context.subscriptions.push(registerLanguageModelTools({ runner, log, settings: readSettings, names }));
 
   timings.activateMs = performance.now() - started;
   log.info(`Activated in ${timings.activateMs.toFixed(1)} ms; starting the language server`);

@@ -26,8 +26,16 @@ import { ArtDebugSession } from './debugAdapter/debugSession';
 import { defaultImprovedPath, defaultWorkFolder, improve, ImproveError, ImproveStopped, PlanError } from '../core/improve/improve';
 import { withoutHeader } from '../core/improve/candidates';
 import { writeSplits } from '../core/improve/splits';
+import { toolOfEditorName } from '../core/agentTools/catalog';
+import { invokeTool } from '../core/agentTools/invoke';
+import { RunSlots, capInputs, defaultLimits } from '../core/agentTools/limits';
+import { PATH_OPTIONS, runOptionsOf } from '../core/agentTools/runOptions';
 
 export { ArtDebugSession };
+
+/** The agent tools (core/agentTools/): the editor's language model tools call them here (client/lm/tools.ts). */
+export const agentTools = { toolOfEditorName, invokeTool, RunSlots, defaultLimits, capInputs, runOptionsOf, PATH_OPTIONS };
+export type AgentToolsModule = typeof agentTools;
 
 /** Sends the spans the runs' telemetry still holds (a bounded wait) and stops it: the extension's deactivation. */
 export { endTelemetry } from '../core/launch/session';

@@ -1,15 +1,14 @@
-// Writes what comes from the declarations of the run options (OPTIONS_MODULE below) and of the other settings
-// (core/settings/settings.ts): in package.json, the `art` debugger's launch attributes and every `art.*` setting; in
-// docs/cli.md, the table of run options between its two `run-options` markers. Edit the declarations, not
-// package.json or that table, then run this.
+// Writes what comes from the declarations of the run options (OPTIONS_MODULE below), of the other settings
+// (core/settings/settings.ts) and of the agent tools (core/agentTools/catalog.ts): in package.json, the `art`
+// debugger's launch attributes, every `art.*` setting and the language model tools; in docs/cli.md, the table of run
+// options between its two `run-options` markers. Edit the declarations, not package.json or that table, then run this.
 //   npm run gen:manifest                                     write package.json and docs/cli.md
 //   node --import tsx scripts/gen-manifest.mjs --check       exit 1 if either is out of date (a unit test runs this)
 //   ... --package=FILE                                       another manifest than ../package.json (the test checks a stale copy fails)
 //   ... --docs=FILE                                          another page than ../docs/cli.md (likewise)
 import { readFileSync, writeFileSync } from 'node:fs';
-import { NOT_FOR_EVAL } from '../core/cli/eval.ts';
-import { NOT_FOR_PROMPT } from '../core/cli/prompt.ts';
-import { NOT_FOR_TEST } from '../core/cli/test.ts';
+import { NOT_FOR_EVAL, NOT_FOR_PROMPT, NOT_FOR_TEST } from '../core/agentTools/runOptions.ts';
+import { languageModelTools } from '../core/agentTools/catalog.ts';
 
 /** The one place this script names the declaration's module (every import below goes through it). */
 const OPTIONS_MODULE = '../core/launch/options.ts';
@@ -43,6 +42,9 @@ for (const key of Object.keys(declared)) {
 }
 pkg.contributes.configuration.properties = Object.fromEntries(keys.map(k => [k, declared[k]]));
 
+// The language model tools: one per agent tool, in the catalog's order.
+pkg.contributes.languageModelTools = languageModelTools();
+
 const text = JSON.stringify(pkg, null, 2) + '\n';
 
 // docs/cli.md: the table of run options, between the markers; the prose around it is written by hand.
@@ -64,7 +66,7 @@ if (process.argv.includes('--check')) {
   let stale = false;
   if (current !== text) {
     console.error(
-      `${other ? target : 'package.json'} is out of date with the run options (${OPTIONS_PATH}) or the settings (core/settings/settings.ts): run npm run gen:manifest`,
+      `${other ? target : 'package.json'} is out of date with the run options (${OPTIONS_PATH}), the settings (core/settings/settings.ts) or the agent tools (core/agentTools/catalog.ts): run npm run gen:manifest`,
     );
     stale = true;
   }
@@ -76,7 +78,7 @@ if (process.argv.includes('--check')) {
 } else {
   if (current !== text) {
     writeFileSync(target, text);
-    console.log('package.json: launch attributes and settings written');
+    console.log('package.json: launch attributes, settings and language model tools written');
   }
   if (docsCurrent !== docsText) {
     writeFileSync(docsTarget, docsText);

@@ -154,9 +154,15 @@ const LAYERS: { from: string; not: string[]; except?: string[]; why: string }[] 
   {
     from: 'core/',
     not: ['core/improve/'],
-    except: ['core/improve/', 'core/cli/'],
-    why: 'core/improve stands on the evaluation: only it and the shells import it',
+    except: ['core/improve/', 'core/cli/', 'core/agentTools/'],
+    why: 'core/improve stands on the evaluation: only it, the agent tools and the shells import it',
   },
+  {
+    from: 'core/agentTools/',
+    not: ['core/cli/'],
+    why: 'the agent tools are below their shells: art mcp (core/cli) and the editor (client/lm) import them, not the other way round',
+  },
+  { from: 'client/lm/', not: ['core/cli/'], why: "the editor's language model tools stand on the agent tools, not on the CLI" },
   { from: 'client/debugAdapter/', not: ['client/'], except: ['client/debugAdapter/'], why: 'the adapter bundle has nothing of the extension' },
   { from: 'client/webview/', not: ['client/', 'server/'], except: ['client/webview/'], why: 'a webview page runs in the browser' },
 ];
@@ -195,7 +201,7 @@ describe('architecture of the product code', () => {
     const inward: string[] = [];
     for (const [file, list] of imports) {
       for (const { spec, target } of list) {
-        if (target && BARRELS.includes(target) && dirname(file).startsWith(dirname(target)))
+        if (target && BARRELS.includes(target) && `${dirname(file)}/`.startsWith(`${dirname(target)}/`))
           inward.push(`${file} imports ${spec}: import the file itself`);
       }
     }

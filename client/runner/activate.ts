@@ -51,6 +51,8 @@ export interface RunnerApi {
   mode: RunModeStatus;
   /** Where every run's key is read, and the hosts the user approved (client/runner/keyHosts.ts). */
   keyHosts: KeyHosts;
+  /** The runner bundle (dist/runnerServices.js), loaded on first use. */
+  services: () => RunnerServices;
 }
 
 export const COMMANDS = {
@@ -73,7 +75,7 @@ export const COMMANDS = {
 const OPEN_MODEL_SETTINGS = 'Set a Model Endpoint';
 const CHOOSE_MODEL = 'Choose a Model';
 
-type RunnerServices = typeof import('../runnerServices');
+export type RunnerServices = typeof import('../runnerServices');
 let runnerServices: RunnerServices | undefined;
 
 /**
@@ -267,5 +269,18 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
       }
     }),
   );
-  return { streams, traceView, tests, runs, diagrams, evaluations, comparisons, improvements, evaluationsView, mode, keyHosts };
+  return {
+    streams,
+    traceView,
+    tests,
+    runs,
+    diagrams,
+    evaluations,
+    comparisons,
+    improvements,
+    evaluationsView,
+    mode,
+    keyHosts,
+    services: loadRunnerBundle,
+  };
 }

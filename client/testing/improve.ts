@@ -121,8 +121,8 @@ export class LibraryImprovements {
     }
   }
 
-  /** The diff of the proposal against the library, the comparison beside it, and Accept / Discard. */
-  private async propose(library: vscode.Uri, end: ImproveEnd, choice?: 'Accept' | 'Discard'): Promise<void> {
+  /** The diff of the proposal against the library, the comparison beside it, and Accept / Discard (the language model tool's too). */
+  async propose(library: vscode.Uri, end: ImproveEnd, choice?: 'Accept' | 'Discard'): Promise<void> {
     const proposed = vscode.Uri.file(end.out);
     await vscode.commands.executeCommand('vscode.diff', library, proposed, `${basename(library.fsPath)} ↔ proposed (art improve)`);
     await this.deps.compare(end.results.baseline, end.results.improved);

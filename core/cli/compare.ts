@@ -3,9 +3,8 @@
 // paired interval, the examples fixed and broken, McNemar's exact p-value, and what produced each file (its header),
 // with a warning when the two differ in more than the library. Exit 0; a file that cannot be read is one line.
 import { parseArgs } from 'node:util';
-import { COMPARE_METRICS, compareResults, comparisonJson, formatComparison, type CompareMetric } from '../evaluation/compare';
-import { EvalDataError } from '../evaluation/eval';
-import { formatHeader, headerDifferences, libraryChanged, loadResultsFile } from '../evaluation/header';
+import { COMPARE_METRICS, type CompareMetric } from '../evaluation/compare';
+import { compareFiles } from '../agentTools/compare';
 import { CliError } from './files';
 import { terminalJson } from '../common/terminalText';
 
@@ -35,35 +34,4 @@ export function compareCommand(argv: string[], io: { out: (s: string) => void; e
   if (r.warning) io.err(`art compare: warning: ${r.warning}`);
   io.out(r.text);
   return 0;
-}
-
-export interface FileComparison {
-  /** What `--json` prints: the comparison, both headers and their differences. */
-  json: ReturnType<typeof comparisonJson> & { headerDifferences: string[] };
-  /** What `art compare` prints: both headers, then the comparison. */
-  text: string;
-  /** Set when the evaluations differ in more than the library (another model, other options). */
-  warning?: string;
-}
-
-/** Two results files compared (`art compare`, the MCP tool `compare`); a CliError names a file that cannot be read. */
-export function compareFiles(pathA: string, pathB: string, metric: CompareMetric = 'exact'): FileComparison {
-  let files;
-  try {
-    files = [loadResultsFile(pathA), loadResultsFile(pathB)];
-  } catch (e) {
-    if (e instanceof EvalDataError) throw new CliError(`art compare: ${e.message}`);
-    throw e;
-  }
-  const [a, b] = files;
-  const c = compareResults(a.results, b.results, metric);
-  const differences = headerDifferences(a.header, b.header);
-  const lines = [`A ${pathA}\n  ${formatHeader(a.header)}\nB ${pathB}\n  ${formatHeader(b.header)}`];
-  if (libraryChanged(a.header, b.header) === false) lines.push('the library is the same in both (same content)');
-  lines.push('', formatComparison(c, [pathA, pathB]));
-  return {
-    json: { ...comparisonJson(c, [pathA, pathB], [a.header, b.header]), headerDifferences: differences },
-    text: lines.join('\n'),
-    warning: differences.length ? `the evaluations differ in more than the library: ${differences.join('; ')}` : undefined,
-  };
 }

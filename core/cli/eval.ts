@@ -9,14 +9,11 @@ import { extname, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { formatSummary, summarise, type EvalResult } from '../evaluation/eval';
 import { defaultResultsPath, evaluate, EvalDataError, hasResults, LaunchError, newResultsPath, resultsFiles } from '../evaluation/evaluate';
-import type { RunOptionName } from '../launch/options';
+import { NOT_FOR_EVAL } from '../agentTools/runOptions';
 import { CliError } from './files';
 import { DEFAULT_RUNS_FOLDER } from '../settings/settings';
 import { stoppable } from './signals';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine } from './optionFlags';
-
-/** Run options that belong to one run, not to an evaluation. */
-export const NOT_FOR_EVAL = new Set<RunOptionName>(['input', 'trace', 'mode', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool', 'search', 'budget']);
 
 const SHELL_FLAGS = [
   { flag: 'data', arg: 'DATA.jsonl', help: 'the dataset: one {"input", "target"} object a line (optional "id", "description")' },

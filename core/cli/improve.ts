@@ -4,15 +4,15 @@
 // progress as `art eval` shows it; SIGINT/SIGTERM stop cleanly and the same command resumes, reusing what ran. The
 // run options are those `art eval` takes (the one declaration, core/launch/options.ts).
 import { join, resolve } from 'node:path';
-import { formatComparison, formatP } from '../evaluation/compare';
 import { EvalDataError, type EvalResult } from '../evaluation/eval';
 import { LaunchError } from '../launch/options';
-import { defaultImprovedPath, defaultWorkFolder, improve, ImproveError, ImproveStopped, PlanError, type ImproveEnd } from '../improve/improve';
+import { defaultImprovedPath, defaultWorkFolder, improve, ImproveError, ImproveStopped, PlanError } from '../improve/improve';
 import { writeSplits } from '../improve/splits';
 import { libraryCommandLine, libraryUsage, positiveInt, progressKind, progressReporter, type EvalIo } from './eval';
 import { CliError } from './files';
 import { stoppable } from './signals';
 import { cliLabel } from './optionFlags';
+import { formatImprove, improveJson } from '../agentTools/improve';
 
 const SHELL_FLAGS = [
   {
@@ -124,48 +124,4 @@ function splitsOf(
   const { paths, sizes } = writeSplits(data, seed, folder);
   say(`--data split by seed ${seed}: ${sizes[0]} train, ${sizes[1]} dev, ${sizes[2]} test (in ${folder})`);
   return paths;
-}
-
-/** What `--json` prints. */
-export function improveJson(end: ImproveEnd) {
-  const c = end.comparison;
-  return {
-    baseline: end.baseline,
-    improved: end.improved,
-    difference: c.difference,
-    differenceInterval: c.differenceInterval,
-    pValue: end.pValue,
-    significant: end.significant,
-    added: end.added.map(a => ({ id: a.id, line: a.line })),
-    removed: end.removed,
-    fixed: c.fixed.map(e => e.id),
-    broken: c.broken.map(e => e.id),
-    candidates: end.candidates,
-    sets: end.sets,
-    dev: end.dev,
-    requests: end.requests,
-    requestsSent: end.requestsSent,
-    budget: end.plan.budget,
-    out: end.out,
-    results: end.results,
-  };
-}
-
-/** What `art improve` prints at the end. */
-export function formatImprove(end: ImproveEnd): string {
-  const c = end.comparison;
-  const verdict = end.significant
-    ? `a significant gain (McNemar p = ${formatP(end.pValue)})`
-    : `no significant gain (McNemar p = ${formatP(end.pValue)})`;
-  return [
-    `${end.candidates} candidate demonstration(s) from the training runs; ${end.sets} library version(s) scored on dev (the original ${end.dev.baseline}/${end.dev.n}, the chosen ${end.dev.best}/${end.dev.n})`,
-    end.added.length ? `added: ${end.added.map(a => `${a.id} (line ${a.line})`).join(', ')}` : 'added: none',
-    ...(end.removed.length ? [`left out: ${end.removed.join(', ')}`] : []),
-    '',
-    formatComparison(c, ['original', 'improved']),
-    '',
-    `${verdict}`,
-    `requests: ${end.requests} of ${end.plan.budget} (${end.requestsSent} sent now, the rest reused)`,
-    `proposed: ${end.out}${end.significant ? '' : ' (marked: no significant gain)'}`,
-  ].join('\n');
 }

@@ -2,7 +2,7 @@
 // The `art` command line: check, parse, monitor and compare (and run, see run.ts) over the core, for terminals and CI.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { checkFiles, checkSummary, formatDiagnostic, UNREADABLE_FILE } from './check';
+import { checkFiles, checkSummary, formatDiagnostic, UNREADABLE_FILE } from '../agentTools/check';
 import { compareCommand } from './compare';
 import { constrainCommand } from './constrain';
 import { CliError, isCliError } from './files';

@@ -1,22 +1,25 @@
 // `art mcp`'s own flags: what the user fixes for every tool call when the server starts. The client is a coding agent
-// that may be prompt-injected, so the folders it may touch, the endpoint and key, and whether the tool file's
-// commands run are decided here, never by a tool's arguments.
+// that may be prompt-injected, so the folders it may touch, the endpoint and key, whether the tool file's commands
+// run, and what a caller may spend (core/agentTools/limits.ts) are decided here, never by a tool's arguments.
 import { parseArgs } from 'node:util';
 import { isAbsolute, resolve } from 'node:path';
 import { originOf } from '../launch/apiKey';
 import { CliError } from './files';
 import type { McpStart } from './mcpCommon';
-
-/** A paused session nobody drives for this long is stopped (`--session-idle-s`). */
-export const DEFAULT_SESSION_IDLE_S = 30 * 60;
+import { AGENT_LIMITS, limitHelpLines, limitsFromFlags } from '../agentTools/limits';
+import { DEFAULT_SESSION_IDLE_S } from '../agentTools/sessions';
 
 export function mcpUsage(): string {
+  const caps = Object.values(AGENT_LIMITS).map(l => `[--${l.flag} ${l.arg}]`);
   return `usage: art mcp [--allow-path DIR]... [--allow-tools] [--base-url URL] [--model M] [--api-key-env NAME]
                [--key-origin URL]... [--session-idle-s S] [--python PATH] [--allow-unisolated-code]
+               ${caps.slice(0, 3).join(' ')}
+               ${caps.slice(3).join(' ')}
 A Model Context Protocol server over stdio for MCP clients (VS Code, Claude Code, ...): its tools are check, run,
-test, evaluate, improve, show_prompt, compare, constrain and the stepping session debug_start, debug_continue,
-debug_step_back and debug_stop. Every path a tool takes must lie in the roots the client declares, else in the folder
-it starts the server in; relative paths start at that folder.
+test, evaluate, improve, show_prompt, compare, constrain and the stepping session debug_start, debug_state,
+debug_set_output, debug_continue, debug_step_back and debug_stop. Every path a tool takes must lie in the roots the
+client declares, else in the folder it starts the server in (a model file: or in the models folder); relative paths
+start at that folder.
   --allow-path DIR        also allow the paths under DIR (repeatable)
   --allow-tools           let the tool file's tools (commands, HTTP tools, MCP servers) run (they do not, by default)
   --base-url URL          the endpoint runs generate with when a tool names none; the key may go to its origin
@@ -26,6 +29,10 @@ it starts the server in; relative paths start at that folder.
   --session-idle-s S      stop a stepping session nobody drives for S seconds (default ${DEFAULT_SESSION_IDLE_S})
   --python PATH           the Python interpreter of the code tools
   --allow-unisolated-code run model-written code where no network namespace can be made
+What a caller may spend (a value a tool gives past its cap is lowered to it, and the result's notes say so):
+${limitHelpLines()
+  .map(([flag, help]) => `  ${flag.padEnd(25)} ${help}`)
+  .join('\n')}
 A base URL a tool gives whose origin is not allowed gets no key, and the result says so. docs/mcp.md shows how to
 register the server.`;
 }
@@ -49,6 +56,7 @@ export function mcpStartFlags(argv: string[], cwd: string): McpStart & { help?: 
         'session-idle-s': { type: 'string' },
         python: { type: 'string' },
         'allow-unisolated-code': { type: 'boolean' },
+        ...Object.fromEntries(Object.values(AGENT_LIMITS).map(l => [l.flag, { type: 'string' as const }])),
       },
     }));
   } catch (e) {
@@ -66,6 +74,8 @@ export function mcpStartFlags(argv: string[], cwd: string): McpStart & { help?: 
   const idleS = idle === undefined ? DEFAULT_SESSION_IDLE_S : Number(idle);
   if (!Number.isFinite(idleS) || idleS <= 0 || idleS > 2 ** 31 / 1000)
     throw new CliError(`art mcp: --session-idle-s: expected a number of seconds above 0, not "${idle}"`);
+  const limits = limitsFromFlags(values);
+  if (typeof limits === 'string') throw new CliError(`art mcp: ${limits}`);
   return {
     help: values.help === true,
     allowPaths: list('allow-path').map(p => (isAbsolute(p) ? p : resolve(cwd, p))),
@@ -77,5 +87,6 @@ export function mcpStartFlags(argv: string[], cwd: string): McpStart & { help?: 
     sessionIdleMs: idleS * 1000,
     pythonPath: str('python'),
     allowUnisolatedCode: values['allow-unisolated-code'] === true,
+    limits,
   };
 }

@@ -4,15 +4,13 @@
 import { resolve } from 'node:path';
 import { LaunchError } from '../launch/options';
 import { promptOfRun } from '../launch/promptOfRun';
-import { parseRunOptions, type RunOptionName } from '../launch/options';
+import { parseRunOptions } from '../launch/options';
+import { NOT_FOR_PROMPT } from '../agentTools/runOptions';
 import { formatPromptReport } from '../prompt/promptReport';
 import { apiKeyFromEnv } from '../launch/apiKey';
 import { CliError } from './files';
 import { cliLabel, helpText, optionHelpLines, parseCommandLine, replayUnlessEndpoint } from './optionFlags';
 import { terminalJson } from '../common/terminalText';
-
-/** Run options that do not change the prompt of a run that does not run. */
-export const NOT_FOR_PROMPT = new Set<RunOptionName>(['trace', 'samples', 'from', 'until', 'replayDelayMs', 'stopOnEntry', 'pauseBeforeTool']);
 
 const SHELL_FLAGS = [{ flag: 'json', help: 'print the report as JSON (prompt, header, demonstrations and why)' }] as const;
 

@@ -3,7 +3,6 @@
 // tool's output is shown and a line typed in replaces it (an empty line keeps it; "quoted\nJSON" gives several
 // lines). The key is read from the environment variable --api-key-env names (default OPENAI_API_KEY). The flags
 // are the run options' (core/launch/options.ts), parsed and listed from their declaration.
-import type { Runner } from '../engine/runner';
 import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { prepareRun } from '../launch/launch';
@@ -24,6 +23,7 @@ import { typedText } from '../common/typedText';
 import { newRunId, prepareRunsFolder, runFiles, writeSummary } from '../trace/history';
 import { BudgetedModel, StepSearch, writeSearchTraces } from '../sampling/search';
 import { apiKeyFromEnv } from '../launch/apiKey';
+import { sayRepairs } from '../agentTools/run';
 import { plural, tokenUsage } from '../common/counts';
 
 /** Flags of `art run` that are not run options: how the terminal shows the run. */
@@ -325,14 +325,4 @@ function reasoningNote(s: Snapshot, traced: boolean): string {
   const chars = (s.reasoning ?? []).reduce((n, r) => n + r.text.length, 0);
   if (s.usage.reasoningTokens !== undefined) return ` (${s.usage.reasoningTokens} of them reasoning)`;
   return chars ? ` (and ${plural(chars, 'character')} of reasoning, ${traced ? 'in the trace' : 'not kept: --trace FILE keeps it'})` : '';
-}
-
-/** Each kind of repair to a chat reply, said once (every one is in the trace): `art run`'s lines, `art mcp`'s notes. */
-export function sayRepairs(runner: Pick<Runner, 'on'>, traced: boolean, say: (line: string) => void): void {
-  const repaired = new Set<string>();
-  runner.on('repair', ({ n, repair }) => {
-    if (repaired.has(repair.kind)) return;
-    repaired.add(repair.kind);
-    say(`request ${n}: the chat reply was repaired: ${repair.summary}${traced ? ' (every repair is in the trace)' : ''}`);
-  });
 }

@@ -1,6 +1,6 @@
 // Diagnostics as core produces them: offsets, a stable code, and optional fixes computed in core so that the
 // language server and the CLI only translate them.
-import type { Span } from './text';
+import type { Range, Span } from './text';
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
 
@@ -25,6 +25,15 @@ export interface Diagnostic {
   fixes?: Fix[];
   /** Other places that explain the problem (e.g. the first of two duplicates). */
   related?: { span: Span; message: string }[];
+}
+
+/** A diagnostic of a file, at a 0-based range (as LSP has it): what `art check` and the agent tool check report. */
+export interface FileDiagnostic {
+  file: string;
+  range: Range;
+  severity: Severity;
+  code: string;
+  message: string;
 }
 
 export function sortDiagnostics(ds: Diagnostic[]): Diagnostic[] {

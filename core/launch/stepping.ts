@@ -2,8 +2,8 @@
 // that steps a run needs is here once: the run's end, awaiting the next pause or the end after a command, a request
 // cancelled stopping the step it drives, a stop that ends the run at once even while a request drives it, disposing of
 // the run once, an idle timer, and a replay that departed from its recording kept so that it can step back. The debug
-// adapter (client/debugAdapter/) and `art mcp` (core/cli/mcpSessions.ts) translate it into their protocols, as
-// vscode-mock-debug's session translates its runtime. `SteppingSessions` keeps many under ids, with a cap that holds
+// adapter (client/debugAdapter/) and the agent tools' sessions (core/agentTools/sessions.ts) translate it into their
+// protocols, as vscode-mock-debug's session translates its runtime. `SteppingSessions` keeps many under ids, with a cap that holds
 // while starts are under way.
 import type { PauseInfo, RunResult } from '../engine/types';
 import { prepareRun } from './launch';

@@ -3,11 +3,14 @@
 // folder, or --allow-path) are refused; writes replace only their own kind of file; a key goes only to the origins
 // fixed at start, and no tool argument names another variable; the tool file's commands start only with
 // --allow-tools, and building a prompt starts nothing; devices and FIFOs are refused by the one bounded reader; the
-// session cap holds under parallel starts; idle sessions expire; cancel and debug_stop stop a busy step.
+// session cap holds under parallel starts; idle sessions expire; cancel and debug_stop stop a busy step. And what a
+// caller may spend (issue 37, item 3): a model file only in the roots or the models folder, one message for any
+// other; the context size, the idle release, the sandbox's memory and time limits lowered to the server's caps; at
+// most --max-runs calls that run programs at once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,8 +21,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createArtMcpServer } from '../../core/cli/mcp';
-import { MAX_SESSIONS, type DebugSessions } from '../../core/cli/mcpSessions';
+import { MAX_SESSIONS, type HeadlessSessions } from '../../core/agentTools/sessions';
 import type { McpStart } from '../../core/cli/mcpCommon';
+import { defaultLimits, type RunSlots } from '../../core/agentTools/limits';
 import { ContinuationScript } from '../../core/replay/script';
 import { ScriptedServer } from '../support/scriptedServer';
 import { runCli } from '../support/cli';
@@ -80,7 +84,8 @@ const data = (r: Result): any => {
 
 interface Connected {
   client: Client;
-  sessions: DebugSessions;
+  sessions: HeadlessSessions;
+  slots: RunSlots;
   start: McpStart;
   call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<Result>;
   close(): Promise<void>;
@@ -89,7 +94,7 @@ interface Connected {
 async function connect(o: { cwd?: string; start?: McpStart; roots?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Connected> {
   const start = o.start ?? {};
   const env = { ...process.env, OPENAI_API_KEY: SECRET, GITHUB_TOKEN: TOKEN, ...o.env };
-  const { server, sessions } = createArtMcpServer({ cwd: o.cwd ?? ws, env, log: () => {}, start });
+  const { server, sessions, slots } = createArtMcpServer({ cwd: o.cwd ?? ws, env, log: () => {}, start });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'attacker', version: '1' }, o.roots ? { capabilities: { roots: { listChanged: true } } } : undefined);
@@ -98,6 +103,7 @@ async function connect(o: { cwd?: string; start?: McpStart; roots?: string[]; en
   return {
     client,
     sessions,
+    slots,
     start,
     call: async (name, args, signal) => (await client.callTool({ name, arguments: args }, undefined, signal ? { signal } : undefined)) as Result,
     close: () => client.close(),
@@ -447,6 +453,167 @@ describe('art mcp attacked: resources (item 4)', () => {
 
 /** The pid of a process whose command line is `cmd`, its program named or at its path (this user's), if one runs. */
 function pidOf(cmd: string): string | undefined {
-  const r = spawnSync('pgrep', ['-f', `^(\\S*/)?${cmd.replace(/\./g, '\\.')}$`], { encoding: 'utf8' });
-  return r.stdout.trim().split('\n').filter(Boolean)[0];
+  return pidsOf(cmd)[0];
 }
+
+/** The pids of the processes whose command line is `cmd` (this user's). */
+function pidsOf(cmd: string): string[] {
+  const r = spawnSync('pgrep', ['-f', `^(\\S*/)?${cmd.replace(/\./g, '\\.')}$`], { encoding: 'utf8' });
+  return r.stdout.trim().split('\n').filter(Boolean);
+}
+
+describe('art mcp attacked: what a caller may spend (issue 37, item 3)', () => {
+  /** A file that is no GGUF model: a local run with it ends on its first request, before llama.cpp is loaded. */
+  const models = join(base, 'models');
+  mkdirSync(models);
+  writeFileSync(join(models, 'pulled.gguf'), 'not a model\n');
+  writeFileSync(join(ws, 'mine.gguf'), 'not a model\n');
+  writeFileSync(join(priv, 'real.gguf'), Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(60)]));
+  symlinkSync(join(priv, 'id_ed25519'), join(ws, 'linked.gguf'));
+  const local = { file: 'library.art', task: 'Elementary Math' };
+  const notesOf = (r: Result): string[] => data(r).notes;
+
+  test('a modelFile outside the roots and the models folder gets one message, whatever is there', async () => {
+    const c = await connect({ env: { ART_MODELS_DIR: models } });
+    try {
+      const outside = [join(priv, 'absent.gguf'), join(priv, 'id_ed25519'), join(priv, 'real.gguf'), 'linked.gguf', join(priv, 'docs')];
+      const said = new Set<string>();
+      for (const modelFile of outside) {
+        const r = await c.call('run', { ...local, modelFile });
+        assert.equal(r.isError, true, modelFile);
+        assert.doesNotMatch(text(r), /no such|not a GGUF|header|not a file|secret-key-material/i, modelFile);
+        said.add(text(r).replace(modelFile, 'FILE'));
+      }
+      assert.equal(said.size, 1, [...said].join('\n'));
+      assert.match(
+        [...said][0],
+        /^"modelFile" FILE: not a model file art mcp may load: give a \.gguf file in the client's roots .* or in the models folder .*, or start art mcp with --allow-path DIR$/,
+      );
+      // In the roots or the models folder, the file is the caller's to name: it is tried (and is no model).
+      for (const modelFile of ['mine.gguf', join(models, 'pulled.gguf')]) {
+        const d = data(await c.call('run', { ...local, modelFile }));
+        assert.equal(d.status, 'error', modelFile);
+        assert.match(d.error, /not a GGUF model file/, modelFile);
+      }
+    } finally {
+      await c.close();
+    }
+  });
+
+  test('four context sizes past the cap all get the cap (one loaded model, not four), released within the idle cap', async () => {
+    const c = await connect({ start: { limits: { ...defaultLimits(), contextSize: 4096, idleRelease: 60 } } });
+    try {
+      const answers = await Promise.all(
+        [30000, 30001, 30002, 30003].map(contextSize => c.call('run', { ...local, modelFile: 'mine.gguf', contextSize, idleReleaseMs: 2 ** 31 })),
+      );
+      for (const [i, r] of answers.entries()) {
+        const notes = notesOf(r);
+        assert.ok(
+          notes.includes(`"contextSize" ${30000 + i} is over what a caller may ask for: 4096 is used (art mcp --max-context-size)`),
+          notes.join('\n'),
+        );
+        assert.ok(
+          notes.includes(`"idleReleaseMs" ${2 ** 31} is over what a caller may ask for: 60000 is used (art mcp --max-idle-release-s)`),
+          notes.join('\n'),
+        );
+      }
+      // Below the cap too, every size is the cap: callers cannot make one loaded model per size.
+      assert.ok(
+        notesOf(await c.call('run', { ...local, modelFile: 'mine.gguf', contextSize: 1000 })).some(n =>
+          /^"contextSize" 1000: every caller that sets it gets 4096/.test(n),
+        ),
+      );
+    } finally {
+      await c.close();
+    }
+  });
+
+  test('contextSize 200000 is lowered to the default cap of a laptop, 8192', async () => {
+    const c = await connect();
+    try {
+      const notes = notesOf(await c.call('run', { ...local, modelFile: 'mine.gguf', contextSize: 200000 }));
+      assert.ok(
+        notes.includes('"contextSize" 200000 is over what a caller may ask for: 8192 is used (art mcp --max-context-size)'),
+        notes.join('\n'),
+      );
+    } finally {
+      await c.close();
+    }
+  });
+
+  test("pythonMemoryMb 4096 and a timeout of 2^53 are lowered to the server's caps, and the sandbox holds them", async () => {
+    const program = (code: string) => `Description: (Spend) Spend the machine
+Input: go
+Q1: [generate python code] spend
+#1:
+${code}
+Q2: [code execute] Execute the code in #1
+#2: 1
+Q3: [EOQ]
+Ans: 1
+`;
+    writeFileSync(join(ws, 'memory.art'), program('import mmap\nm = mmap.mmap(-1, 1536 * 2**20)\nans = len(m)'));
+    writeFileSync(join(ws, 'time.art'), program('import time\ntime.sleep(60)\nans = 1'));
+    const c = await connect({ start: { limits: { ...defaultLimits(), timeout: 1 } } });
+    try {
+      const memory = await c.call('run', { file: 'memory.art', pythonMemoryMb: 4096 });
+      assert.ok(notesOf(memory).includes('"pythonMemoryMb" 4096 is over what a caller may ask for: 512 is used (art mcp --max-python-memory-mb)'));
+      const mapped = data(memory).calls.find((k: { tool: string }) => k.tool === 'code execute');
+      assert.notEqual(mapped.output, String(1536 * 2 ** 20), 'the 1.5 GB mapping was refused');
+      assert.match(`${mapped.error ?? ''} ${mapped.output ?? ''}`, /Cannot allocate memory|MemoryError/);
+
+      const timed = await c.call('run', { file: 'time.art', pythonTimeoutMs: 2 ** 53, pythonCpuSeconds: 2 ** 53 });
+      const notes = notesOf(timed);
+      assert.ok(
+        notes.includes(`"pythonTimeoutMs" ${2 ** 53} is over what a caller may ask for: 1000 is used (art mcp --max-timeout-s)`),
+        notes.join('\n'),
+      );
+      assert.ok(
+        notes.includes(`"pythonCpuSeconds" ${2 ** 53} is over what a caller may ask for: 1 is used (art mcp --max-timeout-s)`),
+        notes.join('\n'),
+      );
+      const slept = data(timed).calls.find((k: { tool: string }) => k.tool === 'code execute');
+      assert.match(slept.error ?? slept.output, /time|limit/i, 'the sleeping code was stopped at the cap');
+    } finally {
+      await c.close();
+    }
+  });
+
+  test('24 parallel runs do not all run at once: --max-runs run, the others wait their turn, and cancelled they leave', async () => {
+    const c = await connect({ start: { allowTools: true, limits: { ...defaultLimits(), runs: 2 } } });
+    const controllers = Array.from({ length: 24 }, () => new AbortController());
+    try {
+      const calls = controllers.map(a => c.call('run', { file: 'marks.art', task: 'Marks' }, a.signal));
+      await until(() => c.slots.waiting === 22 && pidsOf(`sleep ${SLOW}`).length === 2, { what: '2 runs under way and 22 waiting' });
+      assert.equal(c.slots.inFlight, 2);
+      assert.equal(pidsOf(`sleep ${SLOW}`).length, 2, 'two slow tools run, not 24');
+      for (const a of controllers) a.abort(new Error('cancelled by the client'));
+      const settled = await Promise.allSettled(calls);
+      assert.ok(
+        settled.every(x => x.status === 'rejected'),
+        'every cancelled call ended',
+      );
+      await until(() => !pidOf(`sleep ${SLOW}`) && c.slots.inFlight === 0 && c.slots.waiting === 0, {
+        what: 'the runs to stop and the queue to empty',
+      });
+    } finally {
+      await c.close();
+    }
+  });
+
+  test('art mcp --help names every cap with its default; a bad value is refused in one line', async () => {
+    const help = await runCli(['mcp', '--help']);
+    for (const flag of [
+      '--max-context-size N',
+      '--max-idle-release-s S',
+      '--max-python-memory-mb MB',
+      '--max-timeout-s S',
+      '--max-concurrency N',
+      '--max-runs N',
+    ])
+      assert.ok(help.stdout.includes(flag), flag);
+    const bad = await runCli(['mcp', '--max-runs', '0']);
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr, 'art mcp: --max-runs: expected a whole number of at least 1, not "0"\n');
+  });
+});

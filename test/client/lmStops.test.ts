@@ -1,8 +1,9 @@
-// What the editor's language model tools answer (client/lm/stops.ts): a debug session's `art/state` and `art/end`
-// as `art mcp`'s stops and their text, the check's diagnostics and the Test Explorer's outcomes.
+// What the editor's session tools answer (client/lm/stops.ts): a debug session's `art/state` and `art/end` as `art
+// mcp`'s stops, and their text (core/agentTools/sessionStop.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeDiagnostics, describeTestOutcomes, describeView, viewOfEnd, viewOfState } from '../../client/lm/stops';
+import { viewOfEnd, viewOfState } from '../../client/lm/stops';
+import { describeView } from '../../core/agentTools/sessionStop';
 import type { EndEvent, StateRequest } from '../../client/debugAdapter/protocol';
 
 const PAUSED: StateRequest.Response = {
@@ -72,29 +73,6 @@ describe('language model tools: answers', () => {
     assert.match(
       describeView(viewOfEnd('s', { ...end, reason: 'finished', answer: '18', error: undefined })),
       /^session s ended: finished; answer: 18\n/,
-    );
-  });
-
-  test('the check lists each diagnostic at its 1-based line and column after a count by severity', () => {
-    assert.equal(describeDiagnostics('a.art', []), 'a.art: no problems');
-    assert.equal(
-      describeDiagnostics('a.art', [
-        { line: 3, column: 1, severity: 'error', code: 'unknown-tool', message: 'no tool "x"' },
-        { line: 5, column: 2, severity: 'error', message: 'bad' },
-        { line: 7, column: 4, severity: 'warning', code: 'w', message: 'hmm' },
-      ]),
-      'a.art: 2 errors, 1 warning\na.art:3:1 error unknown-tool: no tool "x"\na.art:5:2 error: bad\na.art:7:4 warning w: hmm',
-    );
-  });
-
-  test('the test run says how many passed and what differed in each failure', () => {
-    assert.match(describeTestOutcomes([]), /^no programs were run/);
-    assert.equal(
-      describeTestOutcomes([
-        { label: '0: Ducks', file: 'a.art', passed: true, messages: [] },
-        { label: '1: Math', file: 'a.art', passed: false, messages: ['#2 differs\nrecorded: 18\ngot: 19'] },
-      ]),
-      '1 passed, 1 failed\nFAILED a.art 1: Math\n  #2 differs\n  recorded: 18\n  got: 19',
     );
   });
 });

@@ -1,7 +1,8 @@
 // The extension manifest's contract: activation only on ART files (and the extension's own commands), every
 // setting under `art.` with a default and none that could hold a secret, limited support in untrusted workspaces,
-// a VSIX that ships bundles, not sources, and launch attributes and settings generated from the one declaration of
-// the run options (core/launch/options.ts) and the one of the other settings (core/settings/settings.ts).
+// a VSIX that ships bundles, not sources, and launch attributes, settings and language model tools generated from the
+// one declaration of the run options (core/launch/options.ts), the one of the other settings (core/settings/settings.ts)
+// and the agent tools' (core/agentTools/catalog.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { optionSettings, RUN_OPTIONS } from '../../core/launch/options';
 import { editorSettings, SETTINGS } from '../../core/settings/settings';
-import { LM_TOOLS } from '../../client/lm/names';
+import { AGENT_TOOLS, editorToolName, languageModelTools } from '../../core/agentTools/catalog';
 
 const root = join(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -120,7 +121,7 @@ describe('package.json manifest', () => {
     assert.equal(r.status, 1);
     assert.match(
       r.stderr,
-      /package\.json is out of date with the run options \(core\/launch\/options\.ts\) or the settings \(core\/settings\/settings\.ts\): run npm run gen:manifest/,
+      /package\.json is out of date with the run options \(core\/launch\/options\.ts\), the settings \(core\/settings\/settings\.ts\) or the agent tools \(core\/agentTools\/catalog\.ts\): run npm run gen:manifest/,
     );
     type Props = Record<string, Record<string, unknown>>;
     const stages: [string, (props: Props) => void][] = [
@@ -132,6 +133,19 @@ describe('package.json manifest', () => {
     for (const [what, spoil] of stages) {
       const copy = structuredClone(pkg);
       spoil(copy.contributes.configuration.properties);
+      writeFileSync(file, JSON.stringify(copy, null, 2) + '\n');
+      assert.equal(check(`--package=${file}`).status, 1, `${what} is stale`);
+    }
+    type Tools = { name: string; modelDescription: string; inputSchema: { properties: Record<string, unknown> } }[];
+    const toolStages: [string, (tools: Tools) => void][] = [
+      ['a tool declared nowhere', tools => tools.push({ ...tools[0], name: 'art_gone' })],
+      ['a tool missing', tools => tools.pop()],
+      ['a description that lags', tools => (tools[0].modelDescription += ' More.')],
+      ['an input that lags', tools => delete tools[1].inputSchema.properties.temperature],
+    ];
+    for (const [what, spoil] of toolStages) {
+      const copy = structuredClone(pkg);
+      spoil(copy.contributes.languageModelTools);
       writeFileSync(file, JSON.stringify(copy, null, 2) + '\n');
       assert.equal(check(`--package=${file}`).status, 1, `${what} is stale`);
     }
@@ -163,10 +177,14 @@ describe('package.json manifest', () => {
     for (const key of ['art.search.rerank', 'art.python.timeoutMs', 'art.python.memoryMb', 'art.lookup.wordList']) assert.ok(props[key], key);
   });
 
-  test('declares the language model tools the extension registers, each only in a trusted workspace, with a schema', () => {
+  test('declares a language model tool per agent tool, each only in a trusted workspace, with its schema', () => {
     const tools: { name: string; toolReferenceName: string; when: string; modelDescription: string; inputSchema: { type: string } }[] =
       pkg.contributes.languageModelTools;
-    assert.deepEqual(tools.map(t => t.name).sort(), Object.values(LM_TOOLS).sort());
+    assert.deepEqual(
+      tools.map(t => t.name),
+      AGENT_TOOLS.map(editorToolName),
+    );
+    assert.deepEqual(tools, languageModelTools());
     for (const t of tools) {
       assert.equal(t.when, 'isWorkspaceTrusted', `${t.name}: no tool acts in an untrusted workspace`);
       assert.equal(t.inputSchema.type, 'object', t.name);

@@ -91,9 +91,10 @@ describe('Improve Library', function () {
       toolInvocationToken: undefined,
     });
     const said = result.content.map(p => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
-    assert.match(said, /^proposed: .*kinds\.improved\.art \(\d+ demonstration\(s\) added/);
-    assert.match(said, /test: \d+\/6 → \d+\/6, McNemar p = [\d.e-]+: (a significant gain|no significant gain)/);
-    assert.match(said, /the person decides: Accept writes the demonstrations into the library, Discard leaves it/);
+    assert.match(said, /^\d+ candidate demonstration\(s\) from the training runs/);
+    assert.match(said, /\n(a significant gain|no significant gain) \(McNemar p = [\d.e-]+\)\n/);
+    assert.match(said, /\nproposed: .*kinds\.improved\.art/);
+    assert.match(said, /\nthe person decides: Accept writes the demonstrations into the library, Discard leaves it$/);
     assert.equal(readFileSync(library().fsPath, 'utf8'), KINDS_LIBRARY, 'nothing written before the person decides');
   });
 });

@@ -1,8 +1,9 @@
-// The language model tools of the editor's agent mode (client/lm/tools.ts), invoked as an agent invokes them
-// (vscode.lm.invokeTool) during a debug session: the agent reads the pause the person sees, continues, steps back,
-// overrides the paused tool's output and continues to the end, and each step shows in the session itself (its
-// `art/state`). The tools that run code ask first (prepareInvocation): outside a chat the workbench asks in a modal
-// dialog, which an extension test host answers itself (it logs "Dialog requested during smoke test" and confirms).
+// The language model tools of the editor's agent mode (client/lm/tools.ts over core/agentTools/), invoked as an agent
+// invokes them (vscode.lm.invokeTool) during a debug session: the agent reads the pause the person sees, continues,
+// steps back, overrides the paused tool's output and continues to the end, and each step shows in the session itself
+// (its `art/state`); art_debug_start starts a session the person sees. The tools that run code ask first
+// (prepareInvocation): outside a chat the workbench asks in a modal dialog, which an extension test host answers
+// itself (it logs "Dialog requested during smoke test" and confirms).
 import * as assert from 'node:assert/strict';
 import { after, before, describe, it } from 'mocha';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -28,17 +29,9 @@ Input: %s
 Q1:
 `;
 
-const TOOLS = [
-  'art_check',
-  'art_show_prompt',
-  'art_debug_state',
-  'art_debug_set_output',
-  'art_debug_continue',
-  'art_debug_step_back',
-  'art_run_tests',
-  'art_evaluate',
-  'art_improve',
-];
+/** The tools package.json declares (generated from core/agentTools/catalog.ts). */
+const TOOLS = (): string[] =>
+  (vscode.extensions.getExtension('art-studio.art-studio')?.packageJSON.contributes.languageModelTools ?? []).map((t: { name: string }) => t.name);
 
 /** Invokes a tool as an agent would (no chat: no invocation token) and returns its text. */
 async function invoke(name: string, input: object = {}): Promise<string> {
@@ -73,11 +66,12 @@ describe('language model tools (vscode.lm) on the editor and a debug session', f
 
   it('registers every tool package.json declares', async () => {
     assert.equal(typeof vscode.lm.registerTool, 'function', 'this VS Code has vscode.lm.registerTool');
+    assert.equal(TOOLS().length, 14, 'every agent tool is declared');
     const names = await until(() => {
       const got = vscode.lm.tools.filter(t => t.name.startsWith('art_')).map(t => t.name);
-      return got.length === TOOLS.length && got;
+      return got.length === TOOLS().length && got;
     }, 'the art_ tools in vscode.lm.tools');
-    assert.deepEqual([...names].sort(), [...TOOLS].sort());
+    assert.deepEqual([...names].sort(), [...TOOLS()].sort());
     const check = vscode.lm.tools.find(t => t.name === 'art_check')!;
     assert.ok(check.tags.includes('art'));
     assert.match(check.description, /problems/);
@@ -86,10 +80,10 @@ describe('language model tools (vscode.lm) on the editor and a debug session', f
   it('art_check reads the diagnostics of the active document and of a named one', async () => {
     await open('broken.art');
     const broken = await invoke('art_check');
-    assert.match(broken, /^broken\.art: \d+ errors?/);
-    assert.match(broken, /broken\.art:\d+:\d+ error /);
-    assert.equal(await invoke('art_check', { file: 'clean.art' }), 'clean.art: no problems');
-    await assert.rejects(invoke('art_check', { file: 'notes.md' }), /not an ART file/);
+    assert.match(broken, /^broken\.art:\d+:\d+: error: .* \[[\w-]+\]$/m);
+    assert.match(broken, /\nchecked 1 file: \d+ errors?/);
+    assert.equal(await invoke('art_check', { files: ['clean.art'] }), 'checked 1 file: no problems');
+    await assert.rejects(invoke('art_check', { files: ['notes.md'] }), /not an ART file/);
   });
 
   it('acts only on files of the workspace: a path outside it, or a link in it that leads out, is refused', async () => {
@@ -102,7 +96,7 @@ describe('language model tools (vscode.lm) on the editor and a debug session', f
       const dotdot = `${link}/../${basename(outside)}/secret.art`;
       for (const file of [join(outside, 'secret.art'), 'lm-outside-link/secret.art', vscode.Uri.file(join(outside, 'secret.art')).toString(), dotdot])
         await assert.rejects(
-          invoke('art_check', { file }),
+          invoke('art_check', { files: [file] }),
           /outside the workspace folders .*: the ART tools act only on files of the open workspace/,
           file,
         );
@@ -162,11 +156,28 @@ describe('language model tools (vscode.lm) on the editor and a debug session', f
     await assert.rejects(invoke('art_debug_continue'), /no ART debug session/);
   });
 
-  it('art_run_tests runs the programs of a library in the Test Explorer', async () => {
-    const out = await invoke('art_run_tests', { file });
-    assert.equal(out, '1 passed, 0 failed');
-    const api = await artStudio();
-    const item = [...api.tests.outcomes.entries()].find(([id]) => id.endsWith(`${file}#0`));
-    assert.equal(item?.[1].passed, true, 'the Test Explorer has the outcome');
+  it('art_debug_start starts a debug session the person sees; art_debug_stop ends it', async () => {
+    const ended = new Promise<void>(resolve => subscriptions.push(vscode.debug.onDidTerminateDebugSession(() => resolve())));
+    const first = await invoke('art_debug_start', { file, task: 0, mode: 'replay' });
+    assert.match(first, /^(note: .*\n)*session lm-ducks\.art \(agent\) paused: .*generate python code.* \(step 1\)\ntool: generate python code\n/m);
+    assert.equal(vscode.debug.activeDebugSession?.name, 'lm-ducks.art (agent)', 'the person sees the session');
+    assert.match(await invoke('art_debug_state'), /^session lm-ducks\.art \(agent\) paused: /);
+    assert.match(await invoke('art_debug_stop'), /^session lm-ducks\.art \(agent\) ended: stopped\n/);
+    await ended;
+  });
+
+  it("art_run runs a program to its end; a caller's run options are capped as art mcp's are", async () => {
+    const out = await invoke('art_run', { file, task: 0, mode: 'replay', pythonMemoryMb: 4096, contextSize: 30000 });
+    assert.match(
+      out,
+      /^note: "pythonMemoryMb" 4096 is over what a caller may ask for: 512 is used \(the editor's cap; art mcp sets it with --max-python-memory-mb\)$/m,
+    );
+    assert.match(out, /^note: "contextSize" 30000 is over what a caller may ask for: 8192 is used /m);
+    assert.match(out, /\nAnswer: 18$/);
+  });
+
+  it('art_test replays the programs of a library and compares each step', async () => {
+    const out = await invoke('art_test', { files: [file] });
+    assert.match(out, /^PASS lm-ducks\.art:\d+ program 0 \(Elementary Math\)\n1 passed, 0 failed$/);
   });
 });

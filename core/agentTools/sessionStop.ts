@@ -1,6 +1,8 @@
-// Where a stepping session stands (paused at a tool call or ended) and its text: the answer of `art mcp`'s debug
-// tools (core/cli/mcpSessions.ts) and of the editor's language model tools on a debug session (client/lm/). Plain data.
+// Where a stepping session stands (paused at a tool call, ended, or running) and its text: the answer of the session
+// tools in both shells, art mcp's own sessions (sessions.ts) and the editor's debug sessions (client/lm/). Plain data.
+import { z } from 'zod';
 import type { RunResult } from '../engine/types';
+import { END_REASONS } from '../trace/vocabulary';
 
 /** Where a session stands: paused at a tool call (or step), or ended. */
 export interface SessionStop {
@@ -70,3 +72,47 @@ export function describeStop(s: SessionStop): string {
         ];
   return `${head.join('\n')}\n\nprogram so far:\n${s.program}`;
 }
+
+/** Where a session stands, as the tools report it: a stop (paused or ended), or running (or idle) with no pause now. */
+export type SessionView = SessionStop | { session: string; status: 'running' | 'idle'; program: string };
+
+/** The text a model reads of a session's state. */
+export function describeView(v: SessionView): string {
+  if (v.status === 'running') return `debug session ${v.session} is running (not paused)\n\nprogram so far:\n${v.program}`;
+  if (v.status === 'idle') return `debug session ${v.session} has no run yet`;
+  return describeStop(v as SessionStop);
+}
+
+/** The structured answer of every session tool: where the session stands. */
+export const STOP_SHAPE = {
+  session: z.string(),
+  status: z.enum(['paused', 'running', 'idle', ...END_REASONS]),
+  reason: z.string().optional(),
+  description: z.string().optional(),
+  step: z.number().optional(),
+  label: z.string().optional(),
+  tool: z.string().optional(),
+  input: z.string().optional(),
+  previousAnswer: z.string().optional(),
+  output: z.string().optional(),
+  override: z.string().optional(),
+  error: z.string().optional(),
+  program: z.string(),
+  answer: z.string().nullable().optional(),
+  canStepBack: z.boolean().optional(),
+  notes: z.array(z.string()).optional(),
+};
+
+/** The `session` argument of the session tools. */
+export const sessionArg = {
+  session: z
+    .string()
+    .optional()
+    .describe('The session: the id debug_start returned (default: the session the person sees in the editor; art mcp: the latest one started).'),
+};
+
+/** A session tool's answer: the text of where it stands, and the same as structured content. */
+export const stopAnswer = (view: SessionView) => ({
+  text: [...('notes' in view && view.notes ? view.notes.map(n => `note: ${n}`) : []), describeView(view)].join('\n'),
+  structured: view as unknown as Record<string, unknown>,
+});

@@ -7,10 +7,11 @@
 // times, with the llama.cpp build and the GPU backend) in the cache folder, so a second load of the same file, in this
 // process or another, pays nothing; a changed file is probed again.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { makeOwnedFolder, writeOwnedFile } from '../common/ownedFiles';
 import { abortError } from './retry';
 
 /** The GPU backend llama.cpp runs on (node-llama-cpp's `llama.gpu`): false is the CPU. */
@@ -131,10 +132,10 @@ function writeStore(store: string, key: string, verdict: Stored): void {
     const kept = Object.entries(all)
       .sort((a, b) => b[1].at - a[1].at)
       .slice(0, MAX_VERDICTS);
-    mkdirSync(dirname(store), { recursive: true });
-    const tmp = `${store}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ verdicts: Object.fromEntries(kept) }));
-    renameSync(tmp, store);
+    // Through the one writer: the store is never written through a link planted in its place. A store two processes
+    // wrote at once reads as empty, which costs a probe, nothing else.
+    makeOwnedFolder(dirname(store), { base: dirname(dirname(store)) });
+    writeOwnedFile(store, JSON.stringify({ verdicts: Object.fromEntries(kept) }), 'replace', { base: dirname(store) });
   } catch {
     // A verdict that cannot be kept costs the next load a probe, nothing else.
   }

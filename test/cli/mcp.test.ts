@@ -72,10 +72,10 @@ describe('art mcp over stdio', () => {
     assert.match(d.program, /Ans: 210/);
   });
 
-  test('test: examples/library.art reports 4 passed, 0 failed', async () => {
+  test('test: examples/library.art reports 6 passed, 0 failed', async () => {
     const r = await call('test', { files: ['examples/library.art'] });
-    assert.equal(data(r).summary, '4 passed, 0 failed');
-    assert.match(text(r), /4 passed, 0 failed$/);
+    assert.equal(data(r).summary, '6 passed, 0 failed');
+    assert.match(text(r), /6 passed, 0 failed$/);
   });
 
   test('a stepping session: generate python code, then code execute with 210; an override of 999 ends the recording with the reason', async () => {

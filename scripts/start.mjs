@@ -1,7 +1,7 @@
 // `npm start`: ART Studio in a real VS Code in your browser. Installs code-server when missing
 // (scripts/setup.sh), provisions the default local model (scripts/model.mjs: once, into the models folder outside the
 // checkout), packages the extension for this platform (scripts/package.mjs: with node-llama-cpp, so local models run)
-// and installs the VSIX into a profile kept in .art-cache/code-server/, chooses Live on the local model in that profile's
+// and installs the VSIX into a profile kept in .art-cache/code-server/, chooses the local model for Live in that profile's
 // settings unless you chose a model there, starts code-server on 127.0.0.1 with a copy of examples/ open, prints the
 // URL (and the `art` command line to run on that copy), and stays up until Ctrl+C. Reuses everything already
 // installed; your settings in that profile are kept between runs.
@@ -35,9 +35,9 @@ let modelFile;
 let profile;
 
 /**
- * The local model as the profile's model, and Live, unless the user chose a model source there: `art.model.source`
- * "local", `art.model.file` the default model's file and `art.run.mode` "live", so the first F5 generates with the model
- * npm start provisioned (what it is here for) and the status bar says so; Replay is one click on that item away.
+ * The local model as the profile's model, unless the user chose a model source there: `art.model.source` "local" and
+ * `art.model.file` the default model's file. The run mode stays the product's default, Replay: the first F5 replays a
+ * recorded program at once, and Live on this model is one click on the status bar item away (what npm start says).
  * Comments and other settings are kept (jsonc-parser edits in place). Returns what the profile now says.
  */
 function chooseLocalModel(settingsFile, file) {
@@ -47,11 +47,10 @@ function chooseLocalModel(settingsFile, file) {
     for (const [key, value] of [
       ['art.model.source', 'local'],
       ['art.model.file', file],
-      ['art.run.mode', 'live'],
     ])
       text = applyEdits(text, modify(text, [key], value, { formattingOptions: { insertSpaces: true, tabSize: 2 } }));
     writeFileSync(settingsFile, text);
-    console.log(`Chose Live on the local model ${file} in the profile's settings (art.run.mode, art.model.source, art.model.file).`);
+    console.log(`Chose the local model ${file} for Live in the profile's settings (art.model.source, art.model.file).`);
   }
   const now = parse(text) ?? {};
   return { live: now['art.run.mode'] === 'live', local: now['art.model.source'] === 'local', file: now['art.model.file'] };
@@ -114,12 +113,13 @@ console.log(
 );
 const local = `Live: Local: ${basename(modelFile)}`;
 console.log(
-  profile.live && profile.local && profile.file === modelFile
-    ? `The status bar says Live (Local: ${basename(modelFile)}): F5 in library.art generates its first program (Arithmetic) with the local model, in-process with no key and no server, and stops before its [calculator] call; click that item for Replay (the recorded programs, no model) or another model.`
-    : `Your profile's settings choose the run mode and the model (the status bar shows them): for Live on the local model, click that item and choose ${local}.`,
+  profile.live
+    ? `The status bar says Live (${profile.local ? `Local: ${basename(String(profile.file))}` : 'your model'}): F5 in library.art generates its first program with that model; click the item for Replay.`
+    : `The status bar says Replay: F5 in library.art replays its first program (Arithmetic), stopping before its [calculator] call. ` +
+        `Live on the local model is one click away: click Replay and choose ${local}; F5 then generates the program in-process (no key, no server), pausing at each tool call.`,
 );
 console.log(
-  `The same run from a terminal:\n\n    cd ${shellWord(examples)} && node ${shellWord(join(ROOT, 'dist/cli.js'))} run library.art --model-file ${shellWord(modelFile)}\n`,
+  `The first program live on the local model, from a terminal (art run without --model-file replays it):\n\n    cd ${shellWord(examples)} && node ${shellWord(join(ROOT, 'dist/cli.js'))} run library.art --model-file ${shellWord(modelFile)}\n`,
 );
 console.log('Listening on 127.0.0.1 only, without a password. Press Ctrl+C to stop.');
 

@@ -6,6 +6,9 @@ import { makeOwnedFolder, writeOwnedFile } from '../core/common/ownedFiles';
 import { delimiter, join } from 'node:path';
 import type * as vscode from 'vscode';
 
+/** The command line the launcher runs, relative to the extension's folder: the VSIX must carry it (.vscodeignore). */
+export const CLI_ENTRY = 'dist/cli.js';
+
 const quoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Writes `DIR/art`, a shell launcher of `cli` run by `node` (as Node when it is Electron); returns its path. */
@@ -29,7 +32,7 @@ export function putCliOnPath(context: vscode.ExtensionContext, log: vscode.LogOu
   if (process.platform === 'win32') return;
   try {
     const dir = join(context.globalStorageUri.fsPath, 'bin');
-    writeCliLauncher(dir, context.asAbsolutePath('dist/cli.js'), process.execPath);
+    writeCliLauncher(dir, context.asAbsolutePath(CLI_ENTRY), process.execPath);
     context.environmentVariableCollection.prepend('PATH', `${dir}${delimiter}`);
     context.environmentVariableCollection.description = 'ART Studio: the `art` command line in terminals';
   } catch (e) {

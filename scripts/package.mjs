@@ -8,7 +8,7 @@
 // checkout. dist/node_modules is removed again afterwards, so the checkout's own runs are unchanged.
 // Usage: node scripts/package.mjs [--target linux-x64|host] [--out FILE.vsix]   (host: this machine's platform)
 // npm start and the end-to-end suite package for the host (packageExtension, hostTarget).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -92,6 +92,25 @@ function binaryPackage(name, version) {
 }
 
 /**
+ * vsce with its output shown (its file listing only when not `quiet`), but for its "you should bundle your extension"
+ * warning: the extension's own code is bundled (dist/*.js); the JavaScript files it counts are node-llama-cpp's in
+ * dist/node_modules, loaded only when a local model runs, as that package ships them. One line says so instead.
+ */
+function runVsce(args, quiet) {
+  const r = spawnSync(vsce, args, { cwd: ROOT, encoding: 'utf8' });
+  const shown = text =>
+    text
+      .split('\n')
+      .filter(line => !/you should bundle your extension/.test(line))
+      .join('\n');
+  if (!quiet) process.stdout.write(shown(r.stdout ?? ''));
+  process.stderr.write(shown(r.stderr ?? ''));
+  if (r.status !== 0) fail(`vsce ${args.join(' ')} failed (exit ${r.status ?? r.signal})`);
+  if (/you should bundle your extension/.test(`${r.stdout}${r.stderr}`) && !quiet)
+    console.log("vsce counts node-llama-cpp's JavaScript files in dist/node_modules (local models): ART Studio's own code is bundled.");
+}
+
+/**
  * Builds and packages the VSIX: universal without `target`, else for that platform with node-llama-cpp. Returns the
  * VSIX's path. `quiet` keeps vsce's listing off the console.
  */
@@ -117,7 +136,7 @@ export function packageExtension({ target, out, quiet = false } = {}) {
     }
     out ??= join(ROOT, `${pkg.name}-${target ? `${target}-` : ''}${pkg.version}.vsix`);
     args.push('--out', out);
-    execFileSync(vsce, args, { cwd: ROOT, stdio });
+    runVsce(args, quiet);
     if (!quiet)
       console.log(
         `${relative(process.cwd(), out) || out}: ${(statSync(out).size / 1e6).toFixed(1)} MB${target ? ` (${target}, local models with ${BINARY_PACKAGES[target]})` : ' (universal: no local model runtime)'}`,

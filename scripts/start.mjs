@@ -1,7 +1,7 @@
 // `npm start`: ART Studio in a real VS Code in your browser. Installs code-server when missing
 // (scripts/setup.sh), provisions the default local model (scripts/model.mjs: once, into the models folder outside the
 // checkout), packages the extension for this platform (scripts/package.mjs: with node-llama-cpp, so local models run)
-// and installs the VSIX into a profile kept in .art-cache/code-server/, chooses the local model in that profile's
+// and installs the VSIX into a profile kept in .art-cache/code-server/, chooses the local model for Live in that profile's
 // settings unless you chose a model there, starts code-server on 127.0.0.1 with a copy of examples/ open, prints the
 // URL (and the `art` command line to run on that copy), and stays up until Ctrl+C. Reuses everything already
 // installed; your settings in that profile are kept between runs.
@@ -10,7 +10,7 @@
 // Usage: npm start [-- --port 8080] [-- --fresh]
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyEdits, modify, parse } from 'jsonc-parser';
 import { packageExtension } from './package.mjs';
@@ -32,22 +32,28 @@ if (opts.fresh) rmSync(examples, { recursive: true, force: true });
 if (!existsSync(examples)) cpSync(join(ROOT, 'examples'), examples, { recursive: true });
 const vsix = join(ROOT, '.art-cache/art-studio.vsix');
 let modelFile;
+let profile;
 
 /**
  * The local model as the profile's model, unless the user chose a model source there: `art.model.source` "local" and
- * `art.model.file` the default model's file. Comments and other settings are kept (jsonc-parser edits in place).
+ * `art.model.file` the default model's file. The run mode stays the product's default, Replay: the first F5 replays a
+ * recorded program at once, and Live on this model is one click on the status bar item away (what npm start says).
+ * Comments and other settings are kept (jsonc-parser edits in place). Returns what the profile now says.
  */
 function chooseLocalModel(settingsFile, file) {
   let text = readFileSync(settingsFile, 'utf8');
   const settings = parse(text) ?? {};
-  if (settings['art.model.source'] !== undefined) return;
-  for (const [key, value] of [
-    ['art.model.source', 'local'],
-    ['art.model.file', file],
-  ])
-    text = applyEdits(text, modify(text, [key], value, { formattingOptions: { insertSpaces: true, tabSize: 2 } }));
-  writeFileSync(settingsFile, text);
-  console.log(`Chose the local model ${file} in the profile's settings (art.model.source, art.model.file).`);
+  if (settings['art.model.source'] === undefined) {
+    for (const [key, value] of [
+      ['art.model.source', 'local'],
+      ['art.model.file', file],
+    ])
+      text = applyEdits(text, modify(text, [key], value, { formattingOptions: { insertSpaces: true, tabSize: 2 } }));
+    writeFileSync(settingsFile, text);
+    console.log(`Chose the local model ${file} for Live in the profile's settings (art.model.source, art.model.file).`);
+  }
+  const now = parse(text) ?? {};
+  return { live: now['art.run.mode'] === 'live', local: now['art.model.source'] === 'local', file: now['art.model.file'] };
 }
 
 try {
@@ -78,7 +84,7 @@ try {
   console.log(`Installed ${EXTENSION_ID} into ${join(dataDir, 'ext')}`);
   // A first start opens the examples' README (its "Things to try"), not an empty workbench.
   writeUserSettings(dataDir, { ...QUIET_USER_SETTINGS, 'workbench.startupEditor': 'readme' }, { overwrite: false });
-  chooseLocalModel(join(dataDir, 'user', 'User', 'settings.json'), modelFile);
+  profile = chooseLocalModel(join(dataDir, 'user', 'User', 'settings.json'), modelFile);
 } catch (e) {
   console.error(`npm start: ${e instanceof Error ? e.message : e}`);
   process.exit(1);
@@ -105,9 +111,15 @@ console.log(
   `The art command line on the same files, from a terminal:\n\n    cd ${shellWord(examples)} && node ${shellWord(join(ROOT, 'dist/cli.js'))} run library.art\n\n` +
     `(inside the checkout \`npx art run library.art\` does the same; \`npm link\` in ${ROOT} makes \`art\` a command everywhere).`,
 );
+const local = `Live: Local: ${basename(modelFile)}`;
 console.log(
-  `Live on the local model, with no key and no server: click Replay in the status bar and choose Live: Local, then F5 on a program; or from a terminal:\n\n` +
-    `    cd ${shellWord(examples)} && node ${shellWord(join(ROOT, 'dist/cli.js'))} run library.art --task 'Elementary Math' --input 'Add 21 and 3.' --model-file ${shellWord(modelFile)}\n`,
+  profile.live
+    ? `The status bar says Live (${profile.local ? `Local: ${basename(String(profile.file))}` : 'your model'}): F5 in library.art generates its first program with that model; click the item for Replay.`
+    : `The status bar says Replay: F5 in library.art replays its first program (Arithmetic), stopping before its [calculator] call. ` +
+        `Live on the local model is one click away: click Replay and choose ${local}; F5 then generates the program in-process (no key, no server), pausing at each tool call.`,
+);
+console.log(
+  `The first program live on the local model, from a terminal (art run without --model-file replays it):\n\n    cd ${shellWord(examples)} && node ${shellWord(join(ROOT, 'dist/cli.js'))} run library.art --model-file ${shellWord(modelFile)}\n`,
 );
 console.log('Listening on 127.0.0.1 only, without a password. Press Ctrl+C to stop.');
 

@@ -11,6 +11,7 @@ import { parseTree } from './parseTree';
 import type { RetryPolicy } from '../model/retry';
 import { terminalJson, visibleControls } from '../common/terminalText';
 import { isOwnedFileError } from '../common/ownedFiles';
+import { version as VERSION } from '../../package.json';
 
 const USAGE = `usage: art <command> [options]
 
@@ -41,6 +42,7 @@ commands:
                                 outside any workspace, or list them; run one with --model-file  (art model --help)
   mcp                           a Model Context Protocol server over stdio: these commands as tools for MCP clients
                                 (VS Code, Claude Code, ...), with stepping sessions  (art mcp --help; docs/mcp.md)
+  version                       the version of art (also --version, -v)
   help                          this text
 
 Diagnostics print as path:line:col: severity: message [code] (1-based); --json prints LSP-style 0-based ranges.
@@ -175,6 +177,11 @@ export async function main(
           await endTelemetry();
         }
       }
+      case 'version':
+      case '--version':
+      case '-v':
+        io.out(`art ${VERSION}`);
+        return 0;
       case undefined:
       case 'help':
       case '--help':

@@ -116,7 +116,8 @@ export async function runCommand(argv: string[], io: RunIo): Promise<number> {
     throw e;
   }
 
-  if (replayByDefault) io.err('[art] replay mode: no model endpoint is set (give --base-url and --model, or --mode generate, to generate)');
+  if (replayByDefault)
+    io.err('[art] replay mode: no model is given (--model-file FILE.gguf for a local model, or --base-url and --model for an endpoint, to generate)');
   for (const p of [...run.toolNotes, ...run.toolProblems]) io.err(`[art] tools: ${p}`);
   const printed = new StreamedText(s => {
     if (!values.quiet) io.write(s);

@@ -213,12 +213,10 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
   // writable before anything runs: a file that cannot be written is one line now, not an error after the first example.
   const refused = resultsTargetProblem(resultsPath);
   if (refused) throw new EvalDataError(refused);
-  const file = ResultsFile.open(resultsPath, c.log);
+  let file: ResultsFile | undefined;
   let session: RunSession | undefined;
   try {
-    if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
     const apiKey = (await c.apiKey?.(o)) || undefined;
-    file.redact([apiKey]);
     session = await openSession({
       ...o,
       apiKey,
@@ -229,9 +227,14 @@ export async function evaluate(c: EvaluationConfig): Promise<EvaluationEnd> {
       userToolsRefused: c.userToolsRefused,
       telemetryEnv: c.telemetryEnv,
     });
+    // No model is one error now, before the results file or the run history is written (not one per example).
+    session.endpointModel();
+    if (c.runs) prepareHistory(c.runs.folder, c.runs.gitignore);
+    file = ResultsFile.open(resultsPath, c.log);
+    file.redact([apiKey]);
     return await evaluateIn(c, { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file });
   } finally {
-    file.close();
+    file?.close();
     await session?.dispose();
   }
 }
@@ -252,8 +255,6 @@ async function evaluateIn(
   c: EvaluationConfig,
   { resultsPath, examples, doc, o, base, baseTitle, apiKey, session, file }: Prepared,
 ): Promise<EvaluationEnd> {
-  // No endpoint is one error now, not one per example in the results.
-  session.endpointModel();
   const done = file.done;
   const todo = examples.filter(e => !done.has(e.id));
   const results: EvalResult[] = examples.flatMap(e => (done.has(e.id) ? [done.get(e.id)!] : []));

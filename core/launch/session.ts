@@ -345,7 +345,10 @@ function localModel(launch: Launch): LocalModel {
 
 function openEndpoint(launch: Launch): OpenAIModel {
   const o = launch.options;
-  if (!o.baseURL) throw new LaunchError('no endpoint: give the base URL of an OpenAI-compatible API (baseURL / --base-url), or run in replay mode');
+  if (!o.baseURL)
+    throw new LaunchError(
+      'no model: give a local GGUF model file (modelFile / --model-file), or the base URL and model name of an OpenAI-compatible endpoint (baseURL and model / --base-url and --model)',
+    );
   if (!o.model) throw new LaunchError('no model: give the model name the endpoint serves (model / --model)');
   // The tools API offers the tool library (built-in and workspace tools) as functions.
   const toolProgram = o.api === 'tools' ? artToolProgram(launch.tools.catalog().all()) : undefined;

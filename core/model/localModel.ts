@@ -6,17 +6,35 @@
 // llama.cpp dialect of core/protocols/constraints.ts) enforced while decoding.
 //
 // Prefix reuse: a request evaluates only the tokens its sequence does not already hold (the KV cache is kept
-// between the requests of a run and between samples); `usage.cachedPromptTokens` says how many it reused.
+// between the requests of a run and between samples); `usage.cachedPromptTokens` says how many it reused. What it
+// reuses is only what a fresh evaluation of its prompt would have computed the same way (EXACT_GROUP), so at
+// temperature 0 a request's text depends on its prompt alone, never on what the sequence held before.
 // Cancellation is checked between tokens and between chunks of the prompt, so Stop ends decoding within one token.
 import { basename } from 'node:path';
-import type { LlamaGrammarEvaluationState, LlamaModel, Token } from 'node-llama-cpp';
+import type { LlamaContextSequence, LlamaGrammarEvaluationState, LlamaModel, Token } from 'node-llama-cpp';
 import { LocalModelError, llamaModule, localRuntime, type Lease, type LocalRuntime, type LocalRuntimeOptions } from './localRuntime';
 import { abortError } from './retry';
 import { StopScanner } from './stops';
 import { DEFAULT_MAX_TOKENS, type CompletionChunk, type CompletionRequest, type CompletionResult, type ModelClient, streamResult } from './types';
 
-/** Prompt tokens evaluated between two checks of the cancellation signal. */
+/** Prompt tokens evaluated between two checks of the cancellation signal (a multiple of EXACT_GROUP). */
 const PROMPT_CHUNK = 32;
+
+/**
+ * llama.cpp's CPU kernels multiply the (repacked) quantized weights by a batch's tokens four at a time; the tokens left
+ * over, and every token generated, take another path whose rounding differs. So a token's KV state, and every logit
+ * after it, depends on how the batches that held it were cut: measured on Gemma 3 270M, the same prompt evaluated
+ * after a request that shared 130 of its tokens gave " [" a probability of 0.90074 against 0.90108 fresh, enough to
+ * change a step at temperature 0. Batches that start on a multiple of four give the fresh evaluation's state
+ * whatever their size (32, 64, 12 then 32, all at once: identical), so a request reuses a prefix only up to a
+ * multiple of four, and only the part its sequence evaluated that way (`exactPrefix`): never the tokens it generated
+ * or the last few of a prompt, which it evaluates again. Two requests decoded in one batch on two sequences at once
+ * share the grouping, and are not covered.
+ */
+const EXACT_GROUP = 4;
+
+/** Per sequence: how many leading tokens it holds as a fresh evaluation of them computes them (a multiple of EXACT_GROUP). */
+const exactPrefix = new WeakMap<LlamaContextSequence, number>();
 
 export interface LocalModelOptions extends LocalRuntimeOptions {
   /** The sampling seed with a temperature above 0 (each request adds its number, so a run is repeatable). */
@@ -104,11 +122,15 @@ export class LocalModel implements ModelClient {
     return new m.LlamaGrammarEvaluationState({ model, grammar });
   }
 
-  /** Keeps the tokens the sequence shares with `tokens` (at least one is left to evaluate, for its logits); returns how many. */
+  /**
+   * Keeps the tokens the sequence shares with `tokens` and holds exactly (at least one is left to evaluate, for its
+   * logits), a multiple of EXACT_GROUP; returns how many.
+   */
   private async reuse(lease: Lease, tokens: readonly Token[]): Promise<number> {
     const s = lease.sequence;
     const shared = !this.prefixReuse ? 0 : s.compareContextTokens(tokens as Token[]).firstDifferentIndex;
-    const keep = Math.min(shared, tokens.length - 1);
+    const keep = exactGroups(Math.min(shared, exactPrefix.get(s) ?? 0, tokens.length - 1));
+    exactPrefix.set(s, keep);
     if (keep < s.nextTokenIndex) await s.eraseContextTokenRanges([{ start: keep, end: s.nextTokenIndex }]);
     this.count('promptTokens', tokens.length);
     this.count('evaluatedPromptTokens', tokens.length - keep);
@@ -135,6 +157,8 @@ export class LocalModel implements ModelClient {
     const model = lease.sequence.model;
     const kept = await this.reuse(lease, tokens);
     await this.evaluate(lease, tokens, kept, tokens.length - 1, signal);
+    // From a multiple of EXACT_GROUP in chunks of PROMPT_CHUNK: every full group is exact, the last few tokens are not.
+    exactPrefix.set(lease.sequence, exactGroups(tokens.length - 1));
     const scanner = new StopScanner(req.stop);
     const generated: Token[] = [];
     const logprobs: number[] = [];
@@ -194,6 +218,7 @@ export class LocalModel implements ModelClient {
     if (!req.logprobs) return { text: '', usage, finishReason: 'length' };
     // Scoring needs the distribution after every prompt token, which the KV cache does not keep: all are evaluated.
     const s = lease.sequence;
+    exactPrefix.delete(s);
     if (s.nextTokenIndex > 0) await s.eraseContextTokenRanges([{ start: 0, end: s.nextTokenIndex }]);
     this.count('promptTokens', tokens.length);
     this.count('evaluatedPromptTokens', tokens.length);
@@ -207,6 +232,9 @@ export class LocalModel implements ModelClient {
     return { text: '', usage, tokenLogprobs: logprobs, finishReason: 'length' };
   }
 }
+
+/** `n` rounded down to a multiple of EXACT_GROUP. */
+const exactGroups = (n: number) => n - (n % EXACT_GROUP);
 
 /** The model's tokens of a text, after its BOS token when the model wants one. */
 function tokenize(model: LlamaModel, text: string): Token[] {

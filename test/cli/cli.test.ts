@@ -281,4 +281,14 @@ describe('the built CLI as a process', () => {
     assert.equal(usage.status, 2);
     assert.equal(usage.stderr, "art: unknown command 'frobnicate': run 'art help' for the commands\n");
   });
+
+  test('art --version, art version and art -v print the version of the package, exit 0', () => {
+    const { version } = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', 'version', '-v']) {
+      const r = spawnSync(CLI, [flag], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, `art ${version}\n`, flag);
+      assert.equal(r.stderr, '');
+    }
+  });
 });

@@ -335,6 +335,26 @@ describe('art eval', () => {
     assert.ok(!existsSync(join(dir, 'r.jsonl.lock')), 'the lock is given back');
   });
 
+  test('with no model (no --model-file, no endpoint): one line naming both, and no results file or run history is left', async () => {
+    const dir = join(work, 'no-model');
+    mkdirSync(dir, { recursive: true });
+    const data = join(dir, 'data.jsonl');
+    writeFileSync(data, readFileSync(DATA, 'utf8'));
+    const old = join(dir, 'earlier.results.jsonl');
+    writeFileSync(old, readFileSync(join(work, 'all.jsonl'), 'utf8'));
+    const before = readdirSync(dir).sort();
+    for (const extra of [[], ['--out', old, '--new']]) {
+      const r = await runCli(['eval', LIBRARY, '--data', data, '--task', 'Elementary Math', '--runs', join(dir, 'runs'), ...extra], {
+        cwd: dir,
+        env: { OPENAI_API_KEY: undefined },
+      });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr.replace(/^\[art\] .*\n/gm, ''), /^art eval: no model: .*--model-file.*--base-url.*\n$/);
+      assert.doesNotMatch(r.stderr, /replay/, 'an evaluation cannot replay');
+      assert.deepEqual(readdirSync(dir).sort(), before, `nothing is written (${extra.join(' ') || 'no --new'})`);
+    }
+  });
+
   test('a dataset line that is not an example is one line naming the file and line', async () => {
     const r = await art(['eval', LIBRARY, '--data', join(__dirname, 'eval.test.ts'), '--task', '0']);
     assert.equal(r.code, 2);

@@ -21,7 +21,11 @@ describe('every shipped example replays to the end', () => {
     test(`examples/library.art: ${p.name}`, async () => {
       const r = await art(['run', 'examples/library.art', '--task', String(p.i), '--quiet']);
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, /^\[art\] replay mode: no model endpoint is set \(give --base-url and --model/m);
+      // The notice names both ways to generate instead: a local model file, or an endpoint.
+      assert.match(
+        r.stderr,
+        /^\[art\] replay mode: no model is given \(--model-file FILE\.gguf for a local model, or --base-url and --model for an endpoint, to generate\)$/m,
+      );
       assert.doesNotMatch(r.stderr, /failed/, 'no tool failed');
       assert.equal(r.stdout.trim(), `Answer: ${p.ans?.trim()}`);
     });

@@ -1,7 +1,7 @@
 // `art mcp` as MCP clients start it: the built CLI (node dist/cli.js mcp) over stdio, driven by the official SDK's
 // Client and StdioClientTransport. The acceptance checks of the server: the tools are listed; `check` reports a
 // misspelled tool name (tool-name-typo); `run` replays examples/library.art's Elementary Math to 210; `test` reports
-// "4 passed, 0 failed"; a stepping session in replay pauses at `generate python code`, then at `code execute` with
+// "6 passed, 0 failed"; a stepping session in replay pauses at `generate python code`, then at `code execute` with
 // 210, and an override of 999 shows in the program and ends the recording with the reason. Then the server ends by
 // itself, exit 0, when the client closes its stdin with a session still paused; `art mcp --help` prints the usage.
 import { after, before, describe, test } from 'node:test';
@@ -72,10 +72,10 @@ describe('art mcp over stdio', () => {
     assert.match(d.program, /Ans: 210/);
   });
 
-  test('test: examples/library.art reports 4 passed, 0 failed', async () => {
+  test('test: examples/library.art reports 6 passed, 0 failed', async () => {
     const r = await call('test', { files: ['examples/library.art'] });
-    assert.equal(data(r).summary, '4 passed, 0 failed');
-    assert.match(text(r), /4 passed, 0 failed$/);
+    assert.equal(data(r).summary, '6 passed, 0 failed');
+    assert.match(text(r), /6 passed, 0 failed$/);
   });
 
   test('a stepping session: generate python code, then code execute with 210; an override of 999 ends the recording with the reason', async () => {

@@ -107,10 +107,10 @@ describe('art mcp tools (in process)', () => {
     const found = d.files[0].diagnostics.find((x: { code: string }) => x.code === 'tool-name-typo');
     assert.ok(found, text(r));
     assert.match(found.message, /did you mean `\[code execute\]`/);
-    assert.deepEqual(found.range.start, { line: 14, character: 5 });
+    assert.deepEqual(found.range.start, { line: 28, character: 5 });
     assert.deepEqual(d.files[1].diagnostics, [], 'the example library has no problems');
     assert.equal(d.files[2].diagnostics[0].code, 'unreadable-file');
-    assert.match(text(r), /typo\.art:15:6: warning: .* \[tool-name-typo\]/);
+    assert.match(text(r), /typo\.art:29:6: warning: .* \[tool-name-typo\]/);
     assert.match(d.summary, /^checked 2 of 3 files: .*; 1 could not be read$/);
   });
 
@@ -215,9 +215,9 @@ describe('art mcp tools (in process)', () => {
 
   test('test: per program pass/fail with recorded and computed outputs, and "N passed, N failed"', async () => {
     const ok = await call(c, 'test', { files: [LIBRARY], tools: 'deterministic' });
-    assert.equal(data(ok).summary, '4 passed, 0 failed');
+    assert.equal(data(ok).summary, '6 passed, 0 failed');
     assert.deepEqual(data(ok).notes, [], '"tools" says which steps are compared: it is no tool file');
-    assert.match(text(ok), /^PASS examples\/library\.art:24 program 1 \(Elementary Math\)$/m);
+    assert.match(text(ok), /^PASS examples\/library\.art:38 program 3 \(Elementary Math\)$/m);
     const r = await call(c, 'test', { files: [fixturePath('programs/library-test.art')] });
     const d = data(r);
     assert.equal(d.summary, '1 passed, 2 failed');
@@ -240,7 +240,7 @@ describe('art mcp tools (in process)', () => {
     assert.equal(d.title, 'Elementary Math');
     assert.deepEqual(
       d.demonstrations.map((x: { title: string }) => x.title),
-      ['Physics Questions', 'Word Unscramble', 'Sports Understanding'],
+      ['Arithmetic', 'Arithmetic', 'Physics Questions', 'Word Unscramble', 'Sports Understanding'],
     );
     assert.match(d.demonstrations[0].why, /^same-file/);
     assert.match(text(r), /Physics Questions/);

@@ -334,7 +334,7 @@ describe('art run', () => {
       [['run', join(work, 'nope.art')], /^art run: .*nope\.art: no such file\n$/],
       [['run', PROGRAM, '--task', 'Nope', '--mode', 'replay'], /^art run: no task named "Nope": the file has 0: Aqua-rat, 1: Elementary Math\n$/],
       [['run', PROGRAM, '--task', '9', '--mode', 'replay'], /^art run: no program 9/],
-      [['run', PROGRAM, '--mode', 'generate'], /^art run: no endpoint: give the base URL/],
+      [['run', PROGRAM, '--mode', 'generate'], /^art run: no model: give a local GGUF model file \(modelFile \/ --model-file\), or the base URL/],
       [['run', PROGRAM, '--mode', 'fast'], /^art run: --mode: expected "generate" or "replay", not "fast"\n$/],
       [['run', PROGRAM, '--temperature', 'hot'], /^art run: --temperature: expected a number from 0 to 2, not "hot"\n$/],
       [['run', PROGRAM, '--python-timeout-ms', '0'], /^art run: --python-timeout-ms: expected an integer of at least 1, not 0\n$/],

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { optionSettings, RUN_OPTIONS } from '../../core/launch/options';
 import { editorSettings, SETTINGS } from '../../core/settings/settings';
 import { AGENT_TOOLS, editorToolName, languageModelTools } from '../../core/agentTools/catalog';
+import { CLI_ENTRY } from '../../client/cliOnPath';
 
 const root = join(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -99,6 +100,22 @@ describe('package.json manifest', () => {
       included.filter(p => p.includes('node_modules')),
       ['dist/node_modules/**'],
     );
+  });
+
+  test("the VSIX carries the art command line the terminals' PATH runs, and every bundle it loads", () => {
+    const included = readFileSync(join(root, '.vscodeignore'), 'utf8')
+      .split('\n')
+      .filter(l => l.startsWith('!'))
+      .map(l => l.slice(1).trim());
+    // The launcher (client/cliOnPath.ts) runs CLI_ENTRY; it loads its sibling bundles by relative import (dist/cli-run.js).
+    const needed = new Set([CLI_ENTRY]);
+    for (const file of needed) {
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const m of text.matchAll(/(?:require|import)\("\.\/([^"]+)"\)/g)) needed.add(join('dist', m[1]));
+    }
+    assert.ok(needed.size > 1, `${CLI_ENTRY} loads no bundle of its own: ${[...needed].join(', ')}`);
+    for (const file of needed)
+      assert.ok(included.includes(file), `${file} is left out of the VSIX (.vscodeignore), yet \`art\` in a terminal runs it`);
   });
 
   const generator = join(root, 'scripts/gen-manifest.mjs');

@@ -291,7 +291,7 @@ describe('debug adapter over stdio: replay mode', () => {
       [{ program: join(work, 'missing.art'), mode: 'replay' }, /missing\.art: no such file/],
       [{ program: PROGRAM, task: 'Nope', mode: 'replay' }, /no task named "Nope": the file has 0: Aqua-rat, 1: Elementary Math/],
       [{ program: PROGRAM, task: 2, mode: 'replay' }, /program 2 is the prompt template/],
-      [{ program: PROGRAM, task: DUCKS, mode: 'generate' }, /no endpoint/],
+      [{ program: PROGRAM, task: DUCKS, mode: 'generate' }, /no model: give a local GGUF model file/],
       [{ program: PROGRAM, task: DUCKS, mode: 'replay', trusted: false }, /not trusted/],
       [{ program: PROGRAM, mode: 'fast' }, /^launch attribute "mode": expected "generate" or "replay", not "fast"$/],
       [

@@ -46,7 +46,8 @@ describe('the local model: continuation', () => {
   test('a request that extends the last one evaluates only its new tokens (prefix reuse)', async () => {
     const first = await model.complete({ prompt: PROMPT, stop: ['\n'], maxTokens: 8, temperature: 0 });
     const next = await model.complete({ prompt: `${PROMPT}${first.text}\nQ: What is 2 + 2?\nA:`, stop: ['\n'], maxTokens: 8, temperature: 0 });
-    assert.ok(next.usage!.cachedPromptTokens! >= first.usage!.promptTokens - 1, JSON.stringify(next.usage));
+    // All but the last few prompt tokens (a multiple of four is kept: core/model/localModel.ts, EXACT_GROUP).
+    assert.ok(next.usage!.cachedPromptTokens! >= first.usage!.promptTokens - 4, JSON.stringify(next.usage));
   });
 
   test('a GBNF grammar holds while decoding', async () => {

@@ -167,7 +167,10 @@ export async function run({ page, step, wb, workspace, picture }) {
     const runs = await listed(2, '→ 120', 'departed');
     const times = runs.map(r => Date.parse(r.label.replace(',', '')));
     if (times.some(Number.isNaN)) throw new Error(`runs not labelled with their time: ${runs.map(r => r.label).join(' | ')}`);
-    await wb.contextMenu(rows.nth(runs[times[0] <= times[1] ? 0 : 1].index), 'Compare With');
+    // The row by its label (the list's rows are not in the page in the order they show, and the view may redraw).
+    const first = runs[times[0] <= times[1] ? 0 : 1].label;
+    const label = page.locator('.label-name', { hasText: new RegExp(`^${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+    await wb.contextMenu(rows.filter({ has: label }).first(), 'Compare With');
     // The Quick Pick lists the workspace's other runs (and a trace file to browse for): the second run.
     const other = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Orchard Apples' }).first();
     await other.waitFor({ timeout: 15_000 });

@@ -3,8 +3,8 @@
 // installed into code-server, as a user would; --dev loads it from this repository instead.
 // Scenarios are the modules in test/vscode/e2e/ (run in name order); each exports `title` and `run(t)`.
 // A failed step saves a screenshot to test-results/ and the run continues with the next scenario.
-// Usage: node test/vscode/e2e.mjs [--dev] [--no-build] [--only NN|SUBSTRING] [--pictures] [--repeat N]
-// --only: the scenarios whose file name starts with it (`--only 26`) or whose title holds it.
+// Usage: node test/vscode/e2e.mjs [--dev] [--no-build] [--only NN|SUBSTRING[,...]] [--pictures] [--repeat N]
+// --only: the scenarios whose file name starts with it (`--only 26`) or whose title holds it; several, comma-separated.
 // --repeat N: the whole suite N times in a row, each round on a fresh workspace, profile and code-server (the VSIX
 // packaged once); every round's figures and time are printed, and the run fails if any round did.
 // E2E_KEEP_LOGS=1 keeps the workbench's and the extension's logs in test-results/logs/ after a run that passed too.
@@ -53,7 +53,8 @@ for (const file of readdirSync(join(ROOT, 'test/vscode/e2e'))
   .filter(f => /^\d+-.*\.mjs$/.test(f))
   .sort()) {
   const mod = await import(`./e2e/${file}`);
-  if (!opts.only || file.startsWith(opts.only) || mod.title.includes(opts.only)) scenarios.push(mod);
+  const wanted = opts.only?.split(',').filter(Boolean);
+  if (!wanted || wanted.some(w => file.startsWith(w) || mod.title.includes(w))) scenarios.push(mod);
 }
 
 let vsix;

@@ -77,11 +77,15 @@ export async function run({ page, step, wb, workspace, picture }) {
     rows.evaluateAll((els, group) => {
       const out = [];
       let inside = false;
-      els.forEach((el, index) => {
-        const level = Number(el.getAttribute('aria-level'));
-        if (level === 1) inside = (el.querySelector('.label-name')?.textContent ?? '') === group;
-        else if (inside && level === 2) out.push({ index, label: el.querySelector('.label-name')?.textContent ?? '', text: el.textContent });
-      });
+      // In the order the list shows them (data-index): the page holds a list's rows in any order.
+      const byIndex = el => Number(el.getAttribute('data-index'));
+      [...els]
+        .sort((x, y) => byIndex(x) - byIndex(y))
+        .forEach((el, index) => {
+          const level = Number(el.getAttribute('aria-level'));
+          if (level === 1) inside = (el.querySelector('.label-name')?.textContent ?? '') === group;
+          else if (inside && level === 2) out.push({ index, label: el.querySelector('.label-name')?.textContent ?? '', text: el.textContent });
+        });
       return out;
     }, group);
   /**
@@ -95,7 +99,8 @@ export async function run({ page, step, wb, workspace, picture }) {
           const pane = [...document.querySelectorAll('.pane')].find(p => p.querySelector('.pane-header')?.textContent.includes('ART Runs'));
           const runs = [];
           let inside = false;
-          for (const el of pane?.querySelectorAll('.monaco-list-row') ?? []) {
+          const byIndex = el => Number(el.getAttribute('data-index'));
+          for (const el of [...(pane?.querySelectorAll('.monaco-list-row') ?? [])].sort((x, y) => byIndex(x) - byIndex(y))) {
             const level = Number(el.getAttribute('aria-level'));
             if (level === 1) inside = (el.querySelector('.label-name')?.textContent ?? '') === 'Orchard Apples';
             else if (inside && level === 2) runs.push(el.textContent);

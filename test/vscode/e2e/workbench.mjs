@@ -327,8 +327,13 @@ export function workbench(page, workspace) {
     problemRows(text) {
       return page.locator('.markers-panel .monaco-tl-row', { hasText: text });
     },
+    /**
+     * The texts of a list's rows in the order the list shows them: a list draws its rows in the page in any order (a
+     * redraw appends the rows it adds), each with its index in `data-index`.
+     */
     async rowTexts(locator) {
-      return (await locator.allInnerTexts()).map(t => t.replace(/\s+/g, ' ').trim());
+      const rows = await locator.evaluateAll(els => els.map((el, i) => ({ index: Number(el.getAttribute('data-index') ?? i), text: el.innerText })));
+      return rows.sort((a, b) => a.index - b.index).map(r => r.text.replace(/\s+/g, ' ').trim());
     },
     statusItem(text) {
       return page.locator('.statusbar-item', { hasText: text });

@@ -288,12 +288,16 @@ export function workbench(page, workspace) {
             return;
           } catch (e) {
             if (attempt === 3) throw e;
-            // A menu open without the item (the right-click hit another row): closed, to right-click again.
-            if (await menu.count()) await page.keyboard.press('Escape');
-            await menu
-              .first()
-              .waitFor({ state: 'detached', timeout: 3_000 })
-              .catch(() => {});
+            // A menu still open with the item ignored the click (it came too soon after the menu opened): the next
+            // attempt clicks the item again. One without it (the right-click hit another row) is closed, to
+            // right-click again.
+            if ((await menu.count()) && !(await menu.locator('.action-item', { hasText: item }).count())) {
+              await page.keyboard.press('Escape');
+              await menu
+                .first()
+                .waitFor({ state: 'detached', timeout: 3_000 })
+                .catch(() => {});
+            }
           }
         }
       });

@@ -22,6 +22,7 @@ import {
   newResultsPath,
   resultsFiles,
 } from '../core/evaluation/evaluate';
+import { resultsWriter } from '../core/evaluation/resultsFile';
 import { ArtDebugSession } from './debugAdapter/debugSession';
 import { defaultImprovedPath, defaultWorkFolder, improve, ImproveError, ImproveStopped, PlanError } from '../core/improve/improve';
 import { withoutHeader } from '../core/improve/candidates';
@@ -93,6 +94,7 @@ export const evaluation = {
   libraryChangedSince,
   comparisonReport,
   resultsFileReport,
+  resultsWriter,
   /** The tasks of a library's text (the template left out). */
   libraryTasks: (text: string) => libraryTasks(parseArt(text)),
   /** Reads the dataset (an EvalDataError naming the file and line when it cannot) and says whether every example names its task. */

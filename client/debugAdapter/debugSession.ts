@@ -322,6 +322,8 @@ export class ArtDebugSession extends CheckedDebugSession {
       this.sendEvent(new OutputEvent(repairLine(n, repair.summary, this.runs.length > 1 ? thread : undefined, !!run.tracePath), 'console'));
       schedule();
     });
+    // Back at a pause where the user had changed the call: the edit is kept there (core/engine/checkpoints.ts), said.
+    r.on('rewound', ({ kept }) => kept && this.sendEvent(new OutputEvent(`${kept}\n`, 'console')));
     r.on('paused', p => {
       if (!this.runs.includes(run)) return;
       this.flush(true);

@@ -112,6 +112,7 @@ export function activateRunner(context: vscode.ExtensionContext, deps: RunnerDep
     settings: deps.settings,
     traceDir,
     hasRecording: (program, text, task) => loadRunnerBundle().hasRecording(program, text, task),
+    runOrigin: uri => streams.originOf(uri),
   });
   const mode = new RunModeStatus(deps.settings, () => loadRunnerBundle(), {
     // The probe of a new endpoint's API goes with the key a run would send: the stored one, else the environment's.

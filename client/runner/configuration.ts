@@ -11,6 +11,7 @@ import { readSetting, type ArtSettings } from '../settings';
 import { chooseMode, liveModelName } from './mode';
 import { isRunnable, unitAt, unitsOf } from './programs';
 import { DEBUG_TYPE, type ArtLaunchArguments } from '../debugAdapter/protocol';
+import { RUN_SCHEME, type RunOrigin } from '../views/streamEditor';
 
 export const UNTRUSTED_RUN_MESSAGE =
   'ART Studio: this workspace is not trusted, so nothing runs (no model, no tool, no Python). Trust the workspace ("Workspaces: Manage Workspace Trust") to run or debug programs.';
@@ -23,6 +24,8 @@ export interface ConfigurationDeps {
   traceDir?: vscode.Uri;
   /** Whether `task` of the program (its text) has a recording to replay (core/launch/recording.ts, through the runner bundle). */
   hasRecording?: (program: string, text: string, task: string | number | undefined) => boolean;
+  /** The program (and task) a run's read-only document came from (views/streamEditor.ts), while it is open. */
+  runOrigin?: (uri: vscode.Uri) => RunOrigin | undefined;
 }
 
 type ArtConfiguration = vscode.DebugConfiguration & Partial<ArtLaunchArguments>;
@@ -52,8 +55,28 @@ export class ArtConfigurationProvider implements vscode.DebugConfigurationProvid
   }
 
   resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: ArtConfiguration): ArtConfiguration | undefined {
-    if (!config.type && !config.request && !config.name) {
-      const doc = vscode.window.activeTextEditor?.document;
+    const doc = vscode.window.activeTextEditor?.document;
+    // F5 in a run's read-only document (scheme art-run) runs the program it came from, the same task.
+    const bare = !config.type && !config.request && !config.name;
+    if (doc?.uri.scheme === RUN_SCHEME && (bare || config.program === '${file}')) {
+      const origin = this.deps.runOrigin?.(doc.uri);
+      if (!origin) {
+        void vscode.window.showInformationMessage(
+          'ART Studio: this is the program a run wrote (read-only), and its source is not known any more: open the .art or .agent file to run it.',
+        );
+        return undefined;
+      }
+      const name = `ART: ${vscode.workspace.asRelativePath(origin.program)}`;
+      config = {
+        ...config,
+        type: config.type || DEBUG_TYPE,
+        request: config.request || 'launch',
+        name: config.name || name,
+        program: origin.program,
+      };
+      if (config.task === undefined && origin.task !== undefined) config.task = origin.task;
+    }
+    if (bare && !config.program) {
       if (!doc || !isRunnable(doc)) {
         void vscode.window.showInformationMessage('ART Studio: open an .art or .agent file to run it, or add an "art" launch configuration.');
         return undefined;

@@ -24,6 +24,10 @@ import { UNTRUSTED_RUN_MESSAGE } from '../runner/configuration';
 export const EVALUATE_COMMAND = 'art.evaluateTask';
 export const RESULTS_VIEW_TYPE = 'art.evalResults';
 export const COMPARE_EVALUATIONS_COMMAND = 'art.compareEvaluations';
+/** A results file changes a line at a time while an evaluation writes it: one redraw for a burst of changes. */
+const FOLLOW_REDRAW_MS = 300;
+/** How often a results file's writer is checked while it runs: a killed one leaves its lock and no change behind. */
+const WRITER_CHECK_MS = 2_000;
 
 /** Run again over a results file that holds results: resume it, or start a new one beside it (never overwritten). */
 export type EvaluationMode = 'resume' | 'new';
@@ -70,6 +74,8 @@ export class Evaluations implements vscode.Disposable {
   private previous: string | undefined;
   /** After a new evaluation that has a previous one: the two results files the comparison was offered for. */
   offered: { previous: string; latest: string; choice: Promise<boolean> } | undefined;
+  /** Following the results file shown while another process may write it (followFile). */
+  private following: vscode.Disposable | undefined;
 
   constructor(private readonly deps: EvaluationDeps) {}
 
@@ -229,7 +235,43 @@ export class Evaluations implements vscode.Disposable {
       return undefined;
     }
     this.show(report, resultsPath);
+    this.followFile(resultsPath);
     return report;
+  }
+
+  /**
+   * Follows the results file shown while another process may be writing it (`art eval` in a terminal): each change of
+   * the file or of its lock redraws the view (once for a burst of lines), which says "running" while the lock's
+   * holder is alive (core/evaluation/resultsFile.ts resultsWriter) and "stopped" or done once it is not; a writer
+   * killed without letting go of its lock changes nothing on disk, so while one runs it is checked every 2 s.
+   */
+  private followFile(path: string): void {
+    this.following?.dispose();
+    const m = this.deps.load();
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(path)), `${basename(path)}*`));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const redraw = () => {
+      timer = undefined;
+      if (this.resultsPath !== path || !this.panel) return following.dispose();
+      try {
+        this.report = m.resultsFileReport(path, p => vscode.workspace.asRelativePath(p));
+      } catch (e) {
+        return this.deps.log.warn(`evaluation: ${path}: ${(e as Error).message}`);
+      }
+      void this.panel.webview.postMessage(this.reportMessage());
+    };
+    const soon = () => (timer ??= setTimeout(redraw, FOLLOW_REDRAW_MS));
+    const check = setInterval(() => {
+      if (this.report?.running && !m.resultsWriter(path)) soon();
+    }, WRITER_CHECK_MS);
+    const following = vscode.Disposable.from(watcher, watcher.onDidCreate(soon), watcher.onDidChange(soon), watcher.onDidDelete(soon), {
+      dispose: () => {
+        clearInterval(check);
+        if (timer) clearTimeout(timer);
+        if (this.following === following) this.following = undefined;
+      },
+    });
+    this.following = following;
   }
 
   private offerComparison(previous: string, latest: string): void {
@@ -328,6 +370,7 @@ a { color: var(--vscode-textLink-foreground); }`,
   }
 
   dispose(): void {
+    this.following?.dispose();
     this.panel?.dispose();
     this.drew.dispose();
   }

@@ -21,6 +21,12 @@ interface Stream {
   source?: vscode.Uri;
 }
 
+/** Where a run's document came from: the program its session ran (an absolute path) and the task in it. */
+export interface RunOrigin {
+  program: string;
+  task?: string | number;
+}
+
 export interface FinishedRun extends EndEvent.Body {
   sessionName: string;
   /** The streamed document, when one was shown. */
@@ -31,6 +37,8 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
   private readonly streams = new Map<string, Stream>();
   /** Text of every streamed document still open, by URI (a finished run's document stays readable). */
   private readonly texts = new Map<string, string>();
+  /** The program and task of every streamed document still open, by URI (F5 there runs them: originOf). */
+  private readonly origins = new Map<string, RunOrigin>();
   /** The streamed documents of runs that ended: the next run's document replaces their tabs. */
   private readonly finished = new Set<string>();
   /** Streams named here (an adapter that names no document): numbered across sessions, so no two runs share a name. */
@@ -58,7 +66,9 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
         for (const key of [...this.streams.keys()]) if (key === s.id || key.startsWith(`${s.id}#`)) this.streams.delete(key);
       }),
       vscode.workspace.onDidCloseTextDocument(d => {
-        if (d.uri.scheme === RUN_SCHEME) this.texts.delete(d.uri.toString());
+        if (d.uri.scheme !== RUN_SCHEME) return;
+        this.texts.delete(d.uri.toString());
+        this.origins.delete(d.uri.toString());
       }),
       // A tab VS Code opens, or a preview tab it replaces (the source's, opened from Quick Open), at a stop.
       vscode.window.tabGroups.onDidChangeTabs(e => void this.closeDuplicates([...e.opened, ...e.changed])),
@@ -77,6 +87,11 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
     this.changed.fire(uri);
     const doc = await vscode.workspace.openTextDocument(uri);
     return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+  }
+
+  /** The program (and task) a run's document came from, while the document is open: F5 there runs it again. */
+  originOf(uri: vscode.Uri): RunOrigin | undefined {
+    return this.origins.get(uri.toString());
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -105,6 +120,9 @@ export class ProgramStreams implements vscode.Disposable, vscode.TextDocumentCon
       const source = typeof program === 'string' && isAbsolute(program) ? vscode.Uri.file(program) : undefined;
       st = { run: body.run, uri, text: '', shown: false, source };
       this.streams.set(key, st);
+      const task: unknown = session.configuration.task;
+      if (source)
+        this.origins.set(uri.toString(), { program: source.fsPath, ...(typeof task === 'string' || typeof task === 'number' ? { task } : {}) });
     }
     return st;
   }

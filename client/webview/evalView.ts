@@ -108,7 +108,12 @@ function row(r: EvalReportRow): HTMLTableRowElement {
 
 function draw(report: EvalReport): void {
   document.getElementById('title')!.textContent = `${report.library} on ${report.data}`;
-  const status = `${report.rows.length} of ${report.total} examples${report.stopped ? ' (stopped: run "ART: Evaluate Task" again to resume)' : ''} · results in ${report.results}`;
+  const state = report.running
+    ? ` (running: process ${report.running.pid} is writing the results; this view follows them)`
+    : report.stopped
+      ? ' (stopped: run "ART: Evaluate Task" again to resume)'
+      : '';
+  const status = `${report.rows.length} of ${report.total} examples${state} · results in ${report.results}`;
   document.getElementById('status')!.textContent = status;
   const summary = document.getElementById('summary')!;
   summary.replaceChildren(...report.summaryLines.map(l => el('div', l)));

@@ -1,6 +1,7 @@
 // Time travel: what a run was at each pause (a checkpoint), kept so that going back to it and resuming is the run as
 // it went on from there (step back, reverse continue, restart frame), and the points a search keeps to come back to.
 import { normalizeName } from '../art/ast';
+import { foldWhitespace, quoteShort } from '../common/text';
 import type { MonitorCorrection } from '../agent/monitor';
 import type { Usage } from '../model/types';
 import type { Boundary, DetectedCall } from '../protocols/runProtocol';
@@ -138,6 +139,31 @@ export function capture(
     traceAt,
     resume,
   };
+}
+
+/**
+ * An edit made at a pause (an input, an output set by hand, a skipped tool) belongs to that pause: its checkpoint
+ * takes the text and the calls as the edit left them, so going back to this pause finds the run as the user left it
+ * and goes on as it did (step back, then continue, is the run stepped back from). Going back before the pause undoes it.
+ */
+export function keepEdits(cp: Checkpoint, progress: Progress): void {
+  cp.written = progress.written;
+  cp.calls = progress.calls.map(c => ({ ...c }));
+}
+
+/** What going back to a pause keeps of the edits made there, in a sentence (the debugger says it), or undefined. */
+export function keptEdits(call: ToolCall | undefined): string | undefined {
+  if (!call) return undefined;
+  const q = (t: string) => quoteShort(foldWhitespace(t), 60);
+  const kept = [
+    call.inputEdited ? `the input edited at this stop is kept (${q(call.input)})` : '',
+    call.skipped ? 'the tool skipped at this stop stays skipped (the model writes its output)' : '',
+    call.override !== undefined
+      ? `the output set at this stop is kept (${q(call.override)}${call.output !== undefined ? `; the tool gave ${q(call.output)}` : ''})`
+      : '',
+  ].filter(Boolean);
+  if (!kept.length) return undefined;
+  return `Back at ${call.state ?? `Q${call.step}`} [${call.tool}]: ${kept.join(', ')}; the run goes on from it. Change it here, or step back once more to go back before it.`;
 }
 
 /** What `checkpointList()` shows of a checkpoint. */

@@ -15,6 +15,8 @@ import {
   branchLeft,
   capture,
   checkpointsOf,
+  keepEdits,
+  keptEdits,
   checkpointView,
   newProgress,
   pointOf,
@@ -241,7 +243,12 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.forced = undefined;
     this.view.changedAt(0);
     this.view.show('');
-    this.emit('rewound', { checkpoint: cp.index, step: cp.step, why: back.why });
+    this.emit('rewound', {
+      checkpoint: cp.index,
+      step: cp.step,
+      why: back.why,
+      kept: keptEdits(cp.callId !== undefined ? this.currentCall : undefined),
+    });
   }
 
   /** Pauses again at a restored checkpoint, then goes on from it as the run did the first time. */
@@ -372,6 +379,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     p.setInput!(text);
     p.call.input = text;
     p.call.inputEdited = true;
+    keepEdits(this.checkpoints.at(-1)!, this.progress);
     this.trace({ t: 'edit', at: Date.now(), what: 'input', callId: p.call.id, text });
     this.emit('edit', { what: 'input', call: { ...p.call } });
   }
@@ -380,6 +388,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
   setToolOutput(text: string): void {
     const p = this.requirePending('setToolOutput');
     p.call.override = text;
+    keepEdits(this.checkpoints.at(-1)!, this.progress);
     this.trace({ t: 'edit', at: Date.now(), what: 'output', callId: p.call.id, text });
     this.emit('edit', { what: 'output', call: { ...p.call } });
   }
@@ -388,6 +397,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
   skipTool(): void {
     const p = this.requirePending('skipTool', 'before');
     p.call.skipped = true;
+    keepEdits(this.checkpoints.at(-1)!, this.progress);
     this.trace({ t: 'edit', at: Date.now(), what: 'skip', callId: p.call.id });
     this.emit('edit', { what: 'skip', call: { ...p.call } });
   }
@@ -575,6 +585,12 @@ export class Runner extends EventEmitter<RunnerEvents> {
     breakpoint: BreakpointKind | undefined,
     traced = true,
   ): Promise<void> {
+    const resume: Extract<Continuation, { kind: 'call' }> = {
+      kind: 'call',
+      callId: call.id,
+      dc: { ...dc, inputSpan: { ...dc.inputSpan } },
+      phase: 'before',
+    };
     const pending: Pending = {
       call,
       phase: 'before',
@@ -584,9 +600,10 @@ export class Runner extends EventEmitter<RunnerEvents> {
         this.view.changedAt(dc.inputSpan.start);
         dc.inputSpan = { start: dc.inputSpan.start, end: dc.inputSpan.start + text.length };
         dc.input = text;
+        // The pause's checkpoint goes on with the edited call too (keepEdits).
+        resume.dc = { ...dc, inputSpan: { ...dc.inputSpan } };
       },
     };
-    const resume: Continuation = { kind: 'call', callId: call.id, dc: { ...dc, inputSpan: { ...dc.inputSpan } }, phase: 'before' };
     await this.pauseAt(reason, call, { phase: 'before', breakpoint }, resume, traced, pending);
   }
 

@@ -111,8 +111,11 @@ export interface RunnerEvents {
   toolDone: [{ call: ToolCall }];
   paused: [PauseInfo];
   resumed: [{ step: boolean }];
-  /** The run went back to a pause (step back, reverse continue, restart frame, goTo): `checkpoint` is its index. */
-  rewound: [{ checkpoint: number; step: number; why: BranchReason }];
+  /**
+   * The run went back to a pause (step back, reverse continue, restart frame, goTo): `checkpoint` is its index; `kept`
+   * says the edits made at that pause, which it keeps (checkpoints.ts keptEdits), in a sentence.
+   */
+  rewound: [{ checkpoint: number; step: number; why: BranchReason; kept?: string }];
   /** The user changed the paused call: its input, its output, or skipped the tool. */
   edit: [{ what: 'input' | 'output' | 'skip'; call: ToolCall }];
   retry: [{ attempt: number; delayMs: number; reason: string }];

@@ -5,6 +5,7 @@ import { compareResults, formatP, pValueWords, type ChangedExample, type Compare
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { formatSummary, readDataset, summarise, summariseByTask, traceOfResult, type EvalResult, type EvalSummary } from './eval';
 import { formatHeader, headerDifferences, libraryChanged, loadResultsFile } from './header';
+import { resultsWriter } from './resultsFile';
 
 export interface EvalReportTask {
   task: string;
@@ -42,6 +43,8 @@ export interface EvalReport {
   /** Examples in the dataset; `rows` holds those done. */
   total: number;
   stopped: boolean;
+  /** The process writing the results file now (an evaluation still running: `art eval` in a terminal), if any. */
+  running?: { pid: number; started: string };
   summary: EvalSummary;
   /** The summary as `art eval` prints it, line by line. */
   summaryLines: string[];
@@ -58,6 +61,7 @@ export function evalReport(o: {
   resultsPath: string;
   total: number;
   stopped: boolean;
+  running?: { pid: number; started: string };
   names: { library: string; data: string; results: string };
 }): EvalReport {
   const summary = summarise(o.results);
@@ -65,6 +69,7 @@ export function evalReport(o: {
     ...o.names,
     total: o.total,
     stopped: o.stopped,
+    ...(o.running ? { running: o.running } : {}),
     summary,
     summaryLines: formatSummary(summary).split('\n'),
     tasks: summariseByTask(o.results).map(({ task, summary: s }) => ({
@@ -94,10 +99,11 @@ export function evalReport(o: {
 }
 
 /**
- * The report of an evaluation done before, from its results file alone (the Evaluations view opens one): the library
- * and the data as its header names them (`name` says how the shell shows a path), the results in the dataset's order
- * and its count of examples when the dataset can still be read (else the results as they are). An EvalDataError
- * when the file cannot be read.
+ * The report of an evaluation, from its results file alone (the Evaluations view opens one): the library and the data
+ * as its header names them (`name` says how the shell shows a path), the results in the dataset's order and its count
+ * of examples when the dataset can still be read (else the results as they are). An evaluation still writing the file
+ * (its lock held by a live process: resultsFile.ts resultsWriter) is `running`, not `stopped`, however few results it
+ * has. An EvalDataError when the file cannot be read.
  */
 export function resultsFileReport(path: string, name: (absolute: string) => string): EvalReport {
   const { header, results } = loadResultsFile(path);
@@ -114,11 +120,13 @@ export function resultsFileReport(path: string, name: (absolute: string) => stri
       // The dataset moved or changed: the results as the file has them.
     }
   }
+  const running = resultsWriter(path);
   return evalReport({
     results: ordered,
     resultsPath: path,
     total,
-    stopped: results.length < total,
+    stopped: !running && results.length < total,
+    running,
     names: {
       library: header ? name(at(header.library.path)) : '(library not recorded)',
       data: header ? name(at(header.data.path)) : '(data not recorded)',

@@ -66,6 +66,22 @@ function parseHolder(text: string): LockHolder | undefined {
 
 const describeHolder = (h: LockHolder) => `pid ${h.pid}, started ${h.started}`;
 
+/**
+ * The evaluation writing a results file now: the holder of its lock while that process is still running (its pid
+ * alive and started when the lock says), else undefined (no lock, or the lock of a process that is gone: killed with
+ * -9, the machine restarted). What a view of the file says while another process (`art eval`) writes it.
+ */
+export function resultsWriter(resultsPath: string): { pid: number; started: string } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(lockPathOf(resultsPath), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const h = parseHolder(text);
+  return h && holderAlive(h) ? { pid: h.pid, started: h.started } : undefined;
+}
+
 export class ResultsFile {
   /** The results already in the file, by id (after the repair of its tail). */
   readonly done: Map<string, EvalResult>;

@@ -10,9 +10,10 @@ import type { Departing } from './liveAfterDeparture';
  * A replay follows its recording only while the run is what was recorded: the first change (an output set by hand,
  * an edited input, a skipped tool, or a tool that now gives another output than the recording has, because the code
  * or the tool changed) ends that, and the log and the trace say where the run went on live, or why it cannot go on.
- * Going back to the pause of that change or before it (step back, reverse continue, restart frame) undoes it: the run
- * follows the recording again; going back to a pause after it keeps the run live. `recorded` gives the recorded
- * output of a call, when the recording has one to compare with.
+ * Going back before that change (step back, reverse continue, restart frame) undoes it: the run follows the recording
+ * again. Going back to a pause after it keeps the run live, and so does going back to the pause an edit was made at,
+ * which keeps the edit (core/engine/checkpoints.ts keepEdits); a tool that gave another output departs again when it
+ * runs again. `recorded` gives the recorded output of a call, when the recording has one to compare with.
  */
 export function departOnEdit(
   runner: Runner,
@@ -20,11 +21,12 @@ export function departOnEdit(
   log: ((line: string) => void) | undefined,
   recorded?: (call: ToolCall) => string | undefined,
 ): void {
-  /** The checkpoint of the pause the departing change was made at. */
-  let departedAt = -1;
-  const depart = (why: string, call: ToolCall) => {
+  /** Going back to this checkpoint or an earlier one undoes the departing change. */
+  let undoneAt = -1;
+  const depart = (why: string, call: ToolCall, edit: boolean) => {
     model.depart(why);
-    departedAt = runner.checkpointList().at(-1)?.index ?? 0;
+    // An edit belongs to the pause it was made at: undone only before it. A tool's output, by the pause before it ran.
+    undoneAt = (runner.checkpointList().at(-1)?.index ?? 0) - (edit ? 1 : 0);
     const live = model.live;
     runner.writeTrace({ t: 'live', at: Date.now(), callId: call.id, why, model: live?.id ?? '' });
     log?.(
@@ -43,6 +45,7 @@ export function departOnEdit(
           ? `the input of [${call.tool}] was edited`
           : `[${call.tool}] was skipped`,
       call,
+      true,
     );
   });
   if (recorded)
@@ -52,11 +55,11 @@ export function departOnEdit(
       const was = recorded(call);
       if (was === undefined || call.output === undefined || foldWhitespace(was) === foldWhitespace(call.output)) return;
       const shown = (t: string) => quoteShort(foldWhitespace(t), 60);
-      depart(`#${call.step} [${call.tool}] now gives ${shown(call.output)} where the recording has ${shown(was)}`, call);
+      depart(`#${call.step} [${call.tool}] now gives ${shown(call.output)} where the recording has ${shown(was)}`, call, false);
     });
   runner.on('rewound', ({ checkpoint }) => {
     const why = model.departed;
-    if (why === null || checkpoint > departedAt) return;
+    if (why === null || checkpoint > undoneAt) return;
     model.rejoin();
     runner.writeTrace({ t: 'rejoin', at: Date.now(), why: `back before the change (${why})` });
     log?.(`Back before the change that left the recording (${why}): the run follows its recording again (no model requests).`);

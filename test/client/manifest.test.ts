@@ -38,6 +38,12 @@ describe('package.json manifest', () => {
     assert.deepEqual(langs.get('art-agent'), ['.agent']);
   });
 
+  test("the debugger answers F5 in a run's read-only document too (VS Code would offer the Marketplace for its language)", () => {
+    const languages: string[] = pkg.contributes.debuggers[0].languages;
+    assert.deepEqual(languages, ['art', 'art-agent', 'art-run']);
+    assert.ok((pkg.contributes.languages ?? []).some((l: { id: string }) => l.id === 'art-run'));
+  });
+
   test('every setting is under art., typed, documented and has a default', () => {
     const props: Record<string, { type?: string; default?: unknown; description?: string; markdownDescription?: string }> =
       pkg.contributes.configuration.properties;

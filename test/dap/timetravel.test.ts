@@ -1,5 +1,6 @@
 // Time travel over stdio (dist/debugAdapter.js against the scripted server): step back from the second tool call to
-// the first, override it and go on, with no request for the kept prefix and both branches in the trace; one frame
+// the first, override it and go on, with no request for the kept prefix and both branches in the trace; an override
+// kept at the stop stepped back to, and said; one frame
 // per step; restart served from the previous run; alternatives and chooseAlternative as custom requests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -101,6 +102,39 @@ describe('debug adapter over stdio: step back, restart frame, alternatives', () 
     await c.close();
   });
 
+  test('an override at a stop is kept when stepping back to it: the Variables view shows it, the Debug Console says so, the run goes on from it', async () => {
+    server.reset();
+    server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
+    const c = await ArtDebugClient.start({ cwd: work });
+    const toStop = async (send: () => Promise<unknown>) => {
+      const stopped = c.waitForEvent('stopped');
+      await send();
+      return (await stopped) as DebugProtocol.StoppedEvent;
+    };
+    await toStop(() => launch(c, join(work, 'kept.jsonl')));
+    // After [generate python code]: its output set by hand, as the Variables view does it.
+    const ref = await c.scopeReference('Tool call');
+    await c.setVariableRequest({ variablesReference: ref, name: 'output', value: 'ans = 7\nprint(ans)' });
+    await toStop(() => c.continueRequest({ threadId: 1 }));
+    assert.equal((await c.variables('Tool call')).output, '7', 'the overridden code ran');
+    await toStop(() => c.stepBackRequest({ threadId: 1 }));
+    const back = await c.variables('Tool call');
+    assert.equal(back.tool, 'generate python code');
+    assert.equal(back.output, 'ans = 7\nprint(ans)', 'the override made at this stop is kept');
+    assert.equal(back['tool output'], DUCKS_CODE, "the tool's own output beside it");
+    assert.match(
+      c.output('console'),
+      /Back at Q1 \[generate python code\]: the output set at this stop is kept \("ans = 7 print\(ans\)"; the tool gave "total_eggs = 16 .*"\); the run goes on from it/,
+    );
+    await toStop(() => c.continueRequest({ threadId: 1 }));
+    assert.equal((await c.variables('Tool call')).output, '7', 'the run went on from the override again');
+    const ended = c.waitForEvent('art/end');
+    await c.continueRequest({ threadId: 1 });
+    const end = await ended;
+    assert.equal(end.body.reason, 'finished', end.body.error);
+    await c.close();
+  });
+
   test('restart frame returns to a step of the call stack; a restart is answered from the previous run', async () => {
     server.reset();
     server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
@@ -173,7 +207,7 @@ describe('debug adapter over stdio: step back, restart frame, alternatives', () 
     await c.close();
   });
 
-  test('replay mode: a step back to a pause after the edit stays live; back to the edit or before it, the recording answers again', async () => {
+  test('replay mode: a step back to a pause after the edit, or to the pause of the edit (the edit kept), stays live; back before it, the recording answers again', async () => {
     server.reset();
     server.setScripts(DUCKS_SCRIPT, CODEGEN_SCRIPT);
     const c = await ArtDebugClient.start({ cwd: work });
@@ -209,10 +243,18 @@ describe('debug adapter over stdio: step back, restart frame, alternatives', () 
     await toStop(() => c.continueRequest({ threadId: 1 }));
     assert.equal(server.requests.length, 3, 'after the edit the run stays live');
 
-    // Back to the edit's own pause (before it was made): the recording answers again, the endpoint sees nothing.
+    // Back to the edit's own pause: the edit is kept there (and said), so the run stays live.
     await toStop(() => c.stepBackRequest({ threadId: 1 }));
     const atEdit = await toStop(() => c.stepBackRequest({ threadId: 1 }));
     assert.match(atEdit.body.description ?? '', /before tool \[generate python code\]/);
+    assert.equal((await c.variables('Tool call')).input, 'Write the equations as python code, the answer in ans', 'the edit is kept');
+    assert.match(c.output('console'), /Back at Q1 \[generate python code\]: the input edited at this stop is kept/);
+    assert.doesNotMatch(c.output('console'), /Back before the change/);
+    // Once more, before the edit: the recording answers again, the endpoint sees nothing.
+    const atEntry = await toStop(() => c.stepBackRequest({ threadId: 1 }));
+    assert.equal(atEntry.body.reason, 'entry');
+    const original = await toStop(() => c.continueRequest({ threadId: 1 }));
+    assert.match(original.body.description ?? '', /before tool \[generate python code\]/);
     assert.match((await c.variables('Tool call')).input, /^Write down the arithmetic or algebra equations/, 'the edit is undone');
     let stops = 0;
     for (;;) {

@@ -123,6 +123,80 @@ describe('runner time travel: checkpoints', () => {
     assert.ok(!mainLine(trace.records).some(x => x.t === 'tool' && x.call.output === '5'), 'the main line has no trace of it');
   });
 
+  test('an output set at a stop is kept when the run steps back to that stop: the run goes on from it, and rewound says so', async () => {
+    const trace = new MemoryTrace();
+    const r = runner({ trace });
+    let pauses = 0;
+    const kept: (string | undefined)[] = [];
+    r.on('rewound', e => kept.push(e.kept));
+    r.on('paused', p => {
+      pauses++;
+      if (pauses === 1) {
+        assert.equal(p.call?.step, 1);
+        r.setToolOutput('40');
+        r.continue();
+      } else if (pauses === 2) {
+        assert.equal(p.call?.output, '41', 'the run went on from the override');
+        r.stepBack();
+      } else if (pauses === 3) {
+        assert.equal(p.call?.step, 1, 'back at the stop of the override');
+        assert.equal(p.call?.override, '40', 'the override made at this stop is kept');
+        assert.equal(p.call?.output, '4', "the tool's own output beside it");
+        assert.equal(r.textOnResume().match(/#1: (\d+)/)?.[1], '40', 'the model goes on from the override');
+        r.continue();
+      } else r.continue();
+    });
+    const result = await r.run();
+    assert.equal(result.reason, 'finished', result.error);
+    assert.match(result.snapshot.text, /#1: 40\n.*\n#2: 41\n.*\n#3: 42\n.*\n#4: 43\n/s);
+    assert.equal(kept.length, 1);
+    assert.match(kept[0] ?? '', /the output set at this stop is kept \("40"; the tool gave "4"\)/);
+  });
+
+  test('an input edited before a tool and a skipped tool are kept at their stop; stepping back before that stop undoes them', async () => {
+    const trace = new MemoryTrace();
+    const r = runner({ trace, pauseBeforeTool: true, pauseAfterTool: false, stopOnEntry: true });
+    const seen: string[] = [];
+    let pauses = 0;
+    r.on('paused', p => {
+      pauses++;
+      const c = p.call;
+      seen.push(`${p.reason}:${c?.step ?? '-'}:${c?.input ?? ''}:${c?.skipped ? 'skipped' : ''}`);
+      if (pauses === 2) {
+        r.setToolInput('add one to 9');
+        r.continue();
+      } else if (pauses === 3) {
+        r.skipTool();
+        r.continue();
+      } else if (pauses === 4) r.stepBack();
+      else if (pauses === 5) {
+        assert.equal(c?.step, 2);
+        assert.ok(c?.skipped, 'the skip made at this stop is kept');
+        r.stepBack();
+      } else if (pauses === 6) {
+        assert.equal(c?.step, 1);
+        assert.equal(c?.input, 'add one to 9', 'the input edited at this stop is kept');
+        assert.ok(r.textOnResume().includes('Q1: [add one] add one to 9\n'), 'and the program text shows it');
+        r.stepBack();
+      } else if (pauses === 7) {
+        assert.equal(p.reason, 'entry', 'before the stop of the edit');
+        r.continue();
+      } else if (pauses === 8) {
+        assert.equal(c?.step, 1);
+        assert.equal(c?.input, 'add one to the input', 'back before the stop of the edit: undone');
+        assert.ok(!c?.inputEdited);
+        r.continue();
+      } else if (pauses === 9) {
+        assert.equal(c?.step, 2);
+        assert.ok(!c?.skipped, 'and the skip, made later, too');
+        r.continue();
+      } else r.continue();
+    });
+    const result = await r.run();
+    assert.equal(result.reason, 'finished', `${result.error}: ${seen.join(' | ')}`);
+    assert.ok(pauses >= 9, seen.join(' | '));
+  });
+
   test('restartFrame goes back to the first pause of a step; stepping back from the start says why it cannot', async () => {
     const trace = new MemoryTrace();
     const r = runner({ trace, stopOnEntry: true });

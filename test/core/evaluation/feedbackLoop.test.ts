@@ -204,15 +204,20 @@ describe('a trace replay departs from its recording on the first change', () => 
   test('a step back before the change follows the recording again, with the outputs recorded then', async () => {
     const before = server.requests.length;
     let edited = false;
-    let steppedBack = false;
+    let steppedBack = 0;
     const { result, logs } = await replay({ baseURL: server.baseURL, model: 'scripted', pauseBeforeTool: true }, (p, r) => {
       if (p.phase === 'before' && !edited) {
         edited = true;
         r.setToolInput('240 / 30');
         r.continue();
       } else if (p.phase === 'after' && !steppedBack) {
-        steppedBack = true;
+        steppedBack++;
         assert.equal(p.call?.output, '8', 'the calculator ran for real on the edited input');
+        r.stepBack();
+      } else if (steppedBack === 1) {
+        // Back at the pause of the edit: it is kept there; once more, before it.
+        steppedBack++;
+        assert.equal(p.call?.input, '240 / 30');
         r.stepBack();
       } else r.continue();
     });

@@ -22,6 +22,8 @@ import {
   seriesTitle,
 } from '../../../core/evaluation/history';
 import { resultsFileReport } from '../../../core/evaluation/report';
+import { lockPathOf, ResultsFile } from '../../../core/evaluation/resultsFile';
+import { spawnSync } from 'node:child_process';
 import { result } from '../../support/evalResults';
 
 /** A local time as an ISO date: its formatting in local time gives back these figures whatever the time zone. */
@@ -239,6 +241,40 @@ describe('resultsFileReport', () => {
       ],
     );
     assert.match(report.summaryLines[0], /1\/2 = 50\.0%/);
+  });
+
+  /** A results file of 3 examples with 1 done, and its dataset, in a folder of its own. */
+  const partial = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'art-history-running-'));
+    writeFileSync(join(dir, 'data.jsonl'), ['a', 'b', 'c'].map(id => JSON.stringify({ id, input: `q ${id}`, target: '1' })).join('\n') + '\n');
+    const path = join(dir, 'data.library.results.jsonl');
+    const h = { ...header({ date: at(2, 2, 2) }), data: { path: 'data.jsonl', sha256: 'd'.repeat(64) } };
+    writeFileSync(path, [h, result('a', true)].map(x => JSON.stringify(x)).join('\n') + '\n');
+    return path;
+  };
+
+  test('an evaluation still writing the file (its lock held by a live process) is running, not stopped; once it lets go, stopped', () => {
+    const path = partial();
+    const writer = ResultsFile.open(path, () => {});
+    try {
+      const report = resultsFileReport(path, p => p);
+      assert.equal(report.stopped, false);
+      assert.equal(report.running?.pid, process.pid);
+      assert.equal(report.rows.length, 1);
+    } finally {
+      writer.close();
+    }
+    const after = resultsFileReport(path, p => p);
+    assert.deepEqual([after.stopped, after.running], [true, undefined]);
+  });
+
+  test('the lock left by a killed evaluation does not say running: stopped', () => {
+    const path = partial();
+    // A process that has ended: its pid is free (a reused pid is told apart by its start time, where /proc has it).
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeFileSync(lockPathOf(path), `${JSON.stringify({ pid: Number(gone.stdout), started: at(2, 2, 2), nonce: 'feedfacefeedface' })}\n`);
+    const report = resultsFileReport(path, p => p);
+    assert.deepEqual([report.stopped, report.running], [true, undefined]);
   });
 
   test('a file from before headers: the results as they are, the library and data not recorded', () => {

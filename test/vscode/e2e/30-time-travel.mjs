@@ -59,7 +59,9 @@ export async function run({ page, step, wb, workspace, picture }) {
     if (group < 0 || group + 1 >= texts.length) throw new Error(`no run under time-travel-e2e.art: ${texts.join(' | ')}`);
     // The run's twistie, clicked until the row says it is expanded (a click on the row itself opens the run's trace,
     // which takes the keyboard focus an arrow key needs; a click on a row the view is redrawing is lost).
-    const run = runs.nth(group + 1);
+    // By its place in the list (data-index): the page holds a list's rows in any order.
+    const at = await runs.filter({ hasText: 'time-travel-e2e' }).first().getAttribute('data-index');
+    const run = runs.and(page.locator(`[data-index="${Number(at) + 1}"]`));
     for (let attempt = 1; (await run.getAttribute('aria-expanded')) !== 'true'; attempt++) {
       if (attempt > 3) throw new Error(`the run row does not expand: ${(await run.innerText()).replace(/\s+/g, ' ')}`);
       await run.locator('.monaco-tl-twistie').click();

@@ -77,11 +77,15 @@ export async function run({ page, step, wb, workspace, picture }) {
     rows.evaluateAll((els, group) => {
       const out = [];
       let inside = false;
-      els.forEach((el, index) => {
-        const level = Number(el.getAttribute('aria-level'));
-        if (level === 1) inside = (el.querySelector('.label-name')?.textContent ?? '') === group;
-        else if (inside && level === 2) out.push({ index, label: el.querySelector('.label-name')?.textContent ?? '', text: el.textContent });
-      });
+      // In the order the list shows them (data-index): the page holds a list's rows in any order.
+      const byIndex = el => Number(el.getAttribute('data-index'));
+      [...els]
+        .sort((x, y) => byIndex(x) - byIndex(y))
+        .forEach((el, index) => {
+          const level = Number(el.getAttribute('aria-level'));
+          if (level === 1) inside = (el.querySelector('.label-name')?.textContent ?? '') === group;
+          else if (inside && level === 2) out.push({ index, label: el.querySelector('.label-name')?.textContent ?? '', text: el.textContent });
+        });
       return out;
     }, group);
   /**
@@ -95,7 +99,8 @@ export async function run({ page, step, wb, workspace, picture }) {
           const pane = [...document.querySelectorAll('.pane')].find(p => p.querySelector('.pane-header')?.textContent.includes('ART Runs'));
           const runs = [];
           let inside = false;
-          for (const el of pane?.querySelectorAll('.monaco-list-row') ?? []) {
+          const byIndex = el => Number(el.getAttribute('data-index'));
+          for (const el of [...(pane?.querySelectorAll('.monaco-list-row') ?? [])].sort((x, y) => byIndex(x) - byIndex(y))) {
             const level = Number(el.getAttribute('aria-level'));
             if (level === 1) inside = (el.querySelector('.label-name')?.textContent ?? '') === 'Orchard Apples';
             else if (inside && level === 2) runs.push(el.textContent);
@@ -167,7 +172,10 @@ export async function run({ page, step, wb, workspace, picture }) {
     const runs = await listed(2, '→ 120', 'departed');
     const times = runs.map(r => Date.parse(r.label.replace(',', '')));
     if (times.some(Number.isNaN)) throw new Error(`runs not labelled with their time: ${runs.map(r => r.label).join(' | ')}`);
-    await wb.contextMenu(rows.nth(runs[times[0] <= times[1] ? 0 : 1].index), 'Compare With');
+    // The row by its label (the list's rows are not in the page in the order they show, and the view may redraw).
+    const first = runs[times[0] <= times[1] ? 0 : 1].label;
+    const label = page.locator('.label-name', { hasText: new RegExp(`^${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+    await wb.contextMenu(rows.filter({ has: label }).first(), 'Compare With');
     // The Quick Pick lists the workspace's other runs (and a trace file to browse for): the second run.
     const other = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Orchard Apples' }).first();
     await other.waitFor({ timeout: 15_000 });

@@ -34,6 +34,9 @@ export async function run({ page, step, wb, workspace }) {
     });
     await wb.command('Notifications: Clear All Notifications');
   };
+  /** In the page: the highest run number of a run document's tab (a run's document is named `NAME (run N).art-run`). */
+  const lastRunShown = () =>
+    Math.max(0, ...[...document.querySelectorAll('.tab')].map(t => Number(/\(run (\d+)\)\.art-run/.exec(t.textContent ?? '')?.[1] ?? 0)));
   /** Starts the launch configuration without debugging, from the palette as a person would. */
   const runIt = async () => {
     await wb.focusEditor();
@@ -109,8 +112,19 @@ export async function run({ page, step, wb, workspace }) {
       if (!out.includes(`key: your stored API key goes to ${origin}`)) throw new Error(`the Debug Console does not say where the key went:\n${out}`);
       // Asked again, the run would wait on the modal and never reach its answer.
       await wb.openFile('keyhost-library.art');
+      // The run's number, in its document's tab: the next run's document shows a higher one (the run itself may be
+      // over before its toolbar is ever seen, on a fast machine or a slow page).
+      const before = await page.evaluate(lastRunShown);
       await runIt();
-      await page.locator('.debug-toolbar').or(dialog).first().waitFor({ timeout: 30_000 });
+      await page.waitForFunction(
+        before => {
+          if (document.querySelector('.monaco-dialog-box')?.checkVisibility()) return true;
+          const runs = [...document.querySelectorAll('.tab')].map(t => Number(/\(run (\d+)\)\.art-run/.exec(t.textContent ?? '')?.[1] ?? 0));
+          return Math.max(0, ...runs) > before;
+        },
+        before,
+        { timeout: 30_000, polling: 'raf' },
+      );
       if (await dialog.count()) throw new Error('asked again for a host already approved');
       await finished();
     });

@@ -3,6 +3,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -224,6 +225,7 @@ describe('python sandbox isolation', () => {
             `void runPython({ code: ${JSON.stringify(code)}, pythonPath: ${JSON.stringify(PYTHON)}, isolation: ${JSON.stringify(level)}, limits: { timeoutMs: 60000 } });\n`,
         );
         const host = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO, stdio: 'ignore' });
+        const exited = once(host, 'exit');
         try {
           await until(() => processesWith(`sleep\0${marker}`).length > 0, { what: `${level}: the step's sleep ${marker} to start` });
           const tree = descendants(host.pid!);
@@ -240,7 +242,9 @@ describe('python sandbox isolation', () => {
             `${level}: processes left after the host was killed`,
           );
           assert.deepEqual(processesWith(`sleep\0${marker}`), []);
-          // A killed host cannot remove its scratch folder itself: the next sandbox run does.
+          // A killed host cannot remove its scratch folder itself: the next sandbox run does, once the host is gone
+          // (reaped: until then its pid is alive to the sweep, and on a loaded machine the reaping may come late).
+          await exited;
           await runPython({ code: 'pass', pythonPath: PYTHON, limits: fast, isolation: level });
           await until(() => !readdirSync(tmpdir()).some(n => n.startsWith(`art-python-${host.pid}-`)), {
             what: `${level}: the killed host's scratch folder to go`,

@@ -7,6 +7,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isInside, realPath } from '../common/folders';
 import { modelsFolder } from '../model/modelFiles';
+import { workspaceDefaults } from '../tools/registry';
 import type { RunOptionName } from '../launch/options';
 import { originOf } from '../launch/apiKey';
 import { capInputs, defaultLimits, type AgentLimits, type RunSlots } from '../agentTools/limits';
@@ -122,6 +123,7 @@ export async function confinedRunOptions(ctx: McpContext, args: Record<string, u
     if (typeof v === 'string' && v !== '') raw[name] = confinedPath(v, folders, `"${name}"`, cwd);
   }
   if (typeof raw.modelFile === 'string' && raw.modelFile !== '') raw.modelFile = confinedModelFile(ctx, raw.modelFile, folders, cwd);
+  for (const d of workspaceDefaults(cwd, raw)) confinedPath(d, folders, "the workspace's default", cwd);
   const start = ctx.start ?? {};
   if (raw.baseURL === undefined && start.baseURL !== undefined) raw.baseURL = start.baseURL;
   if (raw.model === undefined && start.model !== undefined) raw.model = start.model;

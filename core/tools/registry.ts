@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { plural } from '../common/counts';
+import { linkProblem } from '../common/ownedFiles';
 import { normalizeName } from '../art/ast';
 import { BUILTIN_TOOLS, ToolCatalog, type ToolInfo } from '../art/knownTools';
 import { createCalculatorTool } from './calculator';
@@ -72,6 +73,16 @@ export const UNTRUSTED_MESSAGE =
 export function defaultCorpus(root: string): string {
   const own = join(root, 'corpus');
   return existsSync(own) ? own : join(root, 'examples/corpus');
+}
+
+/**
+ * What a run reads from its workspace when its options name neither: the tool file and the search corpus, those there
+ * (a link counts, dangling or not). A shell that confines the paths it is given (`art mcp`) confines these as well:
+ * a workspace's `corpus -> ~/Documents` would otherwise be searched, and its text quoted in the run's result.
+ */
+export function workspaceDefaults(root: string, options: { tools?: unknown; corpus?: unknown }): string[] {
+  const paths = [...(options.tools ? [] : [join(root, TOOLS_FILE_NAME)]), ...(options.corpus ? [] : [defaultCorpus(root)])];
+  return paths.filter(p => existsSync(p) || linkProblem(p) !== null);
 }
 
 const foldSpaces = (name: string) => name.trim().replace(/\s+/g, ' ');

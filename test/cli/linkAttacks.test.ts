@@ -4,7 +4,7 @@
 // file (a spec's NAME.preamble.txt) is refused in one line, and the file it points to is neither made nor changed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -112,6 +112,42 @@ describe('art mcp attacked: writes through links (issue 37, item 1)', () => {
     assert.equal(r.isError, true, text(r));
     assert.match(text(r), /react\.preamble\.txt/);
     assert.match(text(r), /outside the folders art mcp may use/);
+  });
+
+  test("the workspace's default corpus/ and .art-tools.json linked outside are refused, never read", async () => {
+    const dir = join(ws, 'defaults');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'library.art'), readFileSync(join(ws, 'library.art')));
+    mkdirSync(join(priv, 'docs'));
+    writeFileSync(
+      join(priv, 'docs/plan.md'),
+      '# Forces\nThe formula for the horizontal component of a force applied at an angle is F cos theta. The private plan is codenamed BLUEHERON.\n',
+    );
+    writeFileSync(join(priv, 'hub-token'), 'hf_PrivateHubToken0123456789\n');
+    const args = { file: 'defaults/library.art', cwd: 'defaults', task: 'Physics Questions' };
+    // Before: the replayed [search] step searched the private folder and the result quoted it.
+    symlinkSync(join(priv, 'docs'), join(dir, 'corpus'));
+    for (const [tool, a] of [
+      ['run', args],
+      ['test', { files: [args.file], cwd: args.cwd }],
+    ] as const) {
+      const r = await call(tool, a);
+      assert.doesNotMatch(JSON.stringify(r), /BLUEHERON/, tool);
+      assert.equal(r.isError, true, `${tool}: ${text(r)}`);
+      assert.match(text(r), /corpus .*outside the folders art mcp may use/, tool);
+    }
+    // Before: the tool file's JSON error quoted the first characters of the file it links to ("hf_Private"...).
+    rmSync(join(dir, 'corpus'));
+    symlinkSync(join(priv, 'hub-token'), join(dir, '.art-tools.json'));
+    for (const [tool, a] of [
+      ['run', args],
+      ['test', { files: [args.file], cwd: args.cwd }],
+    ] as const) {
+      const r = await call(tool, a);
+      assert.doesNotMatch(JSON.stringify(r), /hf_Priv/, tool);
+      assert.equal(r.isError, true, `${tool}: ${text(r)}`);
+      assert.match(text(r), /\.art-tools\.json .*outside the folders art mcp may use/, tool);
+    }
   });
 });
 

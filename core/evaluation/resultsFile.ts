@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, ftruncateSync, linkSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { makeOwnedFolder, openOwnedFile, OwnedFileError, writeOwnedFile } from '../common/ownedFiles';
+import { linkProblem, makeOwnedFolder, openOwnedFile, OwnedFileError, writeOwnedFile } from '../common/ownedFiles';
+import { existingFileHead, TextFileError } from '../common/textFile';
 import { Redactor } from '../common/redact';
 import { EvalDataError, readResults, type EvalResult } from './eval';
 import type { ResultsHeader } from './header';
@@ -184,6 +185,23 @@ export class ResultsFile {
   }
 }
 
+/**
+ * The first line of the lock file `lock` (a holder's record is one line), null when it is gone; never through a link, and
+ * never from a device or a FIFO (a planted `RESULTS.lock -> /dev/zero` grew the process to gigabytes, a FIFO blocked
+ * it): those are an EvalDataError naming the lock.
+ */
+function lockText(lock: string): string | null {
+  const link = linkProblem(lock);
+  if (link) throw new EvalDataError(link);
+  try {
+    const head = existingFileHead(lock);
+    return head.missing ? null : head.firstLine;
+  } catch (e) {
+    if (!(e instanceof TextFileError)) throw e;
+    throw new EvalDataError(`${lock}: ${e.message}, not the lock of an evaluation: remove it, or write the results elsewhere`);
+  }
+}
+
 /** Creates the lock file with the holder's record in one step (a complete file or none), taking over a stale one. */
 function takeLock(path: string, lock: string, holder: LockHolder, log: (line: string) => void, cannot: (e: unknown) => Error): void {
   const mine = `${lock}.${holder.pid}.${holder.nonce}`;
@@ -200,13 +218,8 @@ function takeLock(path: string, lock: string, holder: LockHolder, log: (line: st
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw cannot(e);
       }
-      let text: string;
-      try {
-        text = readFileSync(lock, 'utf8');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // given back meanwhile
-        throw cannot(e);
-      }
+      const text = lockText(lock);
+      if (text === null) continue; // given back meanwhile
       const other = parseHolder(text);
       if (other && holderAlive(other))
         throw new EvalDataError(
@@ -220,7 +233,7 @@ function takeLock(path: string, lock: string, holder: LockHolder, log: (line: st
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw cannot(e);
       }
-      const moved = readFileSync(aside, 'utf8');
+      const moved = lockText(aside) ?? '';
       if (moved !== text) {
         // Another evaluation took the stale lock over between our read and the move: give its lock back.
         try {
@@ -248,7 +261,7 @@ function takeLock(path: string, lock: string, holder: LockHolder, log: (line: st
 /** Removes the lock file if it is still this holder's. */
 function releaseLock(lock: string, holder: LockHolder): void {
   try {
-    if (parseHolder(readFileSync(lock, 'utf8'))?.nonce === holder.nonce) unlinkSync(lock);
+    if (parseHolder(lockText(lock) ?? '')?.nonce === holder.nonce) unlinkSync(lock);
   } catch {
     // gone already, or never taken
   }

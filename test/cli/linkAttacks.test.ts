@@ -4,6 +4,7 @@
 // file (a spec's NAME.preamble.txt) is refused in one line, and the file it points to is neither made nor changed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -62,6 +63,20 @@ describe('art mcp attacked: writes through links (issue 37, item 1)', () => {
     assert.equal(r.isError, true, text(r));
     assert.match(text(r), /outside the folders art mcp may use/);
     assert.deepEqual(readdirSync(priv).sort(), ['bashrc'], 'nothing is made outside');
+  });
+
+  test('evaluate {out}: a lock file planted beside it (a link to a device, a FIFO) is refused, never read', async () => {
+    // Before: the lock was read with readFileSync, following the link: /dev/zero grew the server to gigabytes, a FIFO
+    // blocked it for good (every client's calls with it). A FIFO stands in for /dev/zero here: it blocks, not grows.
+    execFileSync('mkfifo', [join(priv, 'fifo')]);
+    symlinkSync(join(priv, 'fifo'), join(ws, 'linked.results.jsonl.lock'));
+    const linked = await call('evaluate', { library: 'library.art', data: 'data.jsonl', out: 'linked.results.jsonl', ...ENDPOINT });
+    assert.equal(linked.isError, true, text(linked));
+    assert.match(text(linked), /linked\.results\.jsonl\.lock: a symbolic link/);
+    execFileSync('mkfifo', [join(ws, 'fifo.results.jsonl.lock')]);
+    const fifo = await call('evaluate', { library: 'library.art', data: 'data.jsonl', out: 'fifo.results.jsonl', ...ENDPOINT });
+    assert.equal(fifo.isError, true, text(fifo));
+    assert.match(text(fifo), /fifo\.results\.jsonl\.lock: not a regular file/);
   });
 
   test('improve {out} through a dangling link to authorized_keys: refused, nothing made outside', async () => {

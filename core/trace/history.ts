@@ -9,6 +9,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Usage } from '../model/types';
 import type { EndReason, RunKind } from './vocabulary';
 import { readJsonLines } from '../common/jsonLines';
+import { existingFileHead, readTextFile } from '../common/textFile';
 
 /** A trace record as read here: any JSON object with a string `t`. */
 export interface LooseRecord {
@@ -224,7 +225,10 @@ export function runsFolderProblem(folder: string): string | null {
   }
   if (!names.length || names.some(n => /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d+Z.*\.jsonl$/.test(n))) return null;
   try {
-    if (names.includes('.gitignore') && readFileSync(join(folder, '.gitignore'), 'utf8').startsWith(GITIGNORE_MARK)) return null;
+    // Its first line, never through a link nor from a device or a FIFO (a planted `.gitignore -> /dev/zero`).
+    const gi = join(folder, '.gitignore');
+    const head = names.includes('.gitignore') && !linkProblem(gi) ? existingFileHead(gi) : undefined;
+    if (head && !head.missing && head.firstLine.startsWith(GITIGNORE_MARK)) return null;
   } catch {
     /* not ART's */
   }
@@ -253,7 +257,7 @@ export function writeSummary(folder: string, id: string, known: Partial<Pick<Run
 
 function readSummary(path: string, id: string): RunSummary | null {
   try {
-    const s = JSON.parse(readFileSync(path, 'utf8')) as RunSummary;
+    const s = JSON.parse(readTextFile(path)) as RunSummary;
     return s && s.version === 1 && s.id === id && Array.isArray(s.branches) ? s : null;
   } catch {
     return null;
@@ -298,12 +302,12 @@ export function listRuns(folder: string): HistoryEntry[] {
       const old = existsSync(files.summary) ? readSummary(files.summary, id) : null;
       let summary = old;
       if (!old || statSync(files.summary).mtimeMs < statSync(files.trace).mtimeMs) {
-        const { records } = readRecords(readFileSync(files.trace, 'utf8'));
+        const { records } = readRecords(readTextFile(files.trace));
         summary = summarize(id, records, { program: old?.program, task: old?.task, parent: old?.parent, evaluation: old?.evaluation });
       }
       out.push({ summary: summary!, trace: files.trace });
     } catch {
-      // A trace removed while listing: skip it.
+      // A trace removed while listing, or one that is no regular text file (a planted link to a device): skip it.
     }
   }
   return out.sort((a, b) => b.summary.startedAt - a.summary.startedAt || b.summary.id.localeCompare(a.summary.id));

@@ -2,7 +2,8 @@
 // runs: the arithmetic fixture replayed with stand-in tools (no Python) and ReACT transcripts through the monitor.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArt } from '../../../core/art/parse';
@@ -21,6 +22,7 @@ import {
   readRecords,
   runFiles,
   runLabel,
+  runsFolderProblem,
   summarize,
   writeSummary,
   type LooseRecord,
@@ -180,6 +182,26 @@ describe('run history', () => {
     assert.ok(!existsSync(runFiles(dir, second).trace) && !existsSync(runFiles(dir, second).summary));
     assert.equal(listRuns(dir).length, 2);
     assert.deepEqual(listRuns(join(dir, 'missing')), []);
+  });
+
+  test('a runs folder a repository planted links in (to /dev/zero, a FIFO): listed and checked without reading them', async () => {
+    // Before: each was read with readFileSync, following the link: /dev/zero grew the process (the editor's extension
+    // host, for the Runs view) to gigabytes, a FIFO blocked it for good. A FIFO stands in for /dev/zero: it blocks, not grows.
+    const dir = mkdtempSync(join(tmpdir(), 'art-runs-planted-'));
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const real = newRunId('/w/arithmetic.art', new Date(Date.UTC(2025, 0, 1)));
+    writeFileSync(runFiles(dir, real).trace, jsonl(answered(await artRun('18'), '18')));
+    symlinkSync(fifo, runFiles(dir, real).summary);
+    symlinkSync(fifo, runFiles(dir, newRunId('/w/a.art', new Date(Date.UTC(2025, 0, 2)))).trace);
+    assert.deepEqual(
+      listRuns(dir).map(r => [r.summary.id, r.summary.answer]),
+      [[real, '18']],
+    );
+    const other = mkdtempSync(join(tmpdir(), 'art-runs-planted-'));
+    writeFileSync(join(other, 'notes.txt'), 'mine\n');
+    symlinkSync(fifo, join(other, '.gitignore'));
+    assert.match(runsFolderProblem(other) ?? '', /holds files but no runs, and ART did not make it/);
   });
 });
 

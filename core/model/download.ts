@@ -15,9 +15,10 @@
 // - the progress file (`.partial/NAME.ipull`, beside it `NAME.ipull.json` naming the URL, size and ETag it is of) is
 //   written through core/common/ownedFiles.ts (no link followed); one that does not match is not resumed but started
 //   over, one that is a link is refused.
-import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync, statfsSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, rmSync, statfsSync, statSync, writeSync } from 'node:fs';
 import { basename } from 'node:path';
 import { linkProblem, openOwnedFile, writeOwnedFile } from '../common/ownedFiles';
+import { readTextFile, TextFileError } from '../common/textFile';
 import { redirectingFetch } from './fetch';
 
 /** The most parts a split model may have (the largest on the hub have a few dozen). */
@@ -106,11 +107,17 @@ function hubFetch(url: string, access: HubAccess, headers: Record<string, string
   );
 }
 
-/** What a failed answer says, in one line: its status and, when it is a short JSON or text error, its message. */
+/** The most of a failed answer's body that is read for its message (a hostile mirror's may never end). */
+const MAX_REFUSAL_BYTES = 4096;
+
+/**
+ * What a failed answer says, in one line: its status and, when it is a short JSON error, its message (the body read
+ * no further than MAX_REFUSAL_BYTES).
+ */
 async function refusal(res: Response): Promise<string> {
   let detail = '';
   try {
-    const text = (await res.text()).slice(0, 300);
+    const text = (await bodyUpTo(res, MAX_REFUSAL_BYTES)) ?? '';
     const json = JSON.parse(text) as { error?: unknown };
     const e = json.error;
     detail = typeof e === 'string' ? e : typeof (e as { message?: unknown })?.message === 'string' ? (e as { message: string }).message : '';
@@ -176,12 +183,23 @@ async function manifestFile(access: HubAccess, owner: string, repo: string, tag:
 }
 
 async function boundedText(res: Response, max: number): Promise<string> {
+  const text = await bodyUpTo(res, max);
+  if (text === undefined) throw new DownloadError(`the hub's answer is longer than ${bytesText(max)}`);
+  return text;
+}
+
+/** A body as text when it holds at most `max` bytes; undefined past them, the rest not read (the answer given up). */
+async function bodyUpTo(res: Response, max: number): Promise<string | undefined> {
   const chunks: Uint8Array[] = [];
   let n = 0;
-  for await (const c of res.body ?? []) {
-    n += (c as Uint8Array).length;
-    if (n > max) throw new DownloadError(`the hub's answer is longer than ${bytesText(max)}`);
-    chunks.push(c as Uint8Array);
+  const reader = res.body?.getReader();
+  try {
+    for (let r = await reader?.read(); r && !r.done; r = await reader!.read()) {
+      if ((n += r.value.length) > max) return undefined;
+      chunks.push(r.value);
+    }
+  } finally {
+    await reader?.cancel().catch(() => undefined);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -196,10 +214,20 @@ interface Progress {
   etag: string | null;
 }
 
+/**
+ * What a progress file's description says, undefined when there is none or it says nothing this pull can use (the
+ * download starts over); one that is no regular file (a FIFO would block the read for good) is a DownloadError.
+ */
 function readProgress(path: string): Progress | undefined {
+  let text: string;
   try {
-    if (statSync(path).size > 4096) return undefined;
-    const p = JSON.parse(readFileSync(path, 'utf8')) as Progress;
+    text = readTextFile(path, 4096);
+  } catch (e) {
+    if (!(e instanceof TextFileError) || e.kind === 'missing' || e.kind === 'too-large' || e.kind === 'not-text') return undefined;
+    throw new DownloadError(`${path}: ${e.message}, not a description art model pull wrote: remove it, then pull again`);
+  }
+  try {
+    const p = JSON.parse(text) as Progress;
     return p && typeof p.path === 'string' && (p.size === null || Number.isSafeInteger(p.size)) && (p.etag === null || typeof p.etag === 'string')
       ? p
       : undefined;

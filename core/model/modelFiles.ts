@@ -13,6 +13,7 @@ import { createReadStream, existsSync, readdirSync, readFileSync, rmSync, statSy
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { makeOwnedFolder, moveOwnedFile, OwnedFileError, linkProblem } from '../common/ownedFiles';
+import { Redactor, urlSecrets } from '../common/redact';
 import { DEFAULT_LOCAL_MODEL } from './defaultModel';
 import { bytesText, DownloadError, downloadPart, looksGguf, resolveModel, type HubAccess, type ModelPart } from './download';
 
@@ -122,7 +123,11 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
   const uri = opts.uri?.trim() || DEFAULT_LOCAL_MODEL.uri;
   const dir = opts.dir ?? modelsFolder();
   const isDefault = uri === DEFAULT_LOCAL_MODEL.uri;
-  const fail = (why: string) => new PullError(`${uri}: ${why}`);
+  const access = hubAccess(opts, opts.env ?? process.env);
+  // No line shows the token (a mirror may echo it), nor a password or query of the hub's URL or the URI (fetch names
+  // a URL with credentials in its error; a signed URL's signature sits in its query).
+  const hide = new Redactor([access.token, ...urlSecrets(access.hub), ...urlSecrets(uri)]);
+  const fail = (why: string) => new PullError(hide.redact(`${uri}: ${why}`));
   const cancelled = () => fail(`cancelled; nothing was added to ${dir} (the part downloaded is kept: the same pull resumes it)`);
   try {
     makeOwnedFolder(join(dir, '.partial'), { base: dir });
@@ -138,7 +143,6 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
     (await fileSha256(defaultThere)) === DEFAULT_LOCAL_MODEL.sha256
   )
     return defaultThere;
-  const access = hubAccess(opts, opts.env ?? process.env);
   let parts: ModelPart[];
   try {
     parts = await resolveModel(uri, access, opts.signal);

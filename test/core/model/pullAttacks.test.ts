@@ -5,6 +5,7 @@
 // was an internal error. Mirrors on 127.0.0.1 (test/support/modelHub.ts); `HF_TOKEN` given through the environment.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -118,7 +119,60 @@ describe('art model pull against a hostile mirror: the token', () => {
   });
 });
 
+describe('art model pull against a hostile mirror: what its lines show', () => {
+  test("no line shows the mirror URL's password, the URI's query or the token a mirror echoes", async () => {
+    await withMirror(
+      {
+        '/o/r/resolve/main/m.gguf': (_req, res) =>
+          void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `the token ${TOKEN} is not valid here` })),
+        '/files/m.gguf': (_req, res) => void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Entry not found"}'),
+      },
+      async (hub, dir) => {
+        // Before: "Request cannot be constructed from a URL that includes credentials: http://hubuser:MirrorPassw0rd@…".
+        const withPassword = hub.url.replace('http://', 'http://hubuser:MirrorPassw0rd@');
+        for (const uri of ['hf:o/r/m.gguf', 'hf:o/r'])
+          await assert.rejects(pullModel({ uri, dir, env: { HF_ENDPOINT: withPassword } }), (e: unknown) => {
+            assert.doesNotMatch((e as Error).message, /MirrorPassw0rd/);
+            return oneLine(/HF_ENDPOINT/)(e);
+          });
+        // Before: the hub's own words, the token in them, were the line's end.
+        await assert.rejects(pullModel({ uri: 'hf:o/r/m.gguf', dir, hubEndpoint: hub.url, env: { HF_TOKEN: TOKEN } }), (e: unknown) => {
+          assert.ok(!(e as Error).message.includes(TOKEN.slice(3)), (e as Error).message);
+          return oneLine(/401/)(e);
+        });
+        // Before: the URI, a signed URL's signature in its query, began the line.
+        await assert.rejects(pullModel({ uri: `${hub.url}files/m.gguf?X-Amz-Signature=SignedUrlSecret123`, dir }), (e: unknown) => {
+          assert.doesNotMatch((e as Error).message, /SignedUrlSecret123/);
+          return oneLine(/404/)(e);
+        });
+      },
+    );
+  });
+});
+
 describe('art model pull against a hostile mirror: bounds', () => {
+  test('an error answer with an endless body is read no further than its first words', async () => {
+    // Before: the whole body was read into memory (512 MB sent, 1.2 GB held), and an endless one until memory ran out.
+    const chunk = Buffer.alloc(1 << 20, 'x');
+    let sent = 0;
+    let closed!: Promise<void>;
+    await withMirror(
+      {
+        '/o/r/resolve/main/m.gguf': (_req, res) => {
+          closed = new Promise(done => res.on('close', done));
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          const more = () => (sent < 128 << 20 && !res.destroyed ? res.write(chunk, () => ((sent += chunk.length), more())) : res.end());
+          more();
+        },
+      },
+      async (hub, dir) => {
+        await assert.rejects(pullModel({ uri: 'hf:o/r/m.gguf', dir, hubEndpoint: hub.url }), oneLine(/answered 500/));
+        await closed;
+        assert.ok(sent < 32 << 20, `${sent >> 20} MB of the error's body were taken`);
+      },
+    );
+  });
+
   test('a manifest naming a split model of 5,000 parts is refused in one line, before any part is asked for', async () => {
     await withMirror(
       {
@@ -223,6 +277,19 @@ describe('art model pull against a hostile mirror: names and progress files', ()
       const path = await pullModel({ uri: 'hf:o/r/m.gguf', dir, hubEndpoint: hub.url });
       assert.ok(readFileSync(path).equals(body));
       assert.deepEqual(readdirSync(join(dir, '.partial')), [], 'the planted file is gone');
+    });
+  });
+
+  test('a planted NAME.ipull.json that is a FIFO is not read: the pull starts over', async () => {
+    // Before: the description was read with readFileSync, which waits on a FIFO for a writer: the pull (and, for
+    // Download a Local Model…, the extension host) blocked for good, deaf to Ctrl-C and Cancel.
+    const body = ggufBytes(256 << 10);
+    await withMirror({ '/o/r/resolve/main/m.gguf': (req, res) => serveWhole(res, body, {}, req) }, async (hub, dir) => {
+      mkdirSync(join(dir, '.partial'));
+      writeFileSync(join(dir, '.partial/m.gguf.ipull'), body.subarray(0, 1000));
+      execFileSync('mkfifo', [join(dir, '.partial/m.gguf.ipull.json')]);
+      await assert.rejects(pullModel({ uri: 'hf:o/r/m.gguf', dir, hubEndpoint: hub.url }), oneLine(/m\.gguf\.ipull\.json: not a regular file/));
+      assert.deepEqual(listModelFiles(dir), []);
     });
   });
 

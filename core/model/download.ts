@@ -92,7 +92,7 @@ function partsOf(url: string, name: string): ModelPart[] {
     );
   const at = url.lastIndexOf(encodeURIComponent(name));
   return Array.from({ length: total }, (_, i) => {
-    const part = `${split[1]}-${String(i + 1).padStart(5, '0')}-of-${split[3]}.gguf`;
+    const part = `${split[1]}-${String(i + 1).padStart(5, '0')}-of-${split[3]}${name.slice(-'.gguf'.length)}`;
     return { url: at < 0 ? url : `${url.slice(0, at)}${encodeURIComponent(part)}${url.slice(at + encodeURIComponent(name).length)}`, name: part };
   });
 }

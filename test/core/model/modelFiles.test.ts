@@ -120,6 +120,22 @@ describe('local model files', () => {
     }
   });
 
+  test('a split model named in capitals (.GGUF): each part is asked for and kept under its own name', async () => {
+    // Before: every part's name was made with ".gguf", the first one's too, so the URI's own file was asked for under
+    // another name and the hub answered 404.
+    const parts = [ggufBytes(256 << 10), ggufBytes(128 << 10)];
+    const h = await hub({ '/o/r/resolve/main/M-00001-of-00002.GGUF': parts[0], '/o/r/resolve/main/M-00002-of-00002.GGUF': parts[1] });
+    const dir = tmp();
+    try {
+      const path = await pullModel({ uri: 'hf:o/r/M-00001-of-00002.GGUF', dir, hubEndpoint: h.url });
+      assert.equal(path, join(dir, 'M-00001-of-00002.GGUF'));
+      assert.ok(readFileSync(join(dir, 'M-00002-of-00002.GGUF')).equals(parts[1]));
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('the default model keeps its file name and its digest is checked: a wrong file is refused', async () => {
     const [, owner, repo, name] = /^hf:([^/]+)\/([^/]+)\/(.+)$/.exec(DEFAULT_LOCAL_MODEL.uri)!;
     const h = await hub({ [`/${owner}/${repo}/resolve/main/${name}`]: ggufBytes(1 << 20) });

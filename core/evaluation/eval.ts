@@ -91,9 +91,48 @@ export function readDataset(path: string): EvalExample[] {
   return out;
 }
 
+/** Whether a line's value says it is a result (its `id` and `exact`); whether it is a whole one, resultOf says. */
+export function isResultLine(v: unknown): v is EvalResult {
+  return !!v && typeof v === 'object' && typeof (v as EvalResult).id === 'string' && typeof (v as EvalResult).exact === 'boolean';
+}
+
+const isText = (v: unknown) => typeof v === 'string';
+const isTextOrNull = (v: unknown) => v === null || typeof v === 'string';
+const isCount = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+
+/** What a line that says it is a result lacks of the fields its readers use, or null when it has them. */
+function resultProblem(r: EvalResult): string | null {
+  const v = r as unknown as Record<string, unknown>;
+  const tokens = v.tokens as Record<string, unknown> | null | undefined;
+  if (!isText(v.input) || !isText(v.target)) return '"input" or "target" is not a text';
+  if (!isTextOrNull(v.answer) || !isTextOrNull(v.error)) return '"answer" or "error" is neither a text nor null';
+  if (typeof v.substring !== 'boolean' || !isText(v.end)) return '"substring" is not true or false, or "end" is not a text';
+  if (![v.toolCalls, v.requests, v.durationMs, tokens?.prompt, tokens?.completion].every(isCount))
+    return '"toolCalls", "requests", "durationMs" or "tokens" is not a count';
+  if (![v.task, v.trace].every(x => x === undefined || isText(x))) return '"task" or "trace" is not a text';
+  if (v.traces !== undefined && !(Array.isArray(v.traces) && v.traces.every(isText))) return '"traces" is not a list of paths';
+  if (v.samples !== undefined && !(Array.isArray(v.samples) && v.samples.every(isTextOrNull))) return '"samples" is not a list of answers';
+  return null;
+}
+
+/**
+ * The result of line `line` of the results file `path` from its value, or null when that is no result (a header, a
+ * foreign line); one that says it is a result but lacks a field its readers use is an EvalDataError naming the file,
+ * the line, what it lacks and the fix (before, an internal error where a reader used the field).
+ */
+export function resultOf(path: string, line: number, v: unknown): EvalResult | null {
+  if (!isResultLine(v)) return null;
+  const problem = resultProblem(v);
+  if (problem)
+    throw new EvalDataError(
+      `${path}:${line}: a result whose ${problem}: the file was edited or not written by art eval: give a results file written by art eval (or remove that line)`,
+    );
+  return v;
+}
+
 /**
  * The results already in a results file, by id. A line cut by a kill (the last one) is dropped, as is anything that
- * is not a result: that example runs again.
+ * is not a result: that example runs again. A line that says it is a result but is not whole is an EvalDataError.
  */
 export function readResults(path: string): Map<string, EvalResult> {
   const out = new Map<string, EvalResult>();
@@ -105,15 +144,17 @@ export function readResults(path: string): Map<string, EvalResult> {
     const why = e instanceof TextFileError ? (e.code ?? e.message) : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
     throw new EvalDataError(`${path}: cannot read the results: ${why}`);
   }
-  for (const raw of text.split('\n')) {
-    if (!raw.trim()) continue;
+  text.split('\n').forEach((raw, i) => {
+    if (!raw.trim()) return;
+    let v: unknown;
     try {
-      const r = JSON.parse(raw) as EvalResult;
-      if (r && typeof r.id === 'string' && typeof r.exact === 'boolean') out.set(r.id, r);
+      v = JSON.parse(raw);
     } catch {
-      // A torn line: redo that example.
+      return; // A torn line: redo that example.
     }
-  }
+    const r = resultOf(path, i + 1, v);
+    if (r) out.set(r.id, r);
+  });
   return out;
 }
 

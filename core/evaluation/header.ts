@@ -9,7 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { existingFileHead, readTextFile, TextFileError, writeTargetProblem } from '../common/textFile';
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { RunOptions } from '../launch/options';
-import { EvalDataError, type EvalResult } from './eval';
+import { EvalDataError, isResultLine, resultOf, type EvalResult } from './eval';
 
 export const HEADER_KIND = 'art-evaluation';
 
@@ -114,15 +114,13 @@ export function makeHeader(o: {
  * results header (or, from before headers, a result); never another file, a device or a FIFO.
  */
 export function resultsTargetProblem(path: string): string | null {
-  const isResult = (v: unknown) =>
-    !!v && typeof v === 'object' && typeof (v as EvalResult).id === 'string' && typeof (v as EvalResult).exact === 'boolean';
   try {
     readHeader(path);
   } catch (e) {
     if (e instanceof EvalDataError) return e.message; // a header that is not whole: said before anything runs
     throw e;
   }
-  return writeTargetProblem(path, first => isHeader(first) || isResult(first), {
+  return writeTargetProblem(path, first => isHeader(first) || isResultLine(first), {
     notOwn: 'not a results file (its first line is neither a results header nor a result), so nothing is appended to it',
     give: 'give a new results file (.results.jsonl)',
   });
@@ -218,8 +216,10 @@ export function loadResultsFile(path: string): { header: ResultsHeader | null; r
       return;
     }
     if (i === 0 && isHeader(v)) header = headerOf(path, v);
-    else if (v && typeof v === 'object' && typeof (v as EvalResult).id === 'string' && typeof (v as EvalResult).exact === 'boolean')
-      byId.set((v as EvalResult).id, v as EvalResult);
+    else {
+      const r = resultOf(path, i + 1, v);
+      if (r) byId.set(r.id, r);
+    }
   });
   if (!byId.size && !header)
     throw new EvalDataError(`${path}: no results in the file: give a results file written by art eval or Evaluate Task (.results.jsonl)`);

@@ -15,7 +15,21 @@ const ROOT = resolve(__dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'art-results-files-'));
 const data = join(work, 'data.jsonl');
 writeFileSync(data, '{"input": "1 + 1", "target": "2"}\n');
-const RESULT = JSON.stringify({ id: '1', input: '1 + 1', target: '2', answer: '2', exact: true, substring: true, requests: 1 });
+const WHOLE = {
+  id: '1',
+  input: '1 + 1',
+  target: '2',
+  answer: '2',
+  exact: true,
+  substring: true,
+  toolCalls: 0,
+  tokens: { prompt: 10, completion: 2 },
+  requests: 1,
+  durationMs: 5,
+  end: 'finished',
+  error: null,
+};
+const RESULT = JSON.stringify(WHOLE);
 const GOOD_HEADER = JSON.stringify({
   kind: 'art-evaluation',
   version: 1,
@@ -73,6 +87,26 @@ describe('results files that are not what art eval writes (issue 37, item 6)', (
         [good],
       );
       assert.match(skipped[0], /results header/);
+    });
+
+  const BROKEN = {
+    'no input': { ...WHOLE, input: undefined },
+    'an input that is an object': { ...WHOLE, input: { text: '1 + 1' } },
+    'no tokens': { ...WHOLE, tokens: undefined },
+    'a trace that is a number': { ...WHOLE, trace: 5 },
+  };
+  for (const [what, result] of Object.entries(BROKEN))
+    test(`a result line (${what}) that says it is one but is not whole is one line naming the file, its line and the fix`, async () => {
+      // Before: an internal error (exit 3) in compare (reading the input) and in eval resuming it (counting the tokens).
+      const bad = file(`bad-result-${what.replace(/ /g, '-')}.results.jsonl`, [GOOD_HEADER, JSON.stringify(result)]);
+      for (const r of [await runCli(['compare', bad, good]), await runCli(['compare', good, bad]), await evalInto(bad)]) {
+        assert.equal(r.code, 2, r.stderr);
+        const lines = r.stderr.trim().split('\n');
+        assert.equal(lines.length, 1, r.stderr);
+        assert.ok(lines[0].includes(`${bad}:2:`), r.stderr);
+        assert.match(lines[0], /a result .*give a results file written by art eval/);
+      }
+      assert.match(readHistoryFiles([bad, good]).skipped[0], new RegExp(`${bad.replace(/[.]/g, '\\.')}:2: a result`));
     });
 
   test('a last line longer than a result can be is found from a bounded window at the end, and said; the file is left as it was', async () => {

@@ -27,6 +27,22 @@ describe('realPath', () => {
     assert.equal(realPath(join(d, 'ws/chain/a/b.txt')), join(realPath(d), 'outside/new/a/b.txt'));
   });
 
+  test('a dangling link whose target climbs out of a linked folder (a/../x) resolves where the system resolves it', () => {
+    // Before: the target was resolved by its text, `a/..` cancelling out, so ws/t.jsonl -> a/../x.jsonl with
+    // ws/a -> OUTSIDE/dir was ws/x.jsonl, inside; a write through the link made OUTSIDE/x.jsonl.
+    const d = tmp();
+    mkdirSync(join(d, 'ws'));
+    mkdirSync(join(d, 'outside/dir'), { recursive: true });
+    symlinkSync(join(d, 'outside/dir'), join(d, 'ws/a'));
+    symlinkSync('a/../x.jsonl', join(d, 'ws/t.jsonl'));
+    assert.equal(realPath(join(d, 'ws/t.jsonl')), join(realPath(d), 'outside/x.jsonl'));
+    writeFileSync(join(d, 'ws/t.jsonl'), 'through the link');
+    assert.ok(existsSync(join(d, 'outside/x.jsonl')), 'the system resolves it there');
+    // The same climb in a link to a missing folder, with the rest of the path under it.
+    symlinkSync('a/../new', join(d, 'ws/up'));
+    assert.equal(realPath(join(d, 'ws/up/b.txt')), join(realPath(d), 'outside/new/b.txt'));
+  });
+
   test('a loop of links ends; a missing file under a real folder is that folder and its name', () => {
     const d = tmp();
     symlinkSync(join(d, 'b'), join(d, 'a'));

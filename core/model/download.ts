@@ -11,7 +11,7 @@
 //   length must be chunked (so a cut is seen) and stops at the cap and the disk's free space; each file must begin as a
 //   GGUF file does;
 // - the signal ends the download at once (the CLI's SIGINT and SIGTERM, the editor's Cancel), as does a server that
-//   sends nothing for IDLE_MS;
+//   sends nothing for IDLE_MS (the manifest, a few hundred bytes, must come whole within it);
 // - the progress file (`.partial/NAME.ipull`, beside it `NAME.ipull.json` naming the URL, size and ETag it is of) is
 //   written through core/common/ownedFiles.ts (no link followed); one that does not match is not resumed but started
 //   over, one that is a link is refused.
@@ -27,8 +27,8 @@ export const MAX_PARTS = 128;
 export const MAX_FILE_BYTES = 64 * 2 ** 30;
 /** A download never leaves less free space than this on the models folder's disk. */
 const FREE_RESERVE = 256 * 2 ** 20;
-/** A server that sends nothing for this long has stalled. */
-const IDLE_MS = 60_000;
+/** A server that sends nothing for this long has stalled (PullOptions.idleMs). */
+export const IDLE_MS = 60_000;
 /** A manifest is a few hundred bytes. */
 const MAX_MANIFEST_BYTES = 1 << 20;
 
@@ -128,6 +128,29 @@ async function refusal(res: Response): Promise<string> {
   return `answered ${res.status}${detail ? ` (${detail})` : ''}`;
 }
 
+/**
+ * `outer` that also aborts once `ms` pass with nothing coming: `still()` says something came, `stalled` whether that
+ * is why it aborted, `done()` stops the timer.
+ */
+function idleSignal(ms: number, outer?: AbortSignal) {
+  const idle = new AbortController();
+  let timer = setTimeout(() => idle.abort(), ms);
+  return {
+    signal: outer ? AbortSignal.any([outer, idle.signal]) : idle.signal,
+    get stalled() {
+      return idle.signal.aborted;
+    },
+    still() {
+      clearTimeout(timer);
+      timer = setTimeout(() => idle.abort(), ms);
+    },
+    done: () => clearTimeout(timer),
+  };
+}
+
+/** A time in the messages: `60 s`, `0.2 s`. */
+const seconds = (ms: number) => `${ms / 1000} s`;
+
 /** The hub's URL of `path` in `owner/repo` at `branch`, each segment encoded. */
 function resolveUrl(hub: string, owner: string, repo: string, branch: string, path: string): string {
   const enc = (s: string) => s.split('/').map(encodeURIComponent).join('/');
@@ -138,13 +161,13 @@ function resolveUrl(hub: string, owner: string, repo: string, branch: string, pa
  * The files `uri` names: `hf:owner/repo/path/file.gguf[#branch]` on the hub, `hf:owner/repo[:quant]` through the hub's
  * manifest (the file it names for that quantization), or an http(s) URL; a split model's every part.
  */
-export async function resolveModel(uri: string, access: HubAccess, signal?: AbortSignal): Promise<ModelPart[]> {
+export async function resolveModel(uri: string, access: HubAccess, signal?: AbortSignal, idleMs = IDLE_MS): Promise<ModelPart[]> {
   const hf = /^(?:hf:\/\/|hf:|huggingface:)([^/]+)\/([^/#]+)(?:\/([^#]+))?(?:#(.+))?$/.exec(uri);
   if (hf) {
     const [, owner, repoTag, path, branch] = hf;
     if (path) return partsOf(resolveUrl(access.hub, owner, repoTag, branch ?? 'main', path), basename(path));
     const [repo, tag = 'latest'] = repoTag.split(':');
-    return partsOf(...(await manifestFile(access, owner, repo, tag, signal)));
+    return partsOf(...(await manifestFile(access, owner, repo, tag, signal, idleMs)));
   }
   let url: URL;
   try {
@@ -163,14 +186,36 @@ export async function resolveModel(uri: string, access: HubAccess, signal?: Abor
   return partsOf(url.href, name);
 }
 
-/** The file the hub's manifest names for `owner/repo` at `tag` (a quantization), as [url, name]. */
-async function manifestFile(access: HubAccess, owner: string, repo: string, tag: string, signal?: AbortSignal): Promise<[string, string]> {
+/**
+ * The file the hub's manifest names for `owner/repo` at `tag` (a quantization), as [url, name]; a manifest is a few
+ * hundred bytes, so the whole answer must come within `idleMs`.
+ */
+async function manifestFile(
+  access: HubAccess,
+  owner: string,
+  repo: string,
+  tag: string,
+  outer: AbortSignal | undefined,
+  idleMs: number,
+): Promise<[string, string]> {
   const url = `${access.hub}v2/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/manifests/${encodeURIComponent(tag)}`;
-  // The hub names the GGUF file in its manifest only to llama.cpp's user agent.
-  const res = await hubFetch(url, access, { 'user-agent': 'llama-cpp', accept: 'application/json' }, signal);
-  if (!res.ok)
-    throw new DownloadError(`the hub ${await refusal(res)} for the manifest of ${owner}/${repo}:${tag}: check the name and the quantization`);
-  const text = await boundedText(res, MAX_MANIFEST_BYTES);
+  const idle = idleSignal(idleMs, outer);
+  let text: string;
+  try {
+    // The hub names the GGUF file in its manifest only to llama.cpp's user agent.
+    const res = await hubFetch(url, access, { 'user-agent': 'llama-cpp', accept: 'application/json' }, idle.signal);
+    if (!res.ok)
+      throw new DownloadError(`the hub ${await refusal(res)} for the manifest of ${owner}/${repo}:${tag}: check the name and the quantization`);
+    text = await boundedText(res, MAX_MANIFEST_BYTES);
+  } catch (e) {
+    if (idle.stalled && !outer?.aborted)
+      throw new DownloadError(
+        `the hub answered nothing for ${seconds(idleMs)} for the manifest of ${owner}/${repo}:${tag}: check the hub (HF_ENDPOINT) and the network`,
+      );
+    throw e;
+  } finally {
+    idle.done();
+  }
   let name: unknown;
   try {
     name = (JSON.parse(text) as { ggufFile?: { rfilename?: unknown } }).ggufFile?.rfilename;
@@ -254,6 +299,8 @@ export interface PartDownload {
   signal?: AbortSignal;
   /** The most a file without an announced length may hold (default MAX_FILE_BYTES). */
   maxBytes?: number;
+  /** How long the server may send nothing (default IDLE_MS). */
+  idleMs?: number;
   /** Bytes added to the file (and, once announced, its whole size). */
   onBytes(added: number, size: number | undefined): void;
   /** A line for the log (a progress file not resumed). */
@@ -289,13 +336,9 @@ export async function downloadPart(d: PartDownload): Promise<string> {
     d.onBytes(have, have);
     return partial;
   }
-  const idle = new AbortController();
-  const signal = d.signal ? AbortSignal.any([d.signal, idle.signal]) : idle.signal;
-  let timer = setTimeout(() => idle.abort(), IDLE_MS);
-  const stillComing = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => idle.abort(), IDLE_MS);
-  };
+  const idleMs = d.idleMs ?? IDLE_MS;
+  const idle = idleSignal(idleMs, d.signal);
+  const signal = idle.signal;
   try {
     const range: Record<string, string> = have > 0 ? { range: `bytes=${have}-`, ...(known?.etag ? { 'if-range': known.etag } : {}) } : {};
     const res = await hubFetch(d.part.url, d.access, { 'user-agent': 'art-studio', ...range }, signal);
@@ -340,7 +383,7 @@ export async function downloadPart(d: PartDownload): Promise<string> {
       let free = freeBytes(d.dir);
       for await (const chunk of res.body ?? []) {
         const bytes = chunk as Uint8Array;
-        stillComing();
+        idle.still();
         if (written + bytes.length > limit) {
           keep = false;
           throw new DownloadError(
@@ -360,7 +403,7 @@ export async function downloadPart(d: PartDownload): Promise<string> {
     } catch (e) {
       if (!keep) rmSync(partial, { force: true });
       if (e instanceof DownloadError || d.signal?.aborted) throw e;
-      if (idle.signal.aborted) throw new DownloadError(`${url}: the server sent nothing for ${IDLE_MS / 1000} s: run the same pull again to resume`);
+      if (idle.stalled) throw new DownloadError(`${url}: the server sent nothing for ${seconds(idleMs)}: run the same pull again to resume`);
       const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as NodeJS.ErrnoException).code ?? (e as Error).message;
       throw new DownloadError(`${url}: the download broke off after ${bytesText(written)} (${cause}): run the same pull again to resume`);
     } finally {
@@ -372,12 +415,12 @@ export async function downloadPart(d: PartDownload): Promise<string> {
   } catch (e) {
     if (d.signal?.aborted) throw d.signal.reason ?? e;
     if (e instanceof DownloadError) throw e;
-    if (idle.signal.aborted)
-      throw new DownloadError(`${url}: the server answered nothing for ${IDLE_MS / 1000} s: check the hub (HF_ENDPOINT) and the network`);
+    if (idle.stalled)
+      throw new DownloadError(`${url}: the server answered nothing for ${seconds(idleMs)}: check the hub (HF_ENDPOINT) and the network`);
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     throw new DownloadError(`${url}: ${cause?.code ?? cause?.message ?? (e as Error).message}: check the hub (HF_ENDPOINT) and the network`);
   } finally {
-    clearTimeout(timer);
+    idle.done();
   }
 }
 

@@ -79,6 +79,8 @@ export interface PullOptions {
   env?: NodeJS.ProcessEnv;
   /** The most a file whose server announces no length may hold (default 64 GB: core/model/download.ts). */
   maxBytes?: number;
+  /** How long a server may send nothing before the pull gives up (default 60 s: core/model/download.ts). */
+  idleMs?: number;
   onProgress?: (p: PullProgress) => void;
   /** A line for the log (a progress file not resumed). */
   log?: (line: string) => void;
@@ -145,7 +147,7 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
     return defaultThere;
   let parts: ModelPart[];
   try {
-    parts = await resolveModel(uri, access, opts.signal);
+    parts = await resolveModel(uri, access, opts.signal, opts.idleMs);
   } catch (e) {
     if (opts.signal?.aborted) throw cancelled();
     if (e instanceof DownloadError) throw fail(e.message);
@@ -175,6 +177,7 @@ export async function pullModel(opts: PullOptions = {}): Promise<string> {
           access,
           signal: opts.signal,
           maxBytes: opts.maxBytes,
+          idleMs: opts.idleMs,
           log: opts.log,
           onBytes: (added, size) => {
             downloaded += added;

@@ -151,6 +151,23 @@ describe('art model pull against a hostile mirror: what its lines show', () => {
 });
 
 describe('art model pull against a hostile mirror: bounds', () => {
+  test('a mirror that sends nothing ends the pull: the manifest as a file (the idle bound, shortened here)', async () => {
+    // Before: the manifest had no bound (the pull waited for good, whatever the docs said of 60 s); a file had one.
+    await withMirror(
+      {
+        '/v2/o/r/manifests/latest': () => {},
+        '/o/r/resolve/main/m.gguf': (_req, res) => void res.writeHead(200, { 'content-length': 1024 }).write('GGUF'),
+      },
+      async (hub, dir) => {
+        await assert.rejects(
+          pullModel({ uri: 'hf:o/r', dir, hubEndpoint: hub.url, idleMs: 200 }),
+          oneLine(/answered nothing for 0\.2 s for the manifest/),
+        );
+        await assert.rejects(pullModel({ uri: 'hf:o/r/m.gguf', dir, hubEndpoint: hub.url, idleMs: 200 }), oneLine(/sent nothing for 0\.2 s/));
+      },
+    );
+  });
+
   test('an error answer with an endless body is read no further than its first words', async () => {
     // Before: the whole body was read into memory (512 MB sent, 1.2 GB held), and an endless one until memory ran out.
     const chunk = Buffer.alloc(1 << 20, 'x');

@@ -139,30 +139,26 @@ describe('art mcp attacked: writes through links (issue 37, item 1)', () => {
       '# Forces\nThe formula for the horizontal component of a force applied at an angle is F cos theta. The private plan is codenamed BLUEHERON.\n',
     );
     writeFileSync(join(priv, 'hub-token'), 'hf_PrivateHubToken0123456789\n');
-    const args = { file: 'defaults/library.art', cwd: 'defaults', task: 'Physics Questions' };
+    /** `run` and `test` in that folder: refused naming `what`, nothing matching `leak` in the result. */
+    const refused = async (what: RegExp, leak: RegExp) => {
+      const run = { file: 'defaults/library.art', cwd: 'defaults', task: 'Physics Questions' };
+      for (const [tool, a] of [
+        ['run', run],
+        ['test', { files: [run.file], cwd: run.cwd }],
+      ] as const) {
+        const r = await call(tool, a);
+        assert.doesNotMatch(JSON.stringify(r), leak, tool);
+        assert.equal(r.isError, true, `${tool}: ${text(r)}`);
+        assert.match(text(r), new RegExp(`${what.source} .*outside the folders art mcp may use`), tool);
+      }
+    };
     // Before: the replayed [search] step searched the private folder and the result quoted it.
     symlinkSync(join(priv, 'docs'), join(dir, 'corpus'));
-    for (const [tool, a] of [
-      ['run', args],
-      ['test', { files: [args.file], cwd: args.cwd }],
-    ] as const) {
-      const r = await call(tool, a);
-      assert.doesNotMatch(JSON.stringify(r), /BLUEHERON/, tool);
-      assert.equal(r.isError, true, `${tool}: ${text(r)}`);
-      assert.match(text(r), /corpus .*outside the folders art mcp may use/, tool);
-    }
+    await refused(/corpus/, /BLUEHERON/);
     // Before: the tool file's JSON error quoted the first characters of the file it links to ("hf_Private"...).
     rmSync(join(dir, 'corpus'));
     symlinkSync(join(priv, 'hub-token'), join(dir, '.art-tools.json'));
-    for (const [tool, a] of [
-      ['run', args],
-      ['test', { files: [args.file], cwd: args.cwd }],
-    ] as const) {
-      const r = await call(tool, a);
-      assert.doesNotMatch(JSON.stringify(r), /hf_Priv/, tool);
-      assert.equal(r.isError, true, `${tool}: ${text(r)}`);
-      assert.match(text(r), /\.art-tools\.json .*outside the folders art mcp may use/, tool);
-    }
+    await refused(/\.art-tools\.json/, /hf_Priv/);
   });
 });
 

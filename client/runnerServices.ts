@@ -31,11 +31,12 @@ import { toolOfEditorName } from '../core/agentTools/catalog';
 import { invokeTool } from '../core/agentTools/invoke';
 import { RunSlots, capInputs, defaultLimits } from '../core/agentTools/limits';
 import { PATH_OPTIONS, runOptionsOf } from '../core/agentTools/runOptions';
+import { workspaceDefaults } from '../core/tools/registry';
 
 export { ArtDebugSession };
 
 /** The agent tools (core/agentTools/): the editor's language model tools call them here (client/lm/tools.ts). */
-export const agentTools = { toolOfEditorName, invokeTool, RunSlots, defaultLimits, capInputs, runOptionsOf, PATH_OPTIONS };
+export const agentTools = { toolOfEditorName, invokeTool, RunSlots, defaultLimits, capInputs, runOptionsOf, PATH_OPTIONS, workspaceDefaults };
 export type AgentToolsModule = typeof agentTools;
 
 /** Sends the spans the runs' telemetry still holds (a bounded wait) and stops it: the extension's deactivation. */

@@ -65,6 +65,9 @@ export function editorHost(d: EditorHostDeps): ToolHost {
       }
       const scope = scopeOf(program);
       const raw: Record<string, unknown> = { ...d.settings(scope).runOptions, ...caller, cwd: runCwd };
+      // The workspace's default tool file and corpus (read when no option names one) are confined like a path given:
+      // a workspace's `corpus -> ~/Documents` would otherwise be searched and quoted to the agent, as in art mcp.
+      for (const p of d.m.workspaceDefaults(runCwd, raw)) path(p, "the workspace's default", runCwd);
       // An endpoint is a base URL and a model: the base URL's default alone is none.
       if (!raw.model) delete raw.baseURL;
       if (program !== undefined) {

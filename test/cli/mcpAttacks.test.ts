@@ -173,7 +173,9 @@ describe('art mcp attacked: paths (item 1)', () => {
   test('evaluate {out: a file that is not a results file} appends nothing; {runs: a repository} writes no .gitignore', async () => {
     writeFileSync(join(ws, 'data.jsonl'), '{"input": "1 + 1", "target": "2"}\n');
     writeFileSync(join(ws, 'todo.txt'), 'buy milk\n');
-    const out = await c.call('evaluate', { library: 'library.art', data: 'data.jsonl', out: 'todo.txt', task: 'Elementary Math' });
+    // A model is named (no request reaches it): an evaluation without one is refused before its results file is looked at.
+    const model = { baseURL: 'http://127.0.0.1:9/v1', model: 'm' };
+    const out = await c.call('evaluate', { library: 'library.art', data: 'data.jsonl', out: 'todo.txt', task: 'Elementary Math', ...model });
     assert.equal(out.isError, true);
     assert.match(text(out), /todo\.txt: not a results file/);
     assert.equal(readFileSync(join(ws, 'todo.txt'), 'utf8'), 'buy milk\n');
@@ -187,6 +189,7 @@ describe('art mcp attacked: paths (item 1)', () => {
       out: 'new.results.jsonl',
       runs: 'repo',
       task: 'Elementary Math',
+      ...model,
     });
     assert.equal(runs.isError, true);
     assert.match(text(runs), /repo: holds files but no runs, and ART did not make it/);

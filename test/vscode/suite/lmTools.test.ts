@@ -107,6 +107,19 @@ describe('language model tools (vscode.lm) on the editor and a debug session', f
     }
   });
 
+  it("a workspace's default corpus that links out is refused as a path given would be", async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'art-lm-corpus-'));
+    const link = workspaceUri('corpus').fsPath;
+    try {
+      writeFileSync(join(outside, 'private.md'), '# Private\n\nNot for the agent.\n');
+      symlinkSync(outside, link);
+      await assert.rejects(invoke('art_run', { file: 'clean.art', mode: 'replay' }), /the workspace's default.*outside the workspace folders/);
+    } finally {
+      rmSync(link, { force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('steps a debug session: reads the pause, continues, steps back, overrides the output, continues to the end', async () => {
     await open(file);
     const started = new Promise<vscode.DebugSession>(resolve => subscriptions.push(vscode.debug.onDidStartDebugSession(resolve)));
